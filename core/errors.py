@@ -1,0 +1,8 @@
+"""The one exception type for errors a user can cause (bad file, wrong env, bad shape, NaN).
+
+Its message names the file or field and what was expected; the dashboard shows it as is.
+"""
+
+
+class ParetoscopeError(Exception):
+    """A problem with the user's input that paretoscope can explain in one message."""

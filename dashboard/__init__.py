@@ -1,0 +1,1 @@
+"""The Streamlit front end of paretoscope: pages, widgets and plotly figure builders."""
