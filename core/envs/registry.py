@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 
 _ENERGY_NOTE = "reward for spending little control effort"
 
-_D4MORL_REFERENCE = "origin, as PEDA and PGMORL (points with a negative coordinate count for nothing)"
+_D4MORL_REFERENCE = (
+    "origin, as PEDA and PGMORL (points with a negative coordinate count for nothing)"
+)
 _MORL_BASELINES_REFERENCE = "-100 per objective, as MORL-Baselines uses for MuJoCo tasks"
 
 
@@ -83,6 +85,8 @@ _ANT_CAMERA = CameraSpec(body="torso", distance=6.0, elevation=-35.0)
 _SWIMMER_CAMERA = CameraSpec(body="torso", distance=3.0, elevation=-60.0)
 
 _ENERGY = Objective("energy", None, _ENERGY_NOTE)
+# MO-Gymnasium's control cost objective is negative: minus the sum of squared actions.
+_CONTROL = Objective("energy", None, "minus the sum of squared actions")
 
 _SPECS: tuple[EnvSpec, ...] = (
     # --- D4MORL (PEDA, ICLR 2023): objective formulas in core.envs.d4morl -------------------
@@ -155,7 +159,7 @@ _SPECS: tuple[EnvSpec, ...] = (
     # --- MO-Gymnasium v5 (1000 steps), passed through -----------------------------------------
     _mo_gymnasium(
         "mo-halfcheetah-v5",
-        (Objective("velocity", "m/s"), Objective("energy", None, "minus the sum of squared actions")),
+        (Objective("velocity", "m/s"), _CONTROL),
         obs_dim=17,
         act_dim=6,
         dt=0.05,
@@ -167,7 +171,7 @@ _SPECS: tuple[EnvSpec, ...] = (
         (
             Objective("velocity", "m/s"),
             Objective("height", "m", "10 x height"),
-            Objective("energy", None, "minus the sum of squared actions"),
+            _CONTROL,
         ),
         obs_dim=11,
         act_dim=3,
@@ -186,7 +190,7 @@ _SPECS: tuple[EnvSpec, ...] = (
     ),
     _mo_gymnasium(
         "mo-walker2d-v5",
-        (Objective("velocity", "m/s"), Objective("energy", None, "minus the sum of squared actions")),
+        (Objective("velocity", "m/s"), _CONTROL),
         obs_dim=17,
         act_dim=6,
         dt=0.008,
@@ -198,7 +202,7 @@ _SPECS: tuple[EnvSpec, ...] = (
         (
             Objective("x_velocity", "m/s"),
             Objective("y_velocity", "m/s"),
-            Objective("energy", None, "minus the sum of squared actions"),
+            _CONTROL,
         ),
         obs_dim=105,
         act_dim=8,
@@ -217,7 +221,7 @@ _SPECS: tuple[EnvSpec, ...] = (
     ),
     _mo_gymnasium(
         "mo-swimmer-v5",
-        (Objective("velocity", "m/s"), Objective("energy", None, "minus the sum of squared actions")),
+        (Objective("velocity", "m/s"), _CONTROL),
         obs_dim=8,
         act_dim=2,
         dt=0.04,
@@ -240,9 +244,7 @@ def get_spec(env_id: str) -> EnvSpec:
         return REGISTRY[env_id]
     except (KeyError, TypeError):
         known = ", ".join(REGISTRY)
-        raise ParetoscopeError(
-            f"unknown environment id {env_id!r}; known ids: {known}"
-        ) from None
+        raise ParetoscopeError(f"unknown environment id {env_id!r}; known ids: {known}") from None
 
 
 def make_env(env_id: str, render_mode: str | None = None, **kwargs: Any) -> gym.Env:

@@ -1,0 +1,51 @@
+"""The `paretoscope` command: one sub-command module per area, each with a `register` function.
+
+A sub-command module exposes ``register(subparsers)`` that adds its parsers and sets
+``func=<callable(args) -> int>`` on each. User errors (`ParetoscopeError`) print one line and
+exit with status 2; they never show a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from core import __version__
+from core.errors import ParetoscopeError
+
+# Sub-command modules, in the order `--help` lists them.
+_COMMAND_MODULES = ("core.cli.envs",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="paretoscope",
+        description="Explore the Pareto fronts of multi-objective RL agents and datasets.",
+    )
+    parser.add_argument("--version", action="version", version=f"paretoscope {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module_name in _COMMAND_MODULES:
+        importlib.import_module(module_name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except ParetoscopeError as error:
+        print(f"paretoscope: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("paretoscope: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover - `python -m core.cli`
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""Rollouts: an agent driven across a batch of (preference, target, seed) rows in lockstep.
+
+The agent is called once per env step for the whole batch; rows whose episode has ended keep
+their last observation and their actions are ignored, so per-row agent state stays aligned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.agents.base import Agent
+from core.envs import EnvSpec, get_spec, make_env
+from core.errors import ParetoscopeError
+
+
+@dataclass
+class BatchRollout:
+    """The outcome of one episode per batch row."""
+
+    env_id: str
+    preferences: np.ndarray  # (B, n_obj)
+    targets: np.ndarray  # (B, n_obj) initial targets the agent was asked for
+    seeds: np.ndarray  # (B,)
+    returns: np.ndarray  # (B, n_obj) undiscounted return per objective
+    lengths: np.ndarray  # (B,) env steps taken
+    terminated: np.ndarray  # (B,) ended by the env's own rule (fell, flipped), not the horizon
+    diverged: np.ndarray  # (B,) stopped because the state, reward or action was not finite
+    # Per row, when recorded: observations, actions, next_observations, raw_rewards, terminals.
+    trajectories: list[dict[str, np.ndarray]] | None = None
+
+
+def check_preferences(preferences: np.ndarray, n_obj: int, name: str = "preferences") -> np.ndarray:
+    """A (B, n_obj) float64 array of non-negative rows summing to 1, or a ParetoscopeError."""
+    array = np.asarray(preferences, dtype=np.float64)
+    if array.ndim == 1:
+        array = array[None, :]
+    if array.ndim != 2 or array.shape[1] != n_obj:
+        raise ParetoscopeError(f"{name}: expected shape (B, {n_obj}), got {np.shape(preferences)}")
+    if not np.isfinite(array).all() or (array < 0).any():
+        raise ParetoscopeError(f"{name}: entries must be finite and non-negative")
+    sums = array.sum(axis=1)
+    if not np.allclose(sums, 1.0, atol=1e-6):
+        bad = int(np.argmax(np.abs(sums - 1.0)))
+        raise ParetoscopeError(f"{name}: row {bad} sums to {sums[bad]:.6g}, expected 1")
+    return array
+
+
+def _check_agent_fits(agent: Agent, env_id: str) -> None:
+    spec = get_spec(env_id)
+    agent_spec = agent.spec
+    for field, expected in (
+        ("n_obj", spec.n_obj),
+        ("obs_dim", spec.obs_dim),
+        ("act_dim", spec.act_dim),
+    ):
+        actual = getattr(agent_spec, field)
+        if actual != expected:
+            raise ParetoscopeError(
+                f"agent made for {agent_spec.env_id} has {field}={actual}, "
+                f"but {env_id} has {field}={expected}"
+            )
+
+
+def rollout_batch(
+    agent: Agent,
+    env_id: str,
+    preferences: np.ndarray,
+    seeds: np.ndarray | list[int],
+    targets: np.ndarray | None = None,
+    horizon: int | None = None,
+    record: bool = False,
+) -> BatchRollout:
+    """Run one episode per row; `targets` default to the agent's initial target per preference."""
+    spec = get_spec(env_id)
+    _check_agent_fits(agent, env_id)
+    preferences = check_preferences(preferences, spec.n_obj)
+    batch_size = preferences.shape[0]
+    seeds_array = np.asarray(seeds, dtype=np.int64).reshape(-1)
+    if seeds_array.shape[0] != batch_size:
+        raise ParetoscopeError(f"seeds: expected {batch_size} seeds, got {seeds_array.shape[0]}")
+    if targets is None:
+        initial_targets = np.asarray(agent.initial_target(preferences), dtype=np.float64)
+    else:
+        initial_targets = np.asarray(targets, dtype=np.float64)
+        if initial_targets.ndim == 1:
+            initial_targets = np.broadcast_to(initial_targets, (batch_size, spec.n_obj)).copy()
+        if (
+            initial_targets.shape != (batch_size, spec.n_obj)
+            or not np.isfinite(initial_targets).all()
+        ):
+            raise ParetoscopeError(
+                f"targets: expected finite values of shape ({batch_size}, {spec.n_obj}), "
+                f"got {np.shape(targets)}"
+            )
+    horizon = spec.horizon if horizon is None else int(horizon)
+
+    envs = [make_env(env_id) for _ in range(batch_size)]
+    try:
+        observations = np.stack(
+            [env.reset(seed=int(seed))[0] for env, seed in zip(envs, seeds_array, strict=True)]
+        ).astype(np.float64)
+        agent.reset(batch_size)
+        remaining = initial_targets.copy()
+        returns = np.zeros((batch_size, spec.n_obj))
+        lengths = np.zeros(batch_size, dtype=np.int64)
+        terminated = np.zeros(batch_size, dtype=bool)
+        diverged = np.zeros(batch_size, dtype=bool)
+        active = np.ones(batch_size, dtype=bool)
+        buffers: list[dict[str, list[np.ndarray]]] = [
+            {key: [] for key in _TRAJECTORY_KEYS} for _ in range(batch_size)
+        ]
+
+        for _ in range(horizon):
+            actions = np.asarray(agent.act(observations, preferences, remaining), dtype=np.float64)
+            for row in np.flatnonzero(active):
+                action = actions[row]
+                if not np.isfinite(action).all():
+                    diverged[row], active[row] = True, False
+                    continue
+                next_obs, reward, term, trunc, _ = envs[row].step(action)
+                reward = np.asarray(reward, dtype=np.float64)
+                if not (np.isfinite(next_obs).all() and np.isfinite(reward).all()):
+                    diverged[row], active[row] = True, False
+                    continue
+                lengths[row] += 1
+                returns[row] += reward
+                remaining[row] -= reward
+                if record:
+                    buffer = buffers[row]
+                    buffer["observations"].append(observations[row].copy())
+                    buffer["actions"].append(np.clip(action, spec.action_low, spec.action_high))
+                    buffer["next_observations"].append(np.asarray(next_obs, dtype=np.float64))
+                    buffer["raw_rewards"].append(reward)
+                    buffer["terminals"].append(np.asarray(bool(term or trunc)))
+                observations[row] = next_obs
+                if term:
+                    terminated[row] = True
+                if term or trunc:
+                    active[row] = False
+            if not active.any():
+                break
+        trajectories = None
+        if record:
+            trajectories = [_finish_trajectory(buffer, spec) for buffer in buffers]
+    finally:
+        for env in envs:
+            env.close()
+
+    return BatchRollout(
+        env_id=env_id,
+        preferences=preferences,
+        targets=initial_targets,
+        seeds=seeds_array,
+        returns=returns,
+        lengths=lengths,
+        terminated=terminated,
+        diverged=diverged,
+        trajectories=trajectories,
+    )
+
+
+_TRAJECTORY_KEYS = ("observations", "actions", "next_observations", "raw_rewards", "terminals")
+
+
+def _finish_trajectory(buffer: dict[str, list[np.ndarray]], spec: EnvSpec) -> dict[str, np.ndarray]:
+    """Stack one row's steps; the last step is terminal, as in D4MORL (also at the horizon)."""
+    widths = {
+        "observations": (spec.obs_dim,),
+        "actions": (spec.act_dim,),
+        "next_observations": (spec.obs_dim,),
+        "raw_rewards": (spec.n_obj,),
+        "terminals": (),
+    }
+    trajectory = {}
+    for key, width in widths.items():
+        dtype = bool if key == "terminals" else np.float64
+        steps = buffer[key]
+        trajectory[key] = (
+            np.stack(steps).astype(dtype) if steps else np.zeros((0, *width), dtype=dtype)
+        )
+    if len(trajectory["terminals"]):
+        trajectory["terminals"][-1] = True
+    return trajectory

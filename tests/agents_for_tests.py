@@ -1,0 +1,52 @@
+"""Small hand-written agents that follow the Agent protocol, for tests of the machinery."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.agents.base import AgentSpec, Conditioning
+from core.envs import get_spec
+
+
+class LinearAgent:
+    """actions = tanh(W [obs, preference]) * bound: deterministic, stateless, cheap."""
+
+    def __init__(self, env_id: str, seed: int = 0, scale: float = 0.3) -> None:
+        spec = get_spec(env_id)
+        rng = np.random.default_rng(seed)
+        self.weights = rng.normal(0, scale, size=(spec.obs_dim + spec.n_obj, spec.act_dim))
+        self.bound = np.asarray(spec.action_high)
+        self.spec = AgentSpec(
+            env_id=env_id,
+            n_obj=spec.n_obj,
+            obs_dim=spec.obs_dim,
+            act_dim=spec.act_dim,
+            kind="policy_set",
+            conditioning=Conditioning(return_conditioned=False),
+        )
+        self.calls = 0
+
+    def reset(self, batch_size: int) -> None:
+        self.calls = 0
+
+    def act(
+        self, observations: np.ndarray, preferences: np.ndarray, targets: np.ndarray
+    ) -> np.ndarray:
+        self.calls += 1
+        inputs = np.concatenate([observations, preferences], axis=1)
+        return np.tanh(inputs @ self.weights) * self.bound
+
+    def initial_target(self, preferences: np.ndarray) -> np.ndarray:
+        return np.zeros_like(np.asarray(preferences, dtype=np.float64))
+
+
+class NaNAgent(LinearAgent):
+    """Emits NaN actions on the rows whose first preference is above 0.5, from step 3 on."""
+
+    def act(
+        self, observations: np.ndarray, preferences: np.ndarray, targets: np.ndarray
+    ) -> np.ndarray:
+        actions = super().act(observations, preferences, targets)
+        if self.calls >= 3:
+            actions[preferences[:, 0] > 0.5] = np.nan
+        return actions

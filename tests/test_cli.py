@@ -1,0 +1,62 @@
+"""The `paretoscope` command as a user runs it: real subprocesses, real output."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from core import __version__
+from core.envs import list_specs
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "core.cli", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_version() -> None:
+    result = run_cli("--version")
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"paretoscope {__version__}"
+
+
+def test_help_lists_commands_and_each_command_has_help() -> None:
+    result = run_cli("--help")
+    assert result.returncode == 0 and "envs" in result.stdout
+    assert run_cli("envs", "--help").returncode == 0
+
+
+def test_envs_table_has_one_line_per_environment() -> None:
+    result = run_cli("envs")
+    assert result.returncode == 0
+    lines = result.stdout.strip().splitlines()
+    specs = list_specs()
+    assert len(lines) == len(specs) + 2  # header and rule
+    for spec, line in zip(specs, lines[2:], strict=True):
+        assert line.startswith(spec.id)
+        assert spec.family in line
+
+
+def test_envs_json_round_trips_the_registry() -> None:
+    result = run_cli("envs", "--json")
+    assert result.returncode == 0
+    records = json.loads(result.stdout)
+    by_id = {record["id"]: record for record in records}
+    for spec in list_specs():
+        record = by_id[spec.id]
+        assert record["n_obj"] == spec.n_obj
+        assert [o["name"] for o in record["objectives"]] == list(spec.objective_names)
+        assert tuple(record["reference_point"]) == spec.reference_point
+        assert (record["obs_dim"], record["act_dim"], record["horizon"]) == (
+            spec.obs_dim,
+            spec.act_dim,
+            spec.horizon,
+        )
+
+
+def test_unknown_command_fails_cleanly() -> None:
+    result = run_cli("no-such-command")
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,83 @@
+"""Batched rollouts: lockstep rows equal single rollouts, bad requests fail clearly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.envs import make_env
+from core.errors import ParetoscopeError
+from core.rollout import rollout_batch
+from tests.agents_for_tests import LinearAgent, NaNAgent
+
+ENV_ID = "mo-halfcheetah-v5"
+
+
+def reference_episode(agent: LinearAgent, preference: np.ndarray, seed: int, horizon: int):
+    """One episode through plain env.step, written independently of core.rollout."""
+    env = make_env(ENV_ID)
+    observation, _ = env.reset(seed=seed)
+    agent.reset(1)
+    total = np.zeros(len(preference))
+    steps = 0
+    for _ in range(horizon):
+        action = agent.act(observation[None], preference[None], np.zeros((1, len(preference))))[0]
+        observation, reward, terminated, truncated, _ = env.step(action)
+        total += reward
+        steps += 1
+        if terminated or truncated:
+            break
+    env.close()
+    return total, steps
+
+
+def test_batched_rows_equal_single_rollouts_with_the_same_seeds() -> None:
+    agent = LinearAgent(ENV_ID, seed=1)
+    preferences = np.array([[1.0, 0.0], [0.5, 0.5], [0.2, 0.8]])
+    seeds = [3, 4, 5]
+    result = rollout_batch(agent, ENV_ID, preferences, seeds, horizon=40, record=True)
+    assert result.returns.shape == (3, 2)
+    for row, seed in enumerate(seeds):
+        expected_return, expected_length = reference_episode(agent, preferences[row], seed, 40)
+        np.testing.assert_allclose(result.returns[row], expected_return, rtol=1e-6)
+        assert result.lengths[row] == expected_length
+    # The recorded trajectory adds up to the returns.
+    assert result.trajectories is not None
+    for row, trajectory in enumerate(result.trajectories):
+        np.testing.assert_allclose(trajectory["raw_rewards"].sum(axis=0), result.returns[row])
+        assert trajectory["terminals"][-1] and not trajectory["terminals"][:-1].any()
+
+
+def test_agent_is_called_once_per_step_for_the_whole_batch() -> None:
+    agent = LinearAgent(ENV_ID)
+    rollout_batch(agent, ENV_ID, np.full((5, 2), 0.5), list(range(5)), horizon=7)
+    assert agent.calls == 7
+
+
+def test_nan_actions_end_only_their_rows_as_diverged() -> None:
+    agent = NaNAgent(ENV_ID)
+    preferences = np.array([[0.9, 0.1], [0.1, 0.9]])
+    result = rollout_batch(agent, ENV_ID, preferences, [0, 1], horizon=10)
+    assert result.diverged.tolist() == [True, False]
+    assert result.lengths.tolist() == [2, 10]
+
+
+@pytest.mark.parametrize(
+    ("preferences", "seeds", "targets", "match"),
+    [
+        (np.array([[0.5, 0.4]]), [0], None, "sums to"),
+        (np.array([[0.3, 0.3, 0.4]]), [0], None, "expected shape"),
+        (np.array([[np.nan, 1.0]]), [0], None, "finite"),
+        (np.array([[0.5, 0.5]]), [0, 1], None, "seeds"),
+        (np.array([[0.5, 0.5]]), [0], np.array([[1.0, 2.0, 3.0]]), "targets"),
+    ],
+)
+def test_bad_requests_raise_the_project_error(preferences, seeds, targets, match) -> None:
+    with pytest.raises(ParetoscopeError, match=match):
+        rollout_batch(LinearAgent(ENV_ID), ENV_ID, preferences, seeds, targets=targets, horizon=2)
+
+
+def test_agent_for_another_env_is_refused_before_any_step() -> None:
+    agent = LinearAgent("mo-hopper-v5")
+    with pytest.raises(ParetoscopeError, match="n_obj"):
+        rollout_batch(agent, ENV_ID, np.array([[0.5, 0.5]]), [0], horizon=2)
