@@ -1,0 +1,39 @@
+"""Pareto-front metrics for maximisation on (N, n_obj) arrays of returns.
+
+Dominance and the front (`non_dominated`, `pareto_front`), indicators of one front
+(`hypervolume`, `sparsity`, `cardinality`, `front_summary`), utility indicators
+(`expected_utility`, `maximum_utility_loss`), distances to a reference front (`igd`,
+`igd_plus`), preference vectors (`preference_grid`, `random_preferences`) and RTG following
+(`rtg_following`). Bad input raises `core.errors.ParetoscopeError`.
+"""
+
+from core.metrics.distance import igd, igd_plus
+from core.metrics.dominance import non_dominated, pareto_front
+from core.metrics.indicators import (
+    FrontSummary,
+    cardinality,
+    front_summary,
+    hypervolume,
+    sparsity,
+)
+from core.metrics.preferences import preference_grid, random_preferences
+from core.metrics.rtg import RtgFollowing, rtg_following
+from core.metrics.utility import expected_utility, maximum_utility_loss
+
+__all__ = [
+    "FrontSummary",
+    "RtgFollowing",
+    "cardinality",
+    "expected_utility",
+    "front_summary",
+    "hypervolume",
+    "igd",
+    "igd_plus",
+    "maximum_utility_loss",
+    "non_dominated",
+    "pareto_front",
+    "preference_grid",
+    "random_preferences",
+    "rtg_following",
+    "sparsity",
+]
