@@ -47,7 +47,8 @@ def check_preferences(preferences: np.ndarray, n_obj: int, name: str = "preferen
     return array
 
 
-def _check_agent_fits(agent: Agent, env_id: str) -> None:
+def check_agent_fits(agent: Agent, env_id: str) -> None:
+    """Refuse, before any step, an agent whose dims or objective count differ from the env's."""
     spec = get_spec(env_id)
     agent_spec = agent.spec
     for field, expected in (
@@ -74,7 +75,7 @@ def rollout_batch(
 ) -> BatchRollout:
     """Run one episode per row; `targets` default to the agent's initial target per preference."""
     spec = get_spec(env_id)
-    _check_agent_fits(agent, env_id)
+    check_agent_fits(agent, env_id)
     preferences = check_preferences(preferences, spec.n_obj)
     batch_size = preferences.shape[0]
     seeds_array = np.asarray(seeds, dtype=np.int64).reshape(-1)

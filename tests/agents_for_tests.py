@@ -25,6 +25,8 @@ class LinearAgent:
             conditioning=Conditioning(return_conditioned=False),
         )
         self.calls = 0
+        # Identifies the behaviour (not the call counter) for the results store.
+        self.fingerprint = f"linear-{env_id}-{seed}-{scale}"
 
     def reset(self, batch_size: int) -> None:
         self.calls = 0
@@ -34,7 +36,9 @@ class LinearAgent:
     ) -> np.ndarray:
         self.calls += 1
         inputs = np.concatenate([observations, preferences], axis=1)
-        return np.tanh(inputs @ self.weights) * self.bound
+        # Elementwise products summed per row: unlike a BLAS matmul, the result of a row
+        # cannot depend on how many rows share the batch.
+        return np.tanh((inputs[:, :, None] * self.weights[None]).sum(axis=1)) * self.bound
 
     def initial_target(self, preferences: np.ndarray) -> np.ndarray:
         return np.zeros_like(np.asarray(preferences, dtype=np.float64))

@@ -1,0 +1,303 @@
+"""Preference sweeps: an agent rolled out over a grid of preferences (targets, seeds) -> a table.
+
+`sweep` returns a pandas DataFrame with one row per episode:
+agent, agent_fingerprint, env, seed, horizon, preference_<objective>, target_<objective>,
+return_<objective>, length, terminated, diverged, wall_time, episode_key.
+With a `ResultsStore`, episodes already stored are read instead of recomputed and each finished
+batch is stored at once, so an interrupted sweep resumes with only what is missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from multiprocessing import get_context
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from core.agents.base import Agent
+from core.envs import EnvSpec, get_spec
+from core.errors import ParetoscopeError
+from core.metrics import (
+    FrontSummary,
+    RtgFollowing,
+    front_summary,
+    preference_grid,
+    rtg_following,
+)
+from core.results_store import KEY_COLUMN, ResultsStore, episode_key
+from core.rollout import check_agent_fits, check_preferences, rollout_batch
+
+Backend = Literal["local", "ray"]
+
+
+@dataclass(frozen=True)
+class EpisodeRequest:
+    """One episode to evaluate: a preference, an optional explicit target, a seed."""
+
+    preference: tuple[float, ...]
+    target: tuple[float, ...] | None
+    seed: int
+
+
+def objective_columns(prefix: str, spec: EnvSpec) -> list[str]:
+    """Column names like `return_run`, `return_energy` for the env's objectives, in order."""
+    return [f"{prefix}_{name}" for name in spec.objective_names]
+
+
+def agent_fingerprint(agent: Agent) -> str:
+    """What identifies the agent's behaviour: its own `fingerprint`, else a hash of its state."""
+    own = getattr(agent, "fingerprint", None)
+    if callable(own):
+        own = own()
+    if isinstance(own, str) and own:
+        return own
+    # In-memory agents built by this process: hashing their pickled state is deterministic.
+    return hashlib.sha256(pickle.dumps(agent)).hexdigest()[:32]
+
+
+def build_requests(
+    spec: EnvSpec,
+    preferences: np.ndarray | None,
+    granularity: int | None,
+    episodes: int,
+    seeds: Sequence[int] | None,
+    targets: np.ndarray | None,
+) -> list[EpisodeRequest]:
+    """Validate a sweep request and expand it to one `EpisodeRequest` per episode."""
+    if (preferences is None) == (granularity is None):
+        raise ParetoscopeError("give either preferences or granularity (exactly one)")
+    if preferences is None:
+        assert granularity is not None
+        grid = preference_grid(spec.n_obj, granularity)
+    else:
+        grid = check_preferences(preferences, spec.n_obj)
+    if seeds is None:
+        if int(episodes) < 1:
+            raise ParetoscopeError(f"episodes: expected at least 1, got {episodes}")
+        seeds = list(range(int(episodes)))
+    seed_list = [int(seed) for seed in seeds]
+    if not seed_list:
+        raise ParetoscopeError("seeds: expected at least one seed")
+    target_rows: list[tuple[float, ...] | None] = [None] * len(grid)
+    if targets is not None:
+        target_array = np.asarray(targets, dtype=np.float64)
+        if target_array.shape != grid.shape or not np.isfinite(target_array).all():
+            raise ParetoscopeError(
+                f"targets: expected finite values of shape {grid.shape} (one target per "
+                f"preference), got {np.shape(targets)}"
+            )
+        target_rows = [tuple(map(float, row)) for row in target_array]
+    return [
+        EpisodeRequest(tuple(map(float, preference)), target, seed)
+        for preference, target in zip(grid, target_rows, strict=True)
+        for seed in seed_list
+    ]
+
+
+def evaluate_batch(
+    agent: Agent, env_id: str, requests: Sequence[EpisodeRequest], horizon: int
+) -> pd.DataFrame:
+    """Roll out `requests` in lockstep and return their rows (without agent columns)."""
+    spec = get_spec(env_id)
+    preferences = np.array([request.preference for request in requests])
+    explicit = np.array([request.target is not None for request in requests])
+    targets = np.asarray(agent.initial_target(preferences), dtype=np.float64).reshape(
+        len(requests), spec.n_obj
+    )
+    for row, request in enumerate(requests):
+        if request.target is not None:
+            targets[row] = request.target
+    started = time.perf_counter()
+    result = rollout_batch(
+        agent, env_id, preferences, [request.seed for request in requests], targets, horizon
+    )
+    wall_time = (time.perf_counter() - started) / len(requests)
+    table = pd.DataFrame({"seed": result.seeds, "horizon": horizon})
+    for prefix, block in (
+        ("preference", result.preferences),
+        ("target", result.targets),
+        ("return", result.returns),
+    ):
+        for column, values in zip(objective_columns(prefix, spec), block.T, strict=True):
+            table[column] = values
+    table["explicit_target"] = explicit
+    table["length"] = result.lengths
+    table["terminated"] = result.terminated
+    table["diverged"] = result.diverged
+    table["wall_time"] = wall_time
+    return table
+
+
+def _chunks(items: Sequence[EpisodeRequest], size: int) -> Iterator[list[EpisodeRequest]]:
+    for start in range(0, len(items), size):
+        yield list(items[start : start + size])
+
+
+def _key_of(fingerprint: str, env_id: str, request: EpisodeRequest, horizon: int) -> str:
+    return episode_key(
+        fingerprint, env_id, request.preference, request.target, request.seed, horizon
+    )
+
+
+def sweep(
+    agent: Agent,
+    env_id: str,
+    preferences: np.ndarray | None = None,
+    granularity: int | None = None,
+    episodes: int = 1,
+    seeds: Sequence[int] | None = None,
+    targets: np.ndarray | None = None,
+    horizon: int | None = None,
+    backend: Backend = "local",
+    workers: int | None = None,
+    address: str | None = None,
+    store: ResultsStore | None = None,
+    agent_id: str | None = None,
+    batch_size: int = 64,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Evaluate `agent` on `env_id` at every (preference, seed) and return one row per episode.
+
+    Preferences come from `preferences` (M, n_obj) or `preference_grid(n_obj, granularity)`;
+    seeds are `seeds` or 0..episodes-1, the same for every preference; `targets` (M, n_obj)
+    overrides the agent's initial target per preference. `backend="local"` shards batches
+    over `workers` processes (default: all cores; 1 runs in this process); `backend="ray"`
+    uses a Ray cluster at `address` (or a local one). Same seeds give the same table.
+    """
+    spec = get_spec(env_id)
+    check_agent_fits(agent, env_id)
+    requests = build_requests(spec, preferences, granularity, episodes, seeds, targets)
+    horizon = spec.horizon if horizon is None else int(horizon)
+    if horizon < 1:
+        raise ParetoscopeError(f"horizon: expected at least 1 step, got {horizon}")
+    if batch_size < 1:
+        raise ParetoscopeError(f"batch_size: expected at least 1, got {batch_size}")
+    fingerprint = agent_fingerprint(agent)
+    name = agent_id or f"{agent.spec.kind}-{fingerprint[:8]}"
+    keys = [_key_of(fingerprint, env_id, request, horizon) for request in requests]
+
+    stored = store.read(env_id, set(keys)) if store is not None else pd.DataFrame()
+    done = set(stored[KEY_COLUMN]) if len(stored) else set()
+    missing = [request for request, key in zip(requests, keys, strict=True) if key not in done]
+
+    def finish(batch: list[EpisodeRequest], table: pd.DataFrame) -> pd.DataFrame:
+        table.insert(0, "agent", name)
+        table.insert(1, "agent_fingerprint", fingerprint)
+        table.insert(2, "env", env_id)
+        table[KEY_COLUMN] = [_key_of(fingerprint, env_id, request, horizon) for request in batch]
+        if store is not None:
+            store.write(env_id, table)
+        return table
+
+    batches = list(_chunks(missing, batch_size))
+    computed: list[pd.DataFrame] = []
+    with tqdm(
+        total=len(requests),
+        initial=len(requests) - len(missing),
+        desc=f"sweep {name} on {env_id}",
+        unit="episode",
+        disable=not progress,
+    ) as bar:
+        for batch, table in _run_batches(
+            agent, env_id, batches, horizon, backend, workers, address
+        ):
+            computed.append(finish(batch, table))
+            bar.update(len(batch))
+
+    table = pd.concat([stored, *computed], ignore_index=True) if computed else stored
+    if len(table) == 0:
+        return table
+    # Present rows in request order whatever order they were computed or stored in.
+    order = {key: index for index, key in enumerate(keys)}
+    table = table[table[KEY_COLUMN].isin(order)].copy()
+    table["_order"] = table[KEY_COLUMN].map(order)
+    table = table.sort_values("_order").drop(columns="_order").reset_index(drop=True)
+    table["agent"] = name
+    return table
+
+
+def _run_batches(
+    agent: Agent,
+    env_id: str,
+    batches: list[list[EpisodeRequest]],
+    horizon: int,
+    backend: Backend,
+    workers: int | None,
+    address: str | None,
+) -> Iterator[tuple[list[EpisodeRequest], pd.DataFrame]]:
+    """Yield (batch, rows) as each batch finishes, on the chosen backend."""
+    if not batches:
+        return
+    if backend == "ray":
+        from core.ray_backend import run_batches_on_ray
+
+        yield from run_batches_on_ray(agent, env_id, batches, horizon, address)
+        return
+    if backend != "local":
+        raise ParetoscopeError(f"backend: expected 'local' or 'ray', got {backend!r}")
+    worker_count = (os.cpu_count() or 1) if workers is None else int(workers)
+    if worker_count < 1:
+        raise ParetoscopeError(f"workers: expected at least 1, got {workers}")
+    worker_count = min(worker_count, len(batches))
+    if worker_count == 1:
+        for batch in batches:
+            yield batch, evaluate_batch(agent, env_id, batch, horizon)
+        return
+    # Fresh interpreters: forking a process that already runs torch/OpenMP threads can hang.
+    with ProcessPoolExecutor(worker_count, mp_context=get_context("spawn")) as pool:
+        futures = {
+            pool.submit(evaluate_batch, agent, env_id, batch, horizon): batch for batch in batches
+        }
+        for future in as_completed(futures):
+            yield futures[future], future.result()
+
+
+@dataclass(frozen=True)
+class SweepSummary:
+    """Mean return per preference, the metrics of that front, and RTG following."""
+
+    per_preference: pd.DataFrame
+    front: FrontSummary
+    rtg: RtgFollowing | None
+
+
+def summarize(
+    table: pd.DataFrame,
+    env_id: str,
+    weights: np.ndarray | None = None,
+    reference_point: Sequence[float] | None = None,
+) -> SweepSummary:
+    """Average episodes per preference, then compute the front's metrics and RTG following.
+
+    Expected utility uses `weights` (default: the sweep's own preferences). RTG following
+    compares each preference's mean return with its target (rows whose agent ignores targets
+    carry zero targets; the numbers are still defined, just meaningless for such agents).
+    """
+    spec = get_spec(env_id)
+    preference_columns = objective_columns("preference", spec)
+    target_columns = objective_columns("target", spec)
+    return_columns = objective_columns("return", spec)
+    if len(table) == 0:
+        raise ParetoscopeError("cannot summarise an empty sweep table")
+    missing = [c for c in (*preference_columns, *return_columns) if c not in table.columns]
+    if missing:
+        raise ParetoscopeError(f"sweep table for {env_id}: missing columns {missing}")
+    grouped = table.groupby(preference_columns + target_columns, sort=False, as_index=False)
+    per_preference = grouped[return_columns].mean()
+    per_preference["episodes"] = grouped.size()["size"].to_numpy()
+    returns = per_preference[return_columns].to_numpy(dtype=np.float64)
+    prefs = per_preference[preference_columns].to_numpy(dtype=np.float64)
+    reference = spec.reference_point if reference_point is None else tuple(reference_point)
+    front = front_summary(returns, reference, prefs if weights is None else weights)
+    targets = per_preference[target_columns].to_numpy(dtype=np.float64)
+    rtg = rtg_following(targets, prefs, returns) if np.abs(targets).sum() > 0 else None
+    return SweepSummary(per_preference=per_preference, front=front, rtg=rtg)
