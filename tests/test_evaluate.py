@@ -219,3 +219,11 @@ def test_unknown_env_and_mismatched_agent_are_refused() -> None:
         sweep(LinearAgent(ENV_ID), "mo-cheetah-v0", granularity=1, progress=False)
     with pytest.raises(ParetoscopeError, match="obs_dim|n_obj|act_dim"):
         sweep(LinearAgent("mo-hopper-2obj-v5"), ENV_ID, granularity=1, progress=False)
+
+
+def test_ray_and_local_backends_give_equal_tables() -> None:
+    pytest.importorskip("ray")
+    local = small_sweep(workers=1, batch_size=4)
+    on_ray = small_sweep(backend="ray", batch_size=4)
+    columns = [c for c in local.columns if c != "wall_time"]
+    pd.testing.assert_frame_equal(local[columns], on_ray[columns])

@@ -1,0 +1,67 @@
+"""The Ray backend of `core.evaluate.sweep`: batches of episodes as Ray tasks.
+
+The batches are exactly the local backend's, and each is evaluated by the same function, so
+the same seeds give the same table on both. Connects to a running cluster by `address`
+(every node needs paretoscope installed), or starts a local Ray instance for the sweep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from core.agents.base import Agent
+from core.errors import ParetoscopeError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from core.evaluate import EpisodeRequest
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise ParetoscopeError(
+            "the ray backend needs Ray: pip install 'paretoscope[ray]'"
+        ) from None
+    return ray
+
+
+def run_batches_on_ray(
+    agent: Agent,
+    env_id: str,
+    batches: Sequence[list[EpisodeRequest]],
+    horizon: int,
+    address: str | None = None,
+) -> Iterator[tuple[list[EpisodeRequest], pd.DataFrame]]:
+    """Yield (batch, rows) as each Ray task finishes."""
+    from core.evaluate import evaluate_batch
+
+    ray = _import_ray()
+    started_here = not ray.is_initialized()
+    if started_here:
+        try:
+            ray.init(
+                address=address,
+                include_dashboard=False,
+                log_to_driver=False,
+                ignore_reinit_error=True,
+            )
+        except ConnectionError as error:
+            raise ParetoscopeError(f"cannot reach the Ray cluster at {address}: {error}") from None
+    try:
+        remote_evaluate = ray.remote(evaluate_batch)
+        agent_reference = ray.put(agent)
+        pending = {
+            remote_evaluate.remote(agent_reference, env_id, batch, horizon): batch
+            for batch in batches
+        }
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for reference in ready:
+                yield pending.pop(reference), ray.get(reference)
+    finally:
+        if started_here:
+            ray.shutdown()
