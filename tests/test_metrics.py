@@ -143,7 +143,7 @@ def test_non_dominated_matches_brute_force(points):
 
 @FAST
 @given(
-    st.integers(2, 3).flatmap(lambda n: point_sets(n, max_size=10, low=-30, high=60)),
+    st.integers(2, 4).flatmap(lambda n: point_sets(n, max_size=10, low=-30, high=60)),
     # 0.5 and 0.25 are exact in binary, so handicapped points often tie with others exactly.
     st.sampled_from([0.0, 0.05, 0.1, 0.25, 0.3, 0.5]),
 )
@@ -182,11 +182,24 @@ def test_tolerant_dominance_at_exact_ties(points, expected):
 
 
 def test_tolerant_check_in_many_blocks(monkeypatch):
+    # 4 objectives take the blockwise path; make the blocks tiny.
     monkeypatch.setattr(dominance_module, "_BLOCK_ELEMENTS", 7)
     rng = np.random.default_rng(3)
-    points = rng.integers(-5, 20, size=(40, 3)).astype(float)
+    points = rng.integers(-5, 20, size=(40, 4)).astype(float)
     expected = brute_non_dominated(points.tolist(), 0.1)
     assert non_dominated(points, tolerance=0.1).tolist() == expected
+
+
+@pytest.mark.parametrize("n_obj", [2, 3])
+@pytest.mark.parametrize("tolerance", [0.1, 0.5])
+def test_tolerant_sweep_on_larger_sets_with_ties(n_obj, tolerance):
+    # Points on and under an integer plane: wide fronts, many exact ties after the handicap.
+    rng = np.random.default_rng(n_obj)
+    points = rng.integers(0, 12, size=(150, n_obj)).astype(float)
+    points[:50] = np.abs(points[:50] - points[:50].mean(axis=1, keepdims=True)).round() * 2
+    points[50:60] *= -1
+    expected = brute_non_dominated(points.tolist(), tolerance)
+    assert non_dominated(points, tolerance=tolerance).tolist() == expected
 
 
 @FAST

@@ -6,13 +6,15 @@ with a tolerance: p counts as dominated only when a slightly handicapped q still
 
 from __future__ import annotations
 
+import bisect
+
 import moocore
 import numpy as np
 
 from core.errors import ParetoscopeError
 from core.metrics._validation import BoolArray, FloatArray, as_point_set
 
-# Largest boolean comparison block (rows x front points x objectives) built at once.
+# Largest boolean comparison block (rows x front points x objectives) built at once (4+ objectives).
 _BLOCK_ELEMENTS = 4_000_000
 
 
@@ -26,38 +28,76 @@ def handicap(points: FloatArray, tolerance: float) -> FloatArray:
     return points - tolerance * np.abs(points)
 
 
-def _dominated_by_front_2d(candidates: FloatArray, front: FloatArray) -> BoolArray:
-    """Like `_dominated_by` for 2 objectives and a front of distinct, mutually non-dominated
-    points, in O((N + K) log K): sorted by the first objective the second one decreases, so
-    the front point with the smallest first value >= c's is the only one worth trying."""
+def _covered_2d(candidates: FloatArray, front: FloatArray) -> BoolArray:
+    """`_covered` for 2 objectives in O((N + K) log K): sorted by the first objective, a front's
+    second objective decreases, so the front point with the smallest first value >= c's has
+    the largest second value among those that could cover c."""
     order = np.argsort(front[:, 0], kind="stable")
     first, second = front[order, 0], front[order, 1]
     index = np.searchsorted(first, candidates[:, 0], side="left")
     found = index < len(first)
-    nearest = np.minimum(index, len(first) - 1)
-    best_first, best_second = first[nearest], second[nearest]
-    at_least = found & (best_second >= candidates[:, 1])
-    better = (best_first > candidates[:, 0]) | (best_second > candidates[:, 1])
-    return np.asarray(at_least & better)
+    return np.asarray(found & (second[np.minimum(index, len(first) - 1)] >= candidates[:, 1]))
 
 
-def _dominated_by(candidates: FloatArray, dominators: FloatArray) -> BoolArray:
-    """For each candidate row, whether some dominator row dominates it (blockwise O(N * K)).
+def _covered_3d(candidates: FloatArray, front: FloatArray) -> BoolArray:
+    """`_covered` for 3 objectives by a sweep in O((N + K) log K) comparisons.
 
-    `dominators` must be distinct and mutually non-dominated (a front).
+    Points are visited by decreasing first objective (front points before candidates on a
+    tie); the front points seen so far are kept as a 2-D staircase over the other two
+    objectives (second increasing, third decreasing, only its maximal points), and a candidate
+    is covered when the staircase point with the smallest second value >= its own has a third
+    value >= its own.
     """
-    result = np.zeros(len(candidates), dtype=bool)
-    if len(dominators) == 0 or len(candidates) == 0:
-        return result
+    points = np.concatenate([front, candidates])
+    is_candidate = np.arange(len(points)) >= len(front)
+    order = np.lexsort((is_candidate, -points[:, 0]))
+    seconds, thirds = points[:, 1].tolist(), points[:, 2].tolist()
+    stair_second: list[float] = []
+    stair_minus_third: list[float] = []  # negated, so both lists are increasing for bisect
+    covered = np.zeros(len(points), dtype=bool)
+    for index in order.tolist():
+        second, minus_third = seconds[index], -thirds[index]
+        position = bisect.bisect_left(stair_second, second)
+        reached = position < len(stair_second) and stair_minus_third[position] <= minus_third
+        if index >= len(front):
+            covered[index] = reached
+            continue
+        if reached:  # this front point adds nothing to the staircase
+            continue
+        if position < len(stair_second) and stair_second[position] == second:
+            position += 1  # same second value, smaller third: replaced below
+        first_dropped = bisect.bisect_left(stair_minus_third, minus_third, 0, position)
+        stair_second[first_dropped:position] = [second]
+        stair_minus_third[first_dropped:position] = [minus_third]
+    return covered[len(front) :]
+
+
+def _covered(candidates: FloatArray, front: FloatArray) -> BoolArray:
+    """For each candidate row, whether some front row is >= it in every objective."""
     if candidates.shape[1] == 2:
-        return _dominated_by_front_2d(candidates, dominators)
-    block = max(1, _BLOCK_ELEMENTS // (len(dominators) * candidates.shape[1]))
+        return _covered_2d(candidates, front)
+    if candidates.shape[1] == 3:
+        return _covered_3d(candidates, front)
+    covered = np.zeros(len(candidates), dtype=bool)
+    block = max(1, _BLOCK_ELEMENTS // (len(front) * candidates.shape[1]))
     for start in range(0, len(candidates), block):
         rows = candidates[start : start + block, None, :]
-        at_least = np.all(dominators[None, :, :] >= rows, axis=2)
-        better = np.any(dominators[None, :, :] > rows, axis=2)
-        result[start : start + block] = np.any(at_least & better, axis=1)
-    return result
+        covered[start : start + block] = np.any(np.all(front[None] >= rows, axis=2), axis=1)
+    return covered
+
+
+def _dominated_by(candidates: FloatArray, front: FloatArray) -> BoolArray:
+    """For each candidate row, whether some row of `front` dominates it.
+
+    `front` must be distinct and mutually non-dominated. Then a candidate equal to a front
+    point is dominated by none (another front point above it would dominate that one), and
+    any other candidate is dominated exactly when some front point is >= it everywhere.
+    """
+    if len(front) == 0 or len(candidates) == 0:
+        return np.zeros(len(candidates), dtype=bool)
+    front_rows = set(map(tuple, front.tolist()))
+    on_front = np.array([tuple(row) in front_rows for row in candidates.tolist()], dtype=bool)
+    return _covered(candidates, front) & ~on_front
 
 
 def non_dominated(points: object, tolerance: float = 0.0) -> BoolArray:
