@@ -512,6 +512,8 @@ def test_perfect_following_scores_zero():
         (lambda: non_dominated(np.zeros((3, 0))), "points"),
         (lambda: non_dominated([[1.0, 2.0]], tolerance=1.0), "tolerance"),
         (lambda: non_dominated([[1.0, 2.0]], tolerance=-0.1), "tolerance"),
+        (lambda: non_dominated([[1.0, 2.0]], tolerance=np.nan), "tolerance"),
+        (lambda: non_dominated([[1.0, 2.0]], tolerance="0.05"), "tolerance"),
         (lambda: hypervolume([[1.0, 2.0]], [0.0, 0.0, 0.0]), "points"),
         (lambda: hypervolume([[1.0, 2.0]], [0.0]), "points"),
         (lambda: hypervolume([[1.0, 2.0]], [[0.0, 0.0]]), "reference_point"),

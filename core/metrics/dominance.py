@@ -109,7 +109,7 @@ def non_dominated(points: object, tolerance: float = 0.0) -> BoolArray:
     still dominates it, so the mask grows with t. An empty set gives an empty mask.
     """
     array = as_point_set("points", points)
-    if not 0.0 <= tolerance < 1.0:
+    if not isinstance(tolerance, (int, float, np.number)) or not 0.0 <= tolerance < 1.0:
         raise ParetoscopeError(f"tolerance: expected a number in [0, 1), got {tolerance!r}")
     if len(array) == 0:
         return np.zeros(0, dtype=bool)
@@ -119,7 +119,10 @@ def non_dominated(points: object, tolerance: float = 0.0) -> BoolArray:
     # Handicapped dominance implies plain dominance, so only strictly dominated points can
     # change, and only front points need be tried as dominators: if q is dominated by q', the
     # handicapped q' is at least the handicapped q, because v - t|v| increases with v.
-    dominators = handicap(np.unique(array[strict], axis=0), tolerance)
+    dominators = handicap(array[strict], tolerance)
+    # Re-filter: rounding in the handicap could, in principle, merge or order distinct points.
+    kept = moocore.is_nondominated(dominators, maximise=True, keep_weakly=True)
+    dominators = np.unique(dominators[np.asarray(kept, dtype=bool)], axis=0)
     mask = strict.copy()
     candidates = np.flatnonzero(~strict)
     mask[candidates] = ~_dominated_by(array[candidates], dominators)
