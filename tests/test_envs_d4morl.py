@@ -13,6 +13,7 @@ import warnings
 import mujoco
 import numpy as np
 import pytest
+from gymnasium.utils import seeding
 
 from core.envs import get_spec, list_specs, make_env
 from core.envs.d4morl import D4MORLEnv, gymnasium_assets_dir, load_physics, make_d4morl_env
@@ -337,13 +338,23 @@ def test_same_seed_gives_an_identical_episode(env_id: str) -> None:
 
 
 @pytest.mark.parametrize("env_id", sorted(TABLE))
-def test_reset_noise_is_within_1e_3_of_the_initial_state(env_id: str) -> None:
+def test_reset_noise_follows_the_documented_recipe(env_id: str) -> None:
+    """qpos + U(±1e-3) (Hopper: height exact), then qvel + U(±1e-3) or 1e-3·N(0,1)."""
     env = _env(env_id)
     env.reset(seed=5)
     qpos0 = get_qpos0(env_id)
-    qpos_noise, qvel_noise = env.data.qpos - qpos0, env.data.qvel
-    assert np.all(np.abs(qpos_noise) <= 1e-3) and np.all(np.abs(qvel_noise) <= 1e-3)
-    assert np.all(qpos_noise != 0) and np.all(qvel_noise != 0)
+    nq, nv = qpos0.size, env.model.nv
+    rng, _ = seeding.np_random(5)
+    expected_qpos = qpos0 + rng.uniform(-1e-3, 1e-3, nq)
+    if "Hopper" in env_id:
+        expected_qpos[1] = HOPPER_INIT_HEIGHT
+    if env_id in ("MO-HalfCheetah-v2", "MO-Ant-v2"):
+        expected_qvel = 1e-3 * rng.standard_normal(nv)
+    else:
+        expected_qvel = rng.uniform(-1e-3, 1e-3, nv)
+    np.testing.assert_array_equal(env.data.qpos, expected_qpos)
+    np.testing.assert_array_equal(env.data.qvel, expected_qvel)
+    assert np.all(np.abs(env.data.qpos - qpos0) <= 1e-3) and np.all(env.data.qvel != 0)
 
 
 def test_hopper_physics_edits_in_the_compiled_model() -> None:
@@ -365,7 +376,14 @@ def test_walker_physics_edits_in_the_compiled_model() -> None:
     np.testing.assert_array_equal(model.dof_damping, [0, 0, 0] + [3.0] * 6)
     np.testing.assert_allclose(model.body_mass, 1.5 * original.body_mass, rtol=1e-12)
     np.testing.assert_allclose(model.body_inertia, 1.5 * original.body_inertia, rtol=1e-12)
-    np.testing.assert_array_equal(model.geom_friction, original.geom_friction)
+    right_foot = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, "foot_geom")
+    left_foot = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, "foot_left_geom")
+    assert original.geom_friction[right_foot, 0] == 1.9
+    assert model.geom_friction[right_foot, 0] == 0.9
+    assert model.geom_friction[left_foot, 0] == 1.9
+    others = np.ones(model.ngeom, dtype=bool)
+    others[right_foot] = False
+    np.testing.assert_array_equal(model.geom_friction[others], original.geom_friction[others])
     np.testing.assert_array_equal(model.jnt_limited, original.jnt_limited)
     np.testing.assert_array_equal(model.actuator_gear, original.actuator_gear)
 
@@ -379,8 +397,17 @@ def test_ant_physics_edits_in_the_compiled_model() -> None:
     np.testing.assert_array_equal(model.body_mass, original.body_mass)
 
 
-@pytest.mark.parametrize("env_id", ["MO-HalfCheetah-v2", "MO-Swimmer-v2"])
-def test_unedited_models_equal_gymnasium_ones(env_id: str) -> None:
+def test_swimmer_physics_edits_in_the_compiled_model() -> None:
+    original = _unedited_model("MO-Swimmer-v2")
+    model = load_physics("MO-Swimmer-v2").model
+    np.testing.assert_array_equal(original.actuator_gear[:, 0], [150, 150])
+    np.testing.assert_array_equal(model.actuator_gear[:, 0], [300, 300])
+    np.testing.assert_array_equal(model.body_mass, original.body_mass)
+    np.testing.assert_array_equal(model.dof_damping, original.dof_damping)
+
+
+def test_half_cheetah_model_equals_gymnasium_one() -> None:
+    env_id = "MO-HalfCheetah-v2"
     original = _unedited_model(env_id)
     model = load_physics(env_id).model
     for name in (
@@ -398,8 +425,7 @@ def test_unedited_models_equal_gymnasium_ones(env_id: str) -> None:
         "qpos0",
     ):
         np.testing.assert_array_equal(getattr(model, name), getattr(original, name), name)
-    if env_id == "MO-HalfCheetah-v2":
-        assert model.body_mass.sum() == pytest.approx(14.0)  # settotalmass="14"
+    assert model.body_mass.sum() == pytest.approx(14.0)  # settotalmass="14"
 
 
 def test_batched_formulas_match_one_state_at_a_time() -> None:

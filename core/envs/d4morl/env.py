@@ -76,7 +76,7 @@ class D4MORLEnv(gym.Env[np.ndarray, np.ndarray]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Initial state with U(-1e-3, 1e-3) noise on qpos and qvel, drawn from `np_random`."""
+        """Initial state plus ~1e-3 noise (`D4MORLPhysics.reset_data`) drawn from `np_random`."""
         super().reset(seed=seed)
         self.physics.reset_data(self.data, self.np_random)
         self.elapsed_steps = 0

@@ -1,9 +1,9 @@
 """Gymnasium's packaged MuJoCo models with the D4MORL physics edits applied through `MjSpec`.
 
-The D4MORL tasks ran on older copies of these models; REFERENCE.md section 2 lists the few
-parameters in which they differ from Gymnasium's v5 files. The edits below change exactly those
-parameters and nothing else, so a test can compare the compiled model field by field with the
-unedited one.
+The D4MORL tasks ran on PGMORL's copies of these models, which differ from Gymnasium's files in
+a few parameters (REFERENCE.md section 2, plus two found in PGMORL's XML files: Swimmer gears
+300, Walker2d right-foot friction 0.9). The edits below change exactly those parameters and
+nothing else, so a test can compare the compiled model field by field with the unedited one.
 
 A "default" value in an XML ``<default>`` class is copied into each element when the file is
 parsed, so changing ``spec.default`` afterwards changes nothing. An edit of a default value is
@@ -87,6 +87,18 @@ def set_all_gears(gear: float) -> ModelEdit:
     def edit(spec: mujoco.MjSpec) -> None:
         for actuator in spec.actuators:
             actuator.gear[0] = gear
+
+    return edit
+
+
+def set_geom_friction(geom_name: str, sliding_friction: float) -> ModelEdit:
+    """An edit: the named geom's sliding friction becomes `sliding_friction`."""
+
+    def edit(spec: mujoco.MjSpec) -> None:
+        geom = spec.geom(geom_name)
+        if geom is None:
+            raise ParetoscopeError(f"model has no geom named {geom_name!r}")
+        geom.friction[0] = sliding_friction
 
     return edit
 

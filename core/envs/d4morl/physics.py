@@ -23,7 +23,8 @@ from core.errors import ParetoscopeError
 
 FloatArray = formulas.FloatArray
 
-# Reset noise: qpos and qvel each get U(-RESET_NOISE, RESET_NOISE) added per coordinate.
+# Reset noise scale: qpos gets U(-RESET_NOISE, RESET_NOISE) per coordinate, qvel the same or
+# RESET_NOISE·N(0, 1) (per task, see `D4MORLTask.qvel_noise`).
 RESET_NOISE = 1e-3
 
 # MuJoCo replaces a diverged state (NaN/inf or huge accelerations) with a reset and counts a
@@ -121,10 +122,21 @@ class D4MORLPhysics:
         return mujoco.MjData(self.model)
 
     def reset_data(self, data: mujoco.MjData, rng: np.random.Generator) -> None:
-        """Initial state plus U(-1e-3, 1e-3) noise on every qpos then every qvel coordinate."""
+        """Initial state plus small noise: qpos first, then qvel, both drawn from `rng`.
+
+        qpos + U(-1e-3, 1e-3) (the task's `exact_qpos` coordinates keep their initial value);
+        qvel + U(-1e-3, 1e-3) or + 1e-3·N(0, 1), per the task's `qvel_noise`.
+        """
         mujoco.mj_resetData(self.model, data)
-        data.qpos[:] = self.init_qpos + rng.uniform(-RESET_NOISE, RESET_NOISE, self.model.nq)
-        data.qvel[:] = self.init_qvel + rng.uniform(-RESET_NOISE, RESET_NOISE, self.model.nv)
+        qpos = self.init_qpos + rng.uniform(-RESET_NOISE, RESET_NOISE, self.model.nq)
+        for index in self.task.exact_qpos:
+            qpos[index] = self.init_qpos[index]
+        if self.task.qvel_noise == "normal":
+            qvel = self.init_qvel + RESET_NOISE * rng.standard_normal(self.model.nv)
+        else:
+            qvel = self.init_qvel + rng.uniform(-RESET_NOISE, RESET_NOISE, self.model.nv)
+        data.qpos[:] = qpos
+        data.qvel[:] = qvel
         mujoco.mj_forward(self.model, data)
 
     def step_data(self, data: mujoco.MjData, action: FloatArray) -> StepOutcome:

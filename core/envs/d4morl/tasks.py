@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -14,6 +15,7 @@ from core.envs.d4morl.model import (
     set_all_gears,
     set_default_geom_density,
     set_default_joint_damping,
+    set_geom_friction,
     unlimit_joints,
 )
 from core.errors import ParetoscopeError
@@ -43,6 +45,11 @@ class D4MORLTask:
     # Bounds of each objective per step, in the registry's objective order (inf where unbounded).
     reward_low: tuple[float, ...]
     reward_high: tuple[float, ...]
+    # Reset: qpos + U(-1e-3, 1e-3) except the coordinates in `exact_qpos` (kept at their initial
+    # value), then qvel + U(-1e-3, 1e-3) ("uniform") or + 1e-3·N(0, 1) ("normal"), as in the
+    # data-generation code of PEDA.
+    qvel_noise: Literal["uniform", "normal"] = "uniform"
+    exact_qpos: tuple[int, ...] = ()
 
 
 _HOPPER_EDITS: tuple[ModelEdit, ...] = (
@@ -63,6 +70,7 @@ _TASKS: tuple[D4MORLTask, ...] = (
         terminated=formulas.half_cheetah_terminated,
         reward_low=(-_INF, 5.0 - 6.0),
         reward_high=(5.0, 5.0),
+        qvel_noise="normal",
     ),
     D4MORLTask(
         env_id="MO-Hopper-v2",
@@ -75,6 +83,7 @@ _TASKS: tuple[D4MORLTask, ...] = (
         terminated=formulas.hopper_terminated,
         reward_low=(-_INF, -_INF),
         reward_high=(_INF, _INF),
+        exact_qpos=(1,),  # the torso starts exactly at its initial height
     ),
     D4MORLTask(
         env_id="MO-Hopper-v3",
@@ -88,12 +97,19 @@ _TASKS: tuple[D4MORLTask, ...] = (
         # Σa² is at most 2² + 2² + 4² = 24.
         reward_low=(-_INF, -_INF, 5.0 - 24.0),
         reward_high=(_INF, _INF, 5.0),
+        exact_qpos=(1,),
     ),
     D4MORLTask(
         env_id="MO-Walker2d-v2",
         xml_file="walker2d_v5.xml",
         frame_skip=4,
-        edits=(set_default_joint_damping(3.0), set_default_geom_density(1500.0)),
+        edits=(
+            set_default_joint_damping(3.0),
+            set_default_geom_density(1500.0),
+            # PGMORL's walker2d.xml (like gymnasium's pre-v5 walker2d.xml) keeps the right foot
+            # at friction 0.9; walker2d_v5.xml raised it to 1.9 like the left foot.
+            set_geom_friction("foot_geom", 0.9),
+        ),
         obs_qpos_start=1,
         qvel_clip=10.0,
         rewards=formulas.walker2d_rewards,
@@ -112,12 +128,13 @@ _TASKS: tuple[D4MORLTask, ...] = (
         terminated=formulas.not_finite_terminated,
         reward_low=(-_INF, -_INF),
         reward_high=(_INF, _INF),
+        qvel_noise="normal",
     ),
     D4MORLTask(
         env_id="MO-Swimmer-v2",
         xml_file="swimmer.xml",
         frame_skip=4,
-        edits=(),
+        edits=(set_all_gears(300.0),),  # PGMORL's swimmer.xml: gear 300 (gymnasium: 150)
         obs_qpos_start=2,
         qvel_clip=None,
         rewards=formulas.swimmer_rewards,
