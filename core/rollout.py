@@ -2,6 +2,9 @@
 
 The agent is called once per env step for the whole batch; rows whose episode has ended keep
 their last observation and their actions are ignored, so per-row agent state stays aligned.
+D4MORL tasks are stepped on `mujoco.MjData` directly (`core.steppers`), with exactly the
+numbers `make_env(...).step` gives; a row is the same episode whatever batch it runs in, as
+long as the agent's own arithmetic does not depend on the batch size.
 """
 
 from __future__ import annotations
@@ -11,8 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.agents.base import Agent
-from core.envs import EnvSpec, get_spec, make_env
+from core.envs import EnvSpec, get_spec
 from core.errors import ParetoscopeError
+from core.steppers import make_batch_stepper
 
 
 @dataclass
@@ -96,12 +100,14 @@ def rollout_batch(
                 f"got {np.shape(targets)}"
             )
     horizon = spec.horizon if horizon is None else int(horizon)
+    if not 1 <= horizon <= spec.horizon:
+        raise ParetoscopeError(
+            f"horizon: expected 1 to {spec.horizon} steps for {env_id}, got {horizon}"
+        )
 
-    envs = [make_env(env_id) for _ in range(batch_size)]
+    stepper = make_batch_stepper(spec, batch_size)
     try:
-        observations = np.stack(
-            [env.reset(seed=int(seed))[0] for env, seed in zip(envs, seeds_array, strict=True)]
-        ).astype(np.float64)
+        observations = stepper.reset(seeds_array)
         agent.reset(batch_size)
         remaining = initial_targets.copy()
         returns = np.zeros((batch_size, spec.n_obj))
@@ -115,39 +121,48 @@ def rollout_batch(
 
         for _ in range(horizon):
             actions = np.asarray(agent.act(observations, preferences, remaining), dtype=np.float64)
-            for row in np.flatnonzero(active):
-                action = actions[row]
-                if not np.isfinite(action).all():
-                    diverged[row], active[row] = True, False
-                    continue
-                next_obs, reward, term, trunc, _ = envs[row].step(action)
-                reward = np.asarray(reward, dtype=np.float64)
-                if not (np.isfinite(next_obs).all() and np.isfinite(reward).all()):
-                    diverged[row], active[row] = True, False
-                    continue
-                lengths[row] += 1
-                returns[row] += reward
-                remaining[row] -= reward
-                if record:
+            if actions.shape != (batch_size, spec.act_dim):
+                raise ParetoscopeError(
+                    f"agent returned actions of shape {actions.shape}, "
+                    f"expected ({batch_size}, {spec.act_dim})"
+                )
+            # A row whose action is not finite stops here, marked diverged; the others go on.
+            bad_action = active & ~np.isfinite(actions).all(axis=1)
+            diverged |= bad_action
+            active &= ~bad_action
+            rows = np.flatnonzero(active)
+            if len(rows) == 0:
+                break
+            step = stepper.step(actions, rows)
+            ok = step.finite
+            diverged[rows[~ok]] = True
+            active[rows[~ok]] = False
+            good_rows = rows[ok]
+            rewards = step.rewards[ok].astype(np.float64)
+            lengths[good_rows] += 1
+            returns[good_rows] += rewards
+            remaining[good_rows] -= rewards
+            if record:
+                for index, row in enumerate(rows):
+                    if not ok[index]:
+                        continue
                     buffer = buffers[row]
                     buffer["observations"].append(observations[row].copy())
-                    buffer["actions"].append(np.clip(action, spec.action_low, spec.action_high))
-                    buffer["next_observations"].append(np.asarray(next_obs, dtype=np.float64))
-                    buffer["raw_rewards"].append(reward)
-                    buffer["terminals"].append(np.asarray(bool(term or trunc)))
-                observations[row] = next_obs
-                if term:
-                    terminated[row] = True
-                if term or trunc:
-                    active[row] = False
+                    buffer["actions"].append(step.actions[index])
+                    buffer["next_observations"].append(step.observations[index])
+                    buffer["raw_rewards"].append(step.rewards[index].astype(np.float64))
+                    buffer["terminals"].append(np.asarray(step.terminated[index]))
+            observations[good_rows] = step.observations[ok]
+            ended = good_rows[step.terminated[ok]]
+            terminated[ended] = True
+            active[ended] = False
             if not active.any():
                 break
         trajectories = None
         if record:
             trajectories = [_finish_trajectory(buffer, spec) for buffer in buffers]
     finally:
-        for env in envs:
-            env.close()
+        stepper.close()
 
     return BatchRollout(
         env_id=env_id,

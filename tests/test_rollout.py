@@ -81,3 +81,60 @@ def test_agent_for_another_env_is_refused_before_any_step() -> None:
     agent = LinearAgent("mo-hopper-v5")
     with pytest.raises(ParetoscopeError, match="n_obj"):
         rollout_batch(agent, ENV_ID, np.array([[0.5, 0.5]]), [0], horizon=2)
+
+
+D4MORL_IDS = [
+    "MO-HalfCheetah-v2",
+    "MO-Hopper-v2",
+    "MO-Hopper-v3",
+    "MO-Walker2d-v2",
+    "MO-Ant-v2",
+    "MO-Swimmer-v2",
+]
+
+
+@pytest.mark.parametrize("env_id", D4MORL_IDS)
+def test_direct_mujoco_stepping_equals_make_env_exactly(env_id: str) -> None:
+    """The fast D4MORL path gives make_env's observations, rewards and terminations, bit for bit."""
+    agent = LinearAgent(env_id, seed=2, scale=0.5)
+    spec_n_obj = agent.spec.n_obj
+    preferences = np.tile(np.full(spec_n_obj, 1.0 / spec_n_obj), (3, 1))
+    seeds = [10, 11, 12]
+    horizon = 120
+    result = rollout_batch(agent, env_id, preferences, seeds, horizon=horizon, record=True)
+    assert result.trajectories is not None
+    for row, seed in enumerate(seeds):
+        env = make_env(env_id)
+        observation, _ = env.reset(seed=seed)
+        trajectory = result.trajectories[row]
+        rewards, observations = [], [observation]
+        for _ in range(horizon):
+            action = agent.act(observation[None], preferences[row][None], np.zeros((1, spec_n_obj)))
+            observation, reward, terminated, truncated, _ = env.step(action[0])
+            rewards.append(reward)
+            observations.append(observation)
+            if terminated or truncated:
+                break
+        env.close()
+        assert result.lengths[row] == len(rewards)
+        assert result.terminated[row] == bool(terminated)
+        np.testing.assert_array_equal(trajectory["raw_rewards"], np.array(rewards, np.float64))
+        np.testing.assert_array_equal(trajectory["observations"], np.array(observations[:-1]))
+        np.testing.assert_array_equal(trajectory["next_observations"], np.array(observations[1:]))
+        np.testing.assert_array_equal(
+            result.returns[row], np.sum(rewards, axis=0, dtype=np.float64)
+        )
+
+
+def test_some_d4morl_rows_end_early_while_others_go_on() -> None:
+    """Hopper falls under a random linear policy; rows are masked out independently."""
+    agent = LinearAgent("MO-Hopper-v3", seed=0, scale=1.0)
+    result = rollout_batch(agent, "MO-Hopper-v3", np.full((4, 3), 1 / 3), [0, 1, 2, 3])
+    assert result.terminated.any()
+    assert (result.lengths[result.terminated] < 500).all()
+    assert not result.diverged.any()
+
+
+def test_horizon_beyond_the_env_horizon_is_refused() -> None:
+    with pytest.raises(ParetoscopeError, match="horizon"):
+        rollout_batch(LinearAgent(ENV_ID), ENV_ID, np.array([[0.5, 0.5]]), [0], horizon=5000)
