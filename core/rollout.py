@@ -9,6 +9,7 @@ long as the agent's own arithmetic does not depend on the batch size.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -199,3 +200,93 @@ def _finish_trajectory(buffer: dict[str, list[np.ndarray]], spec: EnvSpec) -> di
     if len(trajectory["terminals"]):
         trajectory["terminals"][-1] = True
     return trajectory
+
+
+@dataclass
+class StepRecord:
+    """One step of a streamed rollout, handed to the caller as soon as it is computed."""
+
+    step: int  # 1-based index of this env step
+    observation: np.ndarray  # the observation after the step
+    action: np.ndarray  # the action applied (clipped to the bounds)
+    reward: np.ndarray  # (n_obj,) this step's reward vector
+    cumulative_return: np.ndarray  # (n_obj,) return so far
+    remaining_target: np.ndarray  # (n_obj,) target minus return so far
+    done: bool  # the episode ended at this step (any reason)
+    terminated: bool  # ended by the env's own rule
+    diverged: bool  # stopped because the action, state or reward was not finite
+
+
+def stream_rollout(
+    agent: Agent,
+    env_id: str,
+    preference: np.ndarray,
+    seed: int,
+    target: np.ndarray | None = None,
+    horizon: int | None = None,
+) -> Iterator[StepRecord]:
+    """One episode as a stream of `StepRecord`s; the same episode `rollout_batch` gives a row."""
+    spec = get_spec(env_id)
+    check_agent_fits(agent, env_id)
+    preferences = check_preferences(preference, spec.n_obj)
+    if preferences.shape[0] != 1:
+        raise ParetoscopeError(f"preference: expected one vector, got {preferences.shape[0]}")
+    if target is None:
+        initial = np.asarray(agent.initial_target(preferences), dtype=np.float64).reshape(1, -1)
+    else:
+        initial = np.asarray(target, dtype=np.float64).reshape(1, -1)
+        if initial.shape != (1, spec.n_obj) or not np.isfinite(initial).all():
+            raise ParetoscopeError(
+                f"target: expected {spec.n_obj} finite values, got {np.shape(target)}"
+            )
+    horizon = spec.horizon if horizon is None else int(horizon)
+    if not 1 <= horizon <= spec.horizon:
+        raise ParetoscopeError(
+            f"horizon: expected 1 to {spec.horizon} steps for {env_id}, got {horizon}"
+        )
+    stepper = make_batch_stepper(spec, 1)
+    try:
+        observations = stepper.reset(np.array([seed]))
+        agent.reset(1)
+        remaining = initial.copy()
+        total = np.zeros(spec.n_obj)
+        only_row = np.array([0])
+        for step_index in range(1, horizon + 1):
+            actions = np.asarray(agent.act(observations, preferences, remaining), dtype=np.float64)
+            if not np.isfinite(actions).all():
+                yield StepRecord(
+                    step_index,
+                    observations[0].copy(),
+                    actions[0],
+                    np.full(spec.n_obj, np.nan),
+                    total.copy(),
+                    remaining[0].copy(),
+                    done=True,
+                    terminated=False,
+                    diverged=True,
+                )
+                return
+            step = stepper.step(actions, only_row)
+            reward = step.rewards[0].astype(np.float64)
+            diverged = not bool(step.finite[0])
+            if not diverged:
+                total += reward
+                remaining[0] -= reward
+                observations[0] = step.observations[0]
+            terminated = bool(step.terminated[0]) and not diverged
+            done = diverged or terminated or step_index == horizon
+            yield StepRecord(
+                step_index,
+                step.observations[0].copy(),
+                step.actions[0].copy(),
+                reward,
+                total.copy(),
+                remaining[0].copy(),
+                done=done,
+                terminated=terminated,
+                diverged=diverged,
+            )
+            if done:
+                return
+    finally:
+        stepper.close()

@@ -77,7 +77,9 @@ class D4MORLBatch:
         if self._ends_on_instability:
             terminated |= unstable
         observations = physics.observation(qpos, qvel)
-        finite = np.isfinite(observations).all(axis=1) & np.isfinite(rewards).all(axis=1)
+        finite = np.asarray(
+            np.isfinite(observations).all(axis=1) & np.isfinite(rewards).all(axis=1)
+        )
         return BatchStep(rows, observations, clipped, rewards, terminated, finite)
 
     def close(self) -> None:
@@ -107,7 +109,9 @@ class GymnasiumBatch:
             observations[index] = observation
             rewards[index] = reward
             terminated[index] = term
-        finite = np.isfinite(observations).all(axis=1) & np.isfinite(rewards).all(axis=1)
+        finite = np.asarray(
+            np.isfinite(observations).all(axis=1) & np.isfinite(rewards).all(axis=1)
+        )
         clipped = np.clip(actions[rows], self.low, self.high)
         return BatchStep(rows, observations, clipped, rewards, terminated, finite)
 

@@ -7,7 +7,7 @@ import pytest
 
 from core.envs import make_env
 from core.errors import ParetoscopeError
-from core.rollout import rollout_batch
+from core.rollout import rollout_batch, stream_rollout
 from tests.agents_for_tests import LinearAgent, NaNAgent
 
 ENV_ID = "mo-halfcheetah-v5"
@@ -138,3 +138,29 @@ def test_some_d4morl_rows_end_early_while_others_go_on() -> None:
 def test_horizon_beyond_the_env_horizon_is_refused() -> None:
     with pytest.raises(ParetoscopeError, match="horizon"):
         rollout_batch(LinearAgent(ENV_ID), ENV_ID, np.array([[0.5, 0.5]]), [0], horizon=5000)
+
+
+@pytest.mark.parametrize("env_id", ["MO-Hopper-v3", ENV_ID])
+def test_streamed_episode_equals_the_batched_row(env_id: str) -> None:
+    agent = LinearAgent(env_id, seed=3, scale=0.6)
+    n_obj = agent.spec.n_obj
+    preference = np.full(n_obj, 1.0 / n_obj)
+    target = np.arange(1.0, n_obj + 1.0) * 100
+    batched = rollout_batch(agent, env_id, preference[None], [7], targets=target, horizon=200)
+    records = list(stream_rollout(agent, env_id, preference, seed=7, target=target, horizon=200))
+    assert len(records) == batched.lengths[0]
+    assert [r.step for r in records] == list(range(1, len(records) + 1))
+    assert records[-1].done and not any(r.done for r in records[:-1])
+    np.testing.assert_array_equal(records[-1].cumulative_return, batched.returns[0])
+    np.testing.assert_allclose(records[-1].remaining_target, target - batched.returns[0])
+    np.testing.assert_allclose(
+        np.sum([r.reward for r in records], axis=0), records[-1].cumulative_return
+    )
+    assert records[-1].terminated == batched.terminated[0]
+
+
+def test_stream_stops_with_a_diverged_record_on_nan_actions() -> None:
+    records = list(stream_rollout(NaNAgent(ENV_ID), ENV_ID, np.array([0.9, 0.1]), seed=0))
+    assert len(records) == 3
+    assert records[-1].diverged and records[-1].done
+    assert not any(r.diverged for r in records[:-1])
