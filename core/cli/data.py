@@ -1,0 +1,297 @@
+"""`paretoscope data`: show, convert, collect and list offline multi-objective datasets."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from core.errors import ParetoscopeError
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "data",
+        help="show, convert and collect datasets (D4MORL, Minari, native)",
+        description="Offline multi-objective datasets: D4MORL pickles, Minari datasets with "
+        "vector rewards, and paretoscope's own memory-mapped format.",
+    )
+    parser.set_defaults(func=lambda args: _print_help(parser))
+    commands = parser.add_subparsers(dest="data_command", metavar="SUBCOMMAND")
+
+    show = commands.add_parser(
+        "show",
+        help="summarise a dataset",
+        description="Environment, objectives, counts, return ranges, preference coverage, "
+        "non-dominated trajectories and hypervolume. The summary is cached beside the data.",
+    )
+    show.add_argument(
+        "path", help="native dataset dir, D4MORL .pkl, Minari dataset dir or minari:ID"
+    )
+    show.add_argument("--env", dest="env_id", help="env id when the source does not name it")
+    show.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    show.set_defaults(func=run_show)
+
+    convert = commands.add_parser(
+        "convert",
+        help="convert between D4MORL, Minari and the native format",
+        description="Convert IN to OUT. OUT's format: --to, else minari:ID for Minari, a .pkl "
+        "name for D4MORL, anything else a native dataset directory.",
+    )
+    convert.add_argument("source", metavar="IN")
+    convert.add_argument("destination", metavar="OUT")
+    convert.add_argument("--to", choices=("native", "d4morl", "minari"), help="output format")
+    convert.add_argument("--env", dest="env_id", help="env id when IN does not name it")
+    convert.add_argument("--overwrite", action="store_true", help="replace an existing OUT")
+    convert.set_defaults(func=run_convert)
+
+    collect = commands.add_parser(
+        "collect",
+        help="roll out an agent over D4MORL preference distributions into a dataset",
+        description="Roll out an agent over preferences drawn from a D4MORL distribution, with "
+        "expert or amateur behaviour noise; seeded and reproducible.",
+    )
+    collect.add_argument("--agent", required=True, metavar="CKPT", help="agent checkpoint")
+    collect.add_argument("--env", dest="env_id", required=True, metavar="ID")
+    collect.add_argument("--dist", choices=("uniform", "wide", "narrow"), default="uniform")
+    collect.add_argument("--quality", choices=("expert", "amateur"), default="expert")
+    collect.add_argument("--episodes", type=int, required=True, metavar="N")
+    collect.add_argument("--out", required=True, metavar="PATH", help="native dataset directory")
+    collect.add_argument("--d4morl-out", metavar="FILE", help="also write a D4MORL .pkl")
+    collect.add_argument("--seed", type=int, default=0)
+    collect.add_argument("--batch-size", type=int, default=16, help="episodes run in lockstep")
+    collect.add_argument("--horizon", type=int, help="steps per episode (default: the env's)")
+    collect.add_argument(
+        "--preference-bounds",
+        metavar="LOW:HIGH,...",
+        help="per-objective preference bounds, e.g. 0.1:0.9,0.1:0.9 (default 0:1 each)",
+    )
+    collect.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    collect.set_defaults(func=run_collect)
+
+    listing = commands.add_parser(
+        "list",
+        help="list the datasets in a directory",
+        description="List native datasets, D4MORL .pkl files and Minari datasets under DIR.",
+    )
+    listing.add_argument("directory", nargs="?", default=".", metavar="DIR")
+    listing.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    listing.set_defaults(func=run_list)
+
+
+def _print_help(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 0
+
+
+def _is_terminal() -> bool:
+    return sys.stderr.isatty()
+
+
+# --- show ---------------------------------------------------------------------------------------
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from core.data.sources import dataset_summary, detect_format
+
+    kind = detect_format(args.path)
+    summary = dataset_summary(args.path, env_id=args.env_id, progress=_is_terminal())
+    if args.json:
+        print(json.dumps({"path": str(args.path), "format": kind, **summary.to_dict()}, indent=1))
+    else:
+        print(format_summary(summary, str(args.path), kind))
+    return 0
+
+
+def _number(value: float) -> str:
+    return f"{value:,.6g}" if abs(value) < 1e6 else f"{value:.4g}"
+
+
+_SPARK = " ▁▂▃▄▅▆▇█"
+
+
+def _sparkline(counts: tuple[int, ...]) -> str:
+    peak = max(counts) or 1
+    return "".join(_SPARK[round(count / peak * (len(_SPARK) - 1))] for count in counts)
+
+
+def format_summary(summary: Any, path: str, kind: str) -> str:
+    """The plain-text view of a `DatasetSummary` that `data show` prints."""
+    info = summary.info
+    names = info.objective_names
+    behaviour = ", ".join(
+        part
+        for part in (
+            info.quality and f"{info.quality} behaviour",
+            info.preference_distribution and f"{info.preference_distribution} preferences",
+        )
+        if part
+    )
+    lines = [
+        ("dataset", f"{path} ({kind})"),
+        ("environment", f"{info.env_id}, {len(names)} objectives: {', '.join(names)}"),
+        ("source", info.source or "unknown"),
+        ("behaviour", behaviour or "unknown"),
+        (
+            "trajectories",
+            f"{summary.n_trajectories:,} ({summary.n_ended_early:,} ended before the horizon)",
+        ),
+        (
+            "steps",
+            f"{summary.n_steps:,} (length {summary.length_min}-{summary.length_max}, "
+            f"mean {summary.length_mean:.1f})",
+        ),
+    ]
+    for index, name in enumerate(names):
+        lines.append(
+            (
+                f"return {name}",
+                f"{_number(summary.return_min[index])} .. {_number(summary.return_max[index])} "
+                f"(mean {_number(summary.return_mean[index])})",
+            )
+        )
+    for index, name in enumerate(names):
+        lines.append(
+            (
+                f"preference {name}",
+                f"{summary.preference_min[index]:.3f} .. {summary.preference_max[index]:.3f} "
+                f"[{_sparkline(summary.preference_histograms[index])}] over 0..1",
+            )
+        )
+    reference = ", ".join(f"{value:g}" for value in summary.reference_point)
+    lines.append(("non-dominated", f"{summary.n_non_dominated:,} trajectories"))
+    lines.append(("hypervolume", f"{summary.hypervolume:.6g} (reference point ({reference}))"))
+    width = max(len(label) for label, _ in lines)
+    return "\n".join(f"{label:<{width}}  {value}" for label, value in lines)
+
+
+# --- convert ------------------------------------------------------------------------------------
+
+
+def run_convert(args: argparse.Namespace) -> int:
+    from core.data.convert import convert
+
+    written = convert(
+        args.source,
+        args.destination,
+        to=args.to,
+        env_id=args.env_id,
+        overwrite=args.overwrite,
+        progress=_is_terminal(),
+    )
+    print(f"wrote {written}")
+    return 0
+
+
+# --- collect ------------------------------------------------------------------------------------
+
+
+def parse_bounds(text: str | None) -> list[list[float]] | None:
+    """``"0.1:0.9,0:1"`` -> [[0.1, 0.9], [0.0, 1.0]]."""
+    if text is None:
+        return None
+    try:
+        return [[float(part) for part in pair.split(":", 1)] for pair in text.split(",")]
+    except ValueError:
+        raise ParetoscopeError(
+            f"--preference-bounds {text!r}: expected LOW:HIGH pairs separated by commas"
+        ) from None
+
+
+def _load_agent(path: str) -> Any:
+    import core.agents as agents
+
+    loader = getattr(agents, "load", None)
+    if loader is None:  # until core.agents exports `load`
+        from core.agents.checkpoint import load
+
+        return load(path)
+    return loader(path)
+
+
+def run_collect(args: argparse.Namespace) -> int:
+    from core.data.collect import collect
+
+    agent = _load_agent(args.agent)
+    written = collect(
+        agent,
+        args.env_id,
+        episodes=args.episodes,
+        out=args.out,
+        distribution=args.dist,
+        quality=args.quality,
+        seed=args.seed,
+        preference_bounds=parse_bounds(args.preference_bounds),
+        batch_size=args.batch_size,
+        horizon=args.horizon,
+        d4morl_out=args.d4morl_out,
+        overwrite=args.overwrite,
+        progress=_is_terminal(),
+        agent_name=Path(args.agent).name,
+    )
+    print(f"wrote {written}" + (f" and {args.d4morl_out}" if args.d4morl_out else ""))
+    return 0
+
+
+# --- list ---------------------------------------------------------------------------------------
+
+
+def find_datasets(directory: Path) -> list[dict[str, Any]]:
+    """Datasets directly inside `directory` (one level), with what their headers tell cheaply."""
+    from core.data.d4morl import parse_d4morl_name
+    from core.data.minari_io import is_minari_dataset
+    from core.data.native import is_native_dataset, read_header
+
+    if not directory.is_dir():
+        raise ParetoscopeError(f"{directory}: not a directory")
+    found: list[dict[str, Any]] = []
+    for entry in sorted(directory.iterdir()):
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir() and is_native_dataset(entry):
+            try:
+                header = read_header(entry)
+            except ParetoscopeError as error:
+                found.append({"path": str(entry), "format": "native", "problem": str(error)})
+                continue
+            found.append(
+                {
+                    "path": str(entry),
+                    "format": "native",
+                    "env_id": header["info"]["env_id"],
+                    "trajectories": header["n_trajectories"],
+                    "steps": header["n_steps"],
+                }
+            )
+        elif entry.is_dir() and is_minari_dataset(entry):
+            found.append({"path": str(entry), "format": "minari"})
+        elif entry.is_file() and entry.suffix == ".pkl":
+            name = parse_d4morl_name(entry.name)
+            found.append(
+                {
+                    "path": str(entry),
+                    "format": "d4morl",
+                    "env_id": name.env_id if name else None,
+                    "bytes": entry.stat().st_size,
+                }
+            )
+    return found
+
+
+def run_list(args: argparse.Namespace) -> int:
+    found = find_datasets(Path(args.directory))
+    if args.json:
+        print(json.dumps(found, indent=1))
+        return 0
+    if not found:
+        print(f"no datasets in {args.directory}")
+    for item in found:
+        details = ", ".join(
+            f"{key} {value:,}" if isinstance(value, int) else f"{key} {value}"
+            for key, value in item.items()
+            if key not in ("path", "format") and value is not None
+        )
+        print(f"{item['path']}  [{item['format']}]  {details}")
+    return 0

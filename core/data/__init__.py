@@ -1,0 +1,78 @@
+"""Offline multi-objective datasets: the `Trajectories` model, readers and writers (D4MORL,
+Minari, the native format), summaries, conversion and collection.
+
+Typical use::
+
+    from core.data import convert, dataset_summary, open_dataset
+    convert("MO-Hopper-v2_50000_expert_uniform.pkl", "hopper-expert-uniform")
+    summary = dataset_summary("hopper-expert-uniform")      # instant: cached in the dataset
+    trajectories = open_dataset("hopper-expert-uniform")    # memory-mapped columns
+"""
+
+from core.data.behaviour import AmateurAgent, behaviour_agent
+from core.data.collect import collect, episode_plan
+from core.data.convert import TARGET_FORMATS, convert, target_format
+from core.data.d4morl import (
+    D4MORLFile,
+    D4MORLName,
+    d4morl_file_name,
+    load_d4morl,
+    parse_d4morl_name,
+    read_d4morl,
+    write_d4morl,
+)
+from core.data.minari_io import read_minari, write_minari
+from core.data.native import (
+    FORMAT_VERSION,
+    NativeWriter,
+    is_native_dataset,
+    native_summary,
+    open_native,
+    write_native,
+)
+from core.data.preferences import DISTRIBUTION_NAMES, sample_preferences
+from core.data.sources import dataset_summary, detect_format, open_dataset
+from core.data.summary import (
+    DatasetSummary,
+    TrajectoryTable,
+    summarize,
+    summarize_trajectories,
+)
+from core.data.trajectories import DatasetInfo, Trajectories, Trajectory
+
+__all__ = [
+    "DISTRIBUTION_NAMES",
+    "FORMAT_VERSION",
+    "TARGET_FORMATS",
+    "AmateurAgent",
+    "D4MORLFile",
+    "D4MORLName",
+    "DatasetInfo",
+    "DatasetSummary",
+    "NativeWriter",
+    "Trajectories",
+    "Trajectory",
+    "TrajectoryTable",
+    "behaviour_agent",
+    "collect",
+    "convert",
+    "d4morl_file_name",
+    "dataset_summary",
+    "detect_format",
+    "episode_plan",
+    "is_native_dataset",
+    "load_d4morl",
+    "native_summary",
+    "open_dataset",
+    "open_native",
+    "parse_d4morl_name",
+    "read_d4morl",
+    "read_minari",
+    "sample_preferences",
+    "summarize",
+    "summarize_trajectories",
+    "target_format",
+    "write_d4morl",
+    "write_minari",
+    "write_native",
+]

@@ -1,0 +1,115 @@
+"""A restricted unpickler for D4MORL files: numpy arrays, lists, dicts and defaultdict(list) only.
+
+Loading a pickle normally runs whatever callables the file names. This unpickler admits only
+the few globals that numpy arrays and ``collections.defaultdict(list)`` need; any other name
+is refused before anything is called, so a hostile file raises `ParetoscopeError` and runs
+nothing.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import pickle
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+
+try:  # numpy >= 2
+    from numpy._core import multiarray as _multiarray
+    from numpy._core import numeric as _numeric
+except ImportError:  # pragma: no cover - numpy 1.x
+    from numpy.core import multiarray as _multiarray  # type: ignore[no-redef]
+    from numpy.core import numeric as _numeric  # type: ignore[no-redef]
+
+from core.data.progress import ReadProgress
+from core.errors import ParetoscopeError
+
+
+class RefusedPickle(pickle.UnpicklingError):
+    """The file asked for something a D4MORL file never contains."""
+
+
+def _safe_dtype(*args: Any) -> np.dtype:
+    """`numpy.dtype` limited to plain numeric and boolean types (no Python objects inside)."""
+    dtype = np.dtype(*args)
+    if dtype.hasobject or dtype.kind not in "biufc":
+        raise RefusedPickle(f"numpy dtype {dtype} (only numeric and boolean arrays are allowed)")
+    return dtype
+
+
+def _safe_defaultdict(*args: Any) -> collections.defaultdict:
+    """`collections.defaultdict` whose default factory is `list` (or none), as D4MORL uses."""
+    if len(args) > 1 or (args and args[0] not in (list, None)):
+        raise RefusedPickle("a defaultdict whose default factory is not `list`")
+    return collections.defaultdict(*args)
+
+
+def _safe_scalar(dtype: np.dtype, *args: Any) -> Any:
+    if not isinstance(dtype, np.dtype) or dtype.hasobject:
+        raise RefusedPickle("a numpy scalar that is not a number")
+    return _multiarray.scalar(dtype, *args)
+
+
+def _safe_reconstruct(subtype: Any, *args: Any) -> np.ndarray:
+    if subtype is not np.ndarray:
+        raise RefusedPickle("an array of a type other than numpy.ndarray")
+    return cast(np.ndarray, _multiarray._reconstruct(subtype, *args))
+
+
+# (module, name) -> the object handed to the unpickler. numpy 1.x files say `numpy.core`,
+# numpy 2.x files `numpy._core`; protocol 5 files use `_frombuffer`.
+_ALLOWED: dict[tuple[str, str], Any] = {
+    ("numpy", "ndarray"): np.ndarray,
+    ("numpy", "dtype"): _safe_dtype,
+    ("builtins", "list"): list,
+    ("collections", "defaultdict"): _safe_defaultdict,
+}
+for _module in ("numpy.core", "numpy._core"):
+    _ALLOWED[(f"{_module}.multiarray", "_reconstruct")] = _safe_reconstruct
+    _ALLOWED[(f"{_module}.multiarray", "scalar")] = _safe_scalar
+    _ALLOWED[(f"{_module}.numeric", "_frombuffer")] = _numeric._frombuffer  # type: ignore[attr-defined]
+
+
+class RestrictedUnpickler(pickle.Unpickler):
+    """`pickle.Unpickler` whose `find_class` admits only `_ALLOWED`."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        try:
+            return _ALLOWED[(module, name)]
+        except KeyError:
+            raise RefusedPickle(f"the global {module}.{name}") from None
+
+    def persistent_load(self, pid: Any) -> Any:
+        raise RefusedPickle("a persistent reference")
+
+
+def load_restricted(path: Path, progress: bool = False) -> Any:
+    """Unpickle `path` with `RestrictedUnpickler`; every failure is a `ParetoscopeError`."""
+    try:
+        with open(path, "rb", buffering=1 << 20) as file:
+            if not progress:
+                return RestrictedUnpickler(file).load()
+            reader = ReadProgress(file, os.fstat(file.fileno()).st_size, "loading", True)
+            try:
+                return RestrictedUnpickler(reader).load()
+            finally:
+                reader.close()
+    except RefusedPickle as error:
+        raise ParetoscopeError(
+            f"{path}: refused to load: the pickle asks for {error}, which a D4MORL file never "
+            "contains; nothing from the file was run"
+        ) from None
+    except (EOFError, pickle.UnpicklingError) as error:
+        raise ParetoscopeError(
+            f"{path}: not a complete pickle (truncated or corrupt): {error}"
+        ) from None
+    except MemoryError:
+        raise ParetoscopeError(f"{path}: not enough memory to load this pickle") from None
+    except OSError as error:
+        raise ParetoscopeError(f"{path}: cannot read the file: {error.strerror or error}") from None
+    except Exception as error:  # malformed opcodes surface as many exception types
+        raise ParetoscopeError(
+            f"{path}: not a valid D4MORL pickle ({type(error).__name__}: {error})"
+        ) from None
