@@ -1,0 +1,116 @@
+"""`paretoscope evaluate`: sweep an agent over preferences and print the front's metrics."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from core.errors import ParetoscopeError
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="evaluate an agent over a grid of preferences",
+        description="Roll AGENT out at every preference of a grid (multiples of 1/G) for "
+        "E seeds each, store the episodes, and print hypervolume, sparsity, cardinality, "
+        "expected utility and RTG-following errors.",
+    )
+    parser.add_argument("agent", help="agent checkpoint (directory or .safetensors file)")
+    parser.add_argument("--env", required=True, help="environment id (see `paretoscope envs`)")
+    parser.add_argument("--granularity", type=int, default=10, help="grid step 1/G (default 10)")
+    parser.add_argument("--episodes", type=int, default=1, help="seeds per preference (default 1)")
+    parser.add_argument(
+        "--horizon", type=int, default=None, help="steps per episode (default: env)"
+    )
+    parser.add_argument("--backend", choices=("local", "ray"), default="local")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="local processes (default: cores)"
+    )
+    parser.add_argument("--address", default=None, help="Ray cluster address (ray backend)")
+    parser.add_argument(
+        "--out",
+        default="results",
+        help="results folder: stored episodes are reused, new ones added (default ./results)",
+    )
+    parser.add_argument("--device", default="cpu", help="torch device for the agent (cpu, cuda)")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.set_defaults(func=run)
+
+
+def _finite_or_none(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+def summary_record(table: Any, env_id: str) -> dict[str, object]:
+    """The JSON-friendly summary `evaluate --json` prints."""
+    from core.envs import get_spec
+    from core.evaluate import objective_columns, summarize
+
+    summary = summarize(table, env_id)
+    spec = get_spec(env_id)
+    record: dict[str, object] = {
+        "env": env_id,
+        "agent": str(table["agent"].iloc[0]),
+        "episodes": len(table),
+        "preferences": len(summary.per_preference),
+        "hypervolume": summary.front.hypervolume,
+        "reference_point": list(spec.reference_point),
+        "sparsity": summary.front.sparsity,
+        "cardinality": summary.front.cardinality,
+        "expected_utility": _finite_or_none(summary.front.expected_utility),
+        "diverged_episodes": int(table["diverged"].sum()),
+        "mean_returns": summary.per_preference[
+            objective_columns("preference", spec) + objective_columns("return", spec)
+        ].to_dict(orient="records"),
+    }
+    if summary.rtg is not None:
+        record["rtg_weighted_error"] = _finite_or_none(summary.rtg.overall_weighted_error)
+        record["rtg_relative_weighted_error"] = _finite_or_none(
+            summary.rtg.overall_relative_weighted_error
+        )
+        record["rtg_ratio_error"] = _finite_or_none(summary.rtg.overall_ratio_error)
+    return record
+
+
+def run(args: argparse.Namespace) -> int:
+    from core.agents.checkpoint import load
+    from core.evaluate import sweep
+    from core.results_store import ResultsStore
+
+    agent = load(args.agent, device=args.device)
+    if args.granularity < 1:
+        raise ParetoscopeError(f"--granularity: expected at least 1, got {args.granularity}")
+    table = sweep(
+        agent,
+        args.env,
+        granularity=args.granularity,
+        episodes=args.episodes,
+        horizon=args.horizon,
+        backend=args.backend,
+        workers=args.workers,
+        address=args.address,
+        store=ResultsStore(Path(args.out)),
+        agent_id=Path(args.agent).name,
+        progress=not args.json,
+    )
+    record = summary_record(table, args.env)
+    if args.json:
+        print(json.dumps(record, indent=2))
+        return 0
+    print(f"{record['agent']} on {args.env}: {record['episodes']} episodes")
+    print(
+        f"  hypervolume       {record['hypervolume']:.6g} (reference {record['reference_point']})"
+    )
+    print(f"  sparsity          {record['sparsity']:.6g}")
+    print(f"  cardinality       {record['cardinality']}")
+    print(f"  expected utility  {record['expected_utility']}")
+    for key in ("rtg_weighted_error", "rtg_relative_weighted_error", "rtg_ratio_error"):
+        if key in record:
+            print(f"  {key.replace('_', ' '):<17} {record[key]}")
+    if record["diverged_episodes"]:
+        print(f"  diverged episodes {record['diverged_episodes']}")
+    return 0
