@@ -161,7 +161,8 @@ def format_summary(summary: Any, path: str, kind: str) -> str:
             )
         )
     reference = ", ".join(f"{value:g}" for value in summary.reference_point)
-    lines.append(("non-dominated", f"{summary.n_non_dominated:,} trajectories"))
+    count = summary.n_non_dominated
+    lines.append(("non-dominated", f"{count:,} {'trajectory' if count == 1 else 'trajectories'}"))
     lines.append(("hypervolume", f"{summary.hypervolume:.6g} (reference point ({reference}))"))
     width = max(len(label) for label, _ in lines)
     return "\n".join(f"{label:<{width}}  {value}" for label, value in lines)

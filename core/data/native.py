@@ -26,6 +26,7 @@ from core.data.trajectories import (
     Trajectories,
     Trajectory,
     check_trajectory,
+    trajectory_return,
 )
 from core.errors import ParetoscopeError
 
@@ -153,7 +154,7 @@ class NativeWriter:
         self._lengths.append(len(trajectory))
         self._preferences.append(np.asarray(trajectory.preference, dtype=np.float64))
         self._finals.append(np.asarray(trajectory.final_observation, dtype=np.float64))
-        self._returns.append(rewards.sum(axis=0))
+        self._returns.append(trajectory_return(rewards))
 
     @property
     def n_trajectories(self) -> int:

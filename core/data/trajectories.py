@@ -86,7 +86,7 @@ class Trajectory:
 
     @property
     def returns(self) -> np.ndarray:
-        return np.asarray(self.raw_rewards, dtype=np.float64).sum(axis=0)
+        return trajectory_return(self.raw_rewards)
 
     def next_observations_or_derived(self) -> np.ndarray:
         if self.next_observations is not None:
@@ -345,16 +345,15 @@ class Trajectories:
         )
 
 
+def trajectory_return(raw_rewards: np.ndarray) -> np.ndarray:
+    """(n_obj,) float64 sum of one trajectory's reward rows: the one way returns are summed, so
+    every reader and writer gets bit-identical returns."""
+    return np.asarray(raw_rewards, dtype=np.float64).sum(axis=0)
+
+
 def returns_from_rewards(raw_rewards: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """(N, n_obj) float64 sums of the reward rows of each trajectory (all lengths >= 1)."""
-    starts = np.asarray(offsets[:-1], dtype=np.int64)
-    n_obj = raw_rewards.shape[1]
-    returns = np.zeros((len(starts), n_obj), dtype=np.float64)
-    # Chunked over trajectories so a memory-mapped column is read piece by piece.
-    chunk = 4096
-    for first in range(0, len(starts), chunk):
-        last = min(first + chunk, len(starts))
-        begin, end = int(offsets[first]), int(offsets[last])
-        block = np.asarray(raw_rewards[begin:end], dtype=np.float64)
-        returns[first:last] = np.add.reduceat(block, starts[first:last] - begin, axis=0)
+    """(N, n_obj) returns of the trajectories delimited by `offsets` (see `trajectory_return`)."""
+    returns = np.zeros((len(offsets) - 1, raw_rewards.shape[1]), dtype=np.float64)
+    for index in range(len(offsets) - 1):
+        returns[index] = trajectory_return(raw_rewards[offsets[index] : offsets[index + 1]])
     return returns
