@@ -634,14 +634,15 @@ def target_model_from_d4morl(
     dataset: PathLike, env_id: str
 ) -> tuple[LinearTargetModel, dict[str, Any]]:
     """Fit PEDA's linear target model on a D4MORL file; also return the file's fingerprint."""
-    from core.data.d4morl import load_d4morl
+    from core.data.d4morl import load_d4morl, parse_d4morl_name
 
     location = Path(dataset)
-    loaded = load_d4morl(location, env_id=env_id)
-    if loaded.info.env_id != env_id:
+    named = parse_d4morl_name(location.name)
+    if named is not None and named.env_id != env_id:
         raise ParetoscopeError(
-            f"{location}: a dataset for {loaded.info.env_id}, but the agent is for {env_id}"
+            f"{location}: by its name a dataset for {named.env_id}, but the agent is for {env_id}"
         )
+    loaded = load_d4morl(location, env_id=env_id)
     preferences, returns = [], []
     for trajectory in loaded.trajectories(release=True):
         preferences.append(np.asarray(trajectory.preference, dtype=np.float64))
