@@ -1,0 +1,496 @@
+"""Behaviour policies: one ARS linear policy per preference, saved together as a policy set.
+
+`train_behaviour` trains the members one after another on the scalarised reward w·r
+(`core.train.ars`), then writes a `policy_set` checkpoint into the output directory, with each
+member's preference and its evaluated mean return vector. Everything it needs to resume lives
+under ``OUT/training/``:
+
+- ``run.json``: the settings that fix the outcome (env, preferences, seed, ARS
+  hyper-parameters, horizon, shift, warm start, evaluation episodes); a resumed run must use
+  the same ones. The budget is not among them: it may grow from one run to the next.
+- ``member-NNN.safetensors``: a member's matrix and observation statistics, with its
+  iteration count, env steps, time spent, return history and evaluation in the header
+  metadata; rewritten atomically after every iteration.
+
+A rerun skips members that reached the budget and continues the others from their last saved
+iteration. Randomness is drawn from (seed, member, iteration), so an interrupted and resumed
+run ends exactly where an uninterrupted one would (with an iteration budget; a time budget
+depends on the machine's speed), whatever the number of workers.
+
+A new member starts from the nearest already trained member (warm start) unless asked not to.
+On tasks whose episode ends when the robot falls, a per-step survival shift (the scalarised
+constant that every objective pays just for staying alive) is subtracted from the training
+reward only, so that standing still is no longer a local optimum (Mania et al. 2018).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from core.agents.policy_set import FloatArray, PolicySetAgent, save_policy_set
+from core.envs import get_spec
+from core.errors import ParetoscopeError
+from core.metrics import preference_grid
+from core.train.ars import (
+    ARSConfig,
+    EpisodePool,
+    ObservationStats,
+    ars_iteration,
+    evaluate_policy,
+)
+
+RUN_FORMAT = "paretoscope-behaviour-run"
+RUN_FORMAT_VERSION = 1
+TRAINING_DIR = "training"
+RUN_FILE = "run.json"
+METHOD = "ars-v2t"
+
+# Per-step constant each objective pays for staying alive, on tasks that end when the robot
+# falls (REFERENCE sections 2 and 7). HalfCheetah and Swimmer have no such bonus to remove.
+SURVIVAL_BONUS: dict[str, tuple[float, ...]] = {
+    "MO-Hopper-v2": (1.0, 1.0),
+    "MO-Hopper-v3": (1.0, 1.0, 5.0),
+    "MO-Walker2d-v2": (1.0, 5.0),
+    "MO-Ant-v2": (1.0, 1.0),
+    "mo-hopper-v5": (1.0, 1.0, 1.0),
+    "mo-hopper-2obj-v5": (1.0, 1.0),
+    "mo-walker2d-v5": (1.0, 1.0),
+    "mo-ant-v5": (1.0, 1.0, 1.0),
+    "mo-ant-2obj-v5": (1.0, 1.0),
+}
+
+IterationCallback = Callable[[int, int, float], None]
+
+
+# --- preferences -----------------------------------------------------------------------------
+
+
+def default_preferences(n_obj: int, count: int) -> FloatArray:
+    """`count` preferences spread evenly over the simplex, first-objective-heavy first.
+
+    Two objectives: w₀ = 1, …, 0 evenly spaced. More: the coarsest `preference_grid` with at
+    least `count` points, thinned by farthest-point selection from the corners when it has
+    more. One preference: the centre (1/n, …, 1/n).
+    """
+    if count < 1:
+        raise ParetoscopeError(f"preferences: need at least 1 member, got {count}")
+    if n_obj < 2:
+        raise ParetoscopeError(f"preferences: need at least 2 objectives, got {n_obj}")
+    if count == 1:
+        return np.full((1, n_obj), 1.0 / n_obj)
+    if n_obj == 2:
+        first = np.linspace(1.0, 0.0, count)
+        return np.stack([first, 1.0 - first], axis=1)
+    granularity = 1
+    while math.comb(granularity + n_obj - 1, n_obj - 1) < count:
+        granularity += 1
+    grid = preference_grid(n_obj, granularity)
+    if grid.shape[0] > count:
+        grid = _farthest_points(grid, count)
+    order = np.lexsort(grid.T[::-1])[::-1]  # descending in w₀, then w₁, ...
+    return grid[order]
+
+
+def _farthest_points(points: FloatArray, count: int) -> FloatArray:
+    """`count` rows of `points`: the corners first, then each time the row farthest from all
+    chosen so far (ties to the earlier row)."""
+    corners = [int(i) for i in np.flatnonzero(np.isclose(points.max(axis=1), 1.0))]
+    chosen = corners[:count]
+    distance = np.full(points.shape[0], np.inf)
+    for index in chosen:
+        distance = np.minimum(distance, np.linalg.norm(points - points[index], axis=1))
+    while len(chosen) < count:
+        index = int(np.argmax(distance))
+        chosen.append(index)
+        distance = np.minimum(distance, np.linalg.norm(points - points[index], axis=1))
+    return points[sorted(chosen)]
+
+
+def check_member_preferences(preferences: object, n_obj: int) -> FloatArray:
+    """A (K, n_obj) array of distinct non-negative rows summing to 1, or a ParetoscopeError."""
+    try:
+        array = np.array(preferences, dtype=np.float64, ndmin=2)
+    except (TypeError, ValueError):
+        raise ParetoscopeError(f"preferences: expected numbers of shape (K, {n_obj})") from None
+    if array.ndim != 2 or array.shape[1] != n_obj or array.shape[0] == 0:
+        raise ParetoscopeError(f"preferences: expected shape (K, {n_obj}), got {array.shape}")
+    if not np.isfinite(array).all() or (array < 0).any():
+        raise ParetoscopeError("preferences: entries must be finite and non-negative")
+    sums = array.sum(axis=1)
+    if not np.allclose(sums, 1.0, atol=1e-6):
+        bad = int(np.argmax(np.abs(sums - 1.0)))
+        raise ParetoscopeError(f"preferences: row {bad} sums to {sums[bad]:.6g}, expected 1")
+    if len({tuple(row) for row in array.tolist()}) != array.shape[0]:
+        raise ParetoscopeError("preferences: every member needs a different preference")
+    return array
+
+
+def survival_shift(env_id: str, preference: FloatArray) -> float:
+    """The automatic training-only shift w·bonus for `env_id` (0 where it has no bonus)."""
+    bonus = SURVIVAL_BONUS.get(env_id)
+    return 0.0 if bonus is None else float(np.dot(preference, bonus))
+
+
+# --- settings, budget and member state -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BehaviourSettings:
+    """Everything that fixes a training run's outcome (the budget aside)."""
+
+    env_id: str
+    preferences: tuple[tuple[float, ...], ...]
+    ars: ARSConfig = field(default_factory=ARSConfig)
+    seed: int = 0
+    horizon: int | None = None  # None: the environment's horizon
+    survival_shift: float | None = None  # None: automatic (see SURVIVAL_BONUS)
+    warm_start: bool = True
+    eval_episodes: int = 5
+
+    def record(self) -> dict[str, Any]:
+        """The JSON form kept in run.json."""
+        return {
+            "format": RUN_FORMAT,
+            "format_version": RUN_FORMAT_VERSION,
+            "method": METHOD,
+            **asdict(self),
+            "preferences": [list(row) for row in self.preferences],
+        }
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How long each member trains: an iteration count, seconds, or both (first reached)."""
+
+    iterations: int | None = None
+    seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.iterations is None and self.seconds is None:
+            raise ParetoscopeError("budget: give an iteration count, seconds, or both")
+        if self.iterations is not None and self.iterations < 0:
+            raise ParetoscopeError(f"iterations must be non-negative, got {self.iterations}")
+        if self.seconds is not None and not (self.seconds >= 0 and math.isfinite(self.seconds)):
+            raise ParetoscopeError(f"budget seconds must be non-negative, got {self.seconds}")
+
+    def reached(self, state: MemberState) -> bool:
+        if self.iterations is not None and state.iteration >= self.iterations:
+            return True
+        return self.seconds is not None and state.elapsed_seconds >= self.seconds
+
+
+@dataclass
+class MemberState:
+    """One member's training state, as saved after every iteration."""
+
+    index: int
+    preference: FloatArray
+    matrix: FloatArray
+    stats: ObservationStats
+    iteration: int = 0
+    env_steps: int = 0
+    elapsed_seconds: float = 0.0
+    history: list[float] = field(default_factory=list)  # mean scalarised return per iteration
+    warm_started_from: int | None = None
+    evaluated_iteration: int | None = None
+    eval_returns: FloatArray | None = None  # (E, n_obj) noise-free episodes, no shift
+
+    @property
+    def evaluated(self) -> bool:
+        return self.eval_returns is not None and self.evaluated_iteration == self.iteration
+
+
+def member_path(out_dir: Path, index: int) -> Path:
+    return out_dir / TRAINING_DIR / f"member-{index:03d}.safetensors"
+
+
+def save_member(path: Path, state: MemberState) -> None:
+    """Write `state` atomically: the tensors plus a JSON header entry."""
+    from safetensors.numpy import save as save_tensors
+
+    tensors = {
+        "matrix": np.ascontiguousarray(state.matrix),
+        "obs_mean": np.ascontiguousarray(state.stats.mean),
+        "obs_m2": np.ascontiguousarray(state.stats.m2),
+        "preference": np.ascontiguousarray(state.preference),
+    }
+    if state.eval_returns is not None:
+        tensors["eval_returns"] = np.ascontiguousarray(state.eval_returns)
+    header = {
+        "index": state.index,
+        "obs_count": state.stats.count,
+        "iteration": state.iteration,
+        "env_steps": state.env_steps,
+        "elapsed_seconds": state.elapsed_seconds,
+        "history": state.history,
+        "warm_started_from": state.warm_started_from,
+        "evaluated_iteration": state.evaluated_iteration,
+    }
+    payload = save_tensors(tensors, metadata={"state": json.dumps(header)})
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(temporary, "wb") as handle:
+        handle.write(payload)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def load_member(path: Path) -> MemberState:
+    """Read a member state written by `save_member`; a damaged file raises with its path."""
+    from safetensors import SafetensorError, safe_open
+
+    try:
+        with safe_open(str(path), framework="numpy") as handle:
+            header = json.loads((handle.metadata() or {})["state"])
+            tensors = {key: handle.get_tensor(key) for key in handle.keys()}  # noqa: SIM118
+        stats = ObservationStats(int(header["obs_count"]), tensors["obs_mean"], tensors["obs_m2"])
+        return MemberState(
+            index=int(header["index"]),
+            preference=tensors["preference"],
+            matrix=tensors["matrix"],
+            stats=stats,
+            iteration=int(header["iteration"]),
+            env_steps=int(header["env_steps"]),
+            elapsed_seconds=float(header["elapsed_seconds"]),
+            history=[float(value) for value in header["history"]],
+            warm_started_from=header["warm_started_from"],
+            evaluated_iteration=header["evaluated_iteration"],
+            eval_returns=tensors.get("eval_returns"),
+        )
+    except (SafetensorError, OSError, KeyError, TypeError, ValueError) as error:
+        raise ParetoscopeError(
+            f"{path}: damaged training state ({error}); delete it to retrain that member"
+        ) from None
+
+
+# --- the driver ------------------------------------------------------------------------------
+
+
+def _prepare_run(out_dir: Path, settings: BehaviourSettings) -> None:
+    """Create OUT/training/run.json, or check that an existing one has the same settings."""
+    training_dir = out_dir / TRAINING_DIR
+    run_path = training_dir / RUN_FILE
+    record = settings.record()
+    if run_path.is_file():
+        try:
+            previous = json.loads(run_path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise ParetoscopeError(f"{run_path}: not valid JSON ({error})") from None
+        if not isinstance(previous, dict):
+            raise ParetoscopeError(f"{run_path}: expected a JSON object")
+        different = sorted(key for key in record if previous.get(key) != record[key])
+        if different:
+            details = "; ".join(
+                f"{key}: was {previous.get(key)!r}, now {record[key]!r}" for key in different
+            )
+            raise ParetoscopeError(
+                f"{out_dir} holds a run with other settings ({details}); resume with the same "
+                "settings or choose another output directory"
+            )
+        return
+    training_dir.mkdir(parents=True, exist_ok=True)
+    temporary = run_path.with_name(f".{RUN_FILE}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(record, indent=2), encoding="utf-8")
+    os.replace(temporary, run_path)
+
+
+def _eval_seeds(seed: int, index: int, count: int) -> list[int]:
+    rng = np.random.default_rng([seed, 1_000_000 + index])
+    return [int(value) for value in rng.integers(0, 2**31 - 1, size=count)]
+
+
+def _format_preference(preference: FloatArray) -> str:
+    return "(" + ", ".join(f"{value:.2f}" for value in preference) + ")"
+
+
+def train_behaviour(
+    env_id: str,
+    out_dir: str | os.PathLike[str],
+    preferences: int | Sequence[Sequence[float]] | np.ndarray,
+    iterations: int | None = None,
+    budget_seconds: float | None = None,
+    workers: int | None = None,
+    seed: int = 0,
+    ars: ARSConfig | None = None,
+    horizon: int | None = None,
+    survival_shift_value: float | None = None,
+    warm_start: bool = True,
+    eval_episodes: int = 5,
+    progress: bool = True,
+    on_iteration: IterationCallback | None = None,
+) -> PolicySetAgent:
+    """Train (or resume) one ARS policy per preference and save the policy set into `out_dir`.
+
+    `preferences` is a member count K (spread by `default_preferences`) or the (K, n_obj)
+    preferences themselves. Each member trains for `iterations` ARS iterations and/or
+    `budget_seconds` seconds. `workers` processes run the ± episodes (default: all cores).
+    `on_iteration(member, iteration, mean_return)` is called after each saved iteration.
+    Returns the policy set also written to `out_dir` (config.json + weights.safetensors).
+    """
+    env = get_spec(env_id)
+    if isinstance(preferences, (int, np.integer)) and not isinstance(preferences, bool):
+        member_preferences = default_preferences(env.n_obj, int(preferences))
+    else:
+        member_preferences = check_member_preferences(preferences, env.n_obj)
+    if horizon is not None and not 1 <= horizon <= env.horizon:
+        raise ParetoscopeError(f"horizon must be between 1 and {env.horizon}, got {horizon}")
+    if eval_episodes < 1:
+        raise ParetoscopeError(f"eval_episodes must be at least 1, got {eval_episodes}")
+    if seed < 0:
+        raise ParetoscopeError(f"seed must be non-negative, got {seed}")
+    if survival_shift_value is not None and not math.isfinite(survival_shift_value):
+        raise ParetoscopeError(f"survival shift must be finite, got {survival_shift_value}")
+    budget = Budget(iterations, budget_seconds)
+    settings = BehaviourSettings(
+        env_id=env_id,
+        preferences=tuple(tuple(float(v) for v in row) for row in member_preferences),
+        ars=ars or ARSConfig(),
+        seed=int(seed),
+        horizon=horizon,
+        survival_shift=survival_shift_value,
+        warm_start=warm_start,
+        eval_episodes=int(eval_episodes),
+    )
+    folder = Path(out_dir)
+    _prepare_run(folder, settings)
+
+    states: list[MemberState] = []
+    with EpisodePool(env_id, workers) as pool:
+        for index, preference in enumerate(member_preferences):
+            state = _train_member(
+                folder, settings, budget, index, preference, states, pool, progress, on_iteration
+            )
+            states.append(state)
+
+    agent = PolicySetAgent(
+        env_id,
+        member_preferences,
+        np.stack([state.matrix for state in states]),
+        np.stack([state.stats.normaliser()[0] for state in states]),
+        np.stack([state.stats.normaliser()[1] for state in states]),
+        np.stack([np.asarray(state.eval_returns).mean(axis=0) for state in states]),
+        training={
+            "method": METHOD,
+            **asdict(settings.ars),
+            "seed": settings.seed,
+            "horizon": settings.horizon or env.horizon,
+            "eval_episodes": settings.eval_episodes,
+            "warm_start": settings.warm_start,
+            "iterations": [state.iteration for state in states],
+            "env_steps": [state.env_steps for state in states],
+            "survival_shift": [_shift_for(settings, state.preference) for state in states],
+        },
+    )
+    save_policy_set(agent, folder)
+    return agent
+
+
+def _shift_for(settings: BehaviourSettings, preference: FloatArray) -> float:
+    if settings.survival_shift is not None:
+        return float(settings.survival_shift)
+    return survival_shift(settings.env_id, preference)
+
+
+def _new_member(
+    settings: BehaviourSettings, index: int, preference: FloatArray, trained: list[MemberState]
+) -> MemberState:
+    """A fresh member: zero policy, or a copy of the nearest trained member's policy."""
+    env = get_spec(settings.env_id)
+    if settings.warm_start and trained:
+        distances = [float(np.linalg.norm(other.preference - preference)) for other in trained]
+        source = trained[int(np.argmin(distances))]
+        return MemberState(
+            index=index,
+            preference=preference.copy(),
+            matrix=source.matrix.copy(),
+            stats=source.stats,
+            warm_started_from=source.index,
+        )
+    return MemberState(
+        index=index,
+        preference=preference.copy(),
+        matrix=np.zeros((env.act_dim, env.obs_dim)),
+        stats=ObservationStats.empty(env.obs_dim),
+    )
+
+
+def _train_member(
+    folder: Path,
+    settings: BehaviourSettings,
+    budget: Budget,
+    index: int,
+    preference: FloatArray,
+    trained: list[MemberState],
+    pool: EpisodePool,
+    progress: bool,
+    on_iteration: IterationCallback | None,
+) -> MemberState:
+    """Train member `index` until the budget is reached (resuming its saved state), evaluate."""
+    env = get_spec(settings.env_id)
+    horizon = settings.horizon or env.horizon
+    path = member_path(folder, index)
+    if path.is_file():
+        state = load_member(path)
+        if state.index != index or not np.array_equal(state.preference, preference):
+            raise ParetoscopeError(f"{path}: belongs to another member; delete it to retrain")
+    else:
+        state = _new_member(settings, index, preference, trained)
+    shift = _shift_for(settings, preference)
+    weights = preference
+    count = len(settings.preferences)
+    bar = tqdm(
+        total=budget.iterations if budget.iterations is not None else budget.seconds,
+        initial=state.iteration if budget.iterations is not None else state.elapsed_seconds,
+        desc=f"member {index + 1}/{count} w={_format_preference(preference)}",
+        unit="it" if budget.iterations is not None else "s",
+        disable=not progress,
+        dynamic_ncols=True,
+    )
+    try:
+        while not budget.reached(state):
+            started = time.perf_counter()
+            rng = np.random.default_rng([settings.seed, index, state.iteration])
+            result = ars_iteration(
+                state.matrix, state.stats, weights, rng, pool, settings.ars, horizon, shift
+            )
+            seconds = time.perf_counter() - started
+            state.matrix, state.stats = result.matrix, result.stats
+            state.iteration += 1
+            state.env_steps += result.env_steps
+            state.elapsed_seconds += seconds
+            state.history.append(result.mean_return)
+            save_member(path, state)
+            bar.update(1 if budget.iterations is not None else seconds)
+            bar.set_postfix(
+                {
+                    "return": f"{result.mean_return:.1f}",
+                    "steps/s": f"{result.env_steps / seconds:.0f}",
+                }
+            )
+            if on_iteration is not None:
+                on_iteration(index, state.iteration, result.mean_return)
+        if not state.evaluated:
+            seeds = _eval_seeds(settings.seed, index, settings.eval_episodes)
+            state.eval_returns = evaluate_policy(state.matrix, state.stats, seeds, pool, horizon)
+            state.evaluated_iteration = state.iteration
+            save_member(path, state)
+        mean_return = np.asarray(state.eval_returns).mean(axis=0)
+        bar.set_postfix(
+            {
+                "eval": "(" + ", ".join(f"{value:.0f}" for value in mean_return) + ")",
+                "w·R": f"{float(weights @ mean_return):.1f}",
+            }
+        )
+    finally:
+        bar.close()
+    return state

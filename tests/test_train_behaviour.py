@@ -1,0 +1,407 @@
+"""The behaviour-policy trainer: ARS pieces, the direct MuJoCo runner, learning, resuming, CLI."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.agents.policy_set import PolicySetAgent, load_policy_set
+from core.envs import get_spec
+from core.errors import ParetoscopeError
+from core.metrics import preference_grid
+from core.rollout import rollout_batch
+from core.train import ARSConfig, ObservationStats, default_preferences, survival_shift
+from core.train.ars import EpisodeTask, GymRunner, MujocoRunner, ars_iteration
+from core.train.behaviour import member_path, train_behaviour
+
+SWIMMER = "MO-Swimmer-v2"
+# Tiny settings for the mechanics tests: a handful of short episodes per iteration.
+TINY = ARSConfig(directions=4, top_directions=2, step_size=0.02, noise=0.03)
+
+
+# --- preferences and the survival shift -----------------------------------------------------------
+
+
+def test_two_objective_preferences_are_evenly_spaced_first_objective_first() -> None:
+    np.testing.assert_allclose(
+        default_preferences(2, 5),
+        [[1.0, 0.0], [0.75, 0.25], [0.5, 0.5], [0.25, 0.75], [0.0, 1.0]],
+    )
+    np.testing.assert_allclose(default_preferences(2, 1), [[0.5, 0.5]])
+    np.testing.assert_allclose(default_preferences(3, 1), [[1 / 3, 1 / 3, 1 / 3]])
+
+
+def test_three_objective_preferences_use_the_grid_and_thin_it_from_the_corners() -> None:
+    six = default_preferences(3, 6)  # exactly the granularity-2 grid
+    assert sorted(map(tuple, six.tolist())) == sorted(map(tuple, preference_grid(3, 2).tolist()))
+    assert tuple(six[0]) == (1.0, 0.0, 0.0)
+    # Four points: granularity 2 has six; the three corners, then the first of the three
+    # equally far edge midpoints in grid order, (0, 0.5, 0.5). Sorted by descending w0, w1, ...
+    np.testing.assert_allclose(
+        default_preferences(3, 4),
+        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.5, 0.5], [0.0, 0.0, 1.0]],
+    )
+    many = default_preferences(3, 11)
+    assert many.shape == (11, 3)
+    np.testing.assert_allclose(many.sum(axis=1), 1.0)
+    assert len({tuple(row) for row in many.tolist()}) == 11
+
+
+def test_survival_shift_is_the_scalarised_alive_bonus() -> None:
+    # REFERENCE section 8: 0.6*1 + 0.2*1 + 0.2*5 = 1.8 for Hopper-v3 at (0.6, 0.2, 0.2).
+    assert survival_shift("MO-Hopper-v3", np.array([0.6, 0.2, 0.2])) == pytest.approx(1.8)
+    assert survival_shift("MO-HalfCheetah-v2", np.array([0.5, 0.5])) == 0.0
+    assert survival_shift(SWIMMER, np.array([1.0, 0.0])) == 0.0
+
+
+# --- ARS pieces -----------------------------------------------------------------------------------
+
+
+def test_observation_stats_merge_like_one_sample() -> None:
+    rng = np.random.default_rng(0)
+    blocks = [rng.normal(3.0, 2.0, size=(n, 5)) for n in (1, 7, 30, 2)]
+    merged = ObservationStats.empty(5)
+    for block in blocks:
+        merged = merged.merged(ObservationStats.of(block))
+    everything = np.concatenate(blocks)
+    assert merged.count == len(everything)
+    np.testing.assert_allclose(merged.mean, everything.mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(merged.m2 / merged.count, everything.var(axis=0), rtol=1e-10)
+    mean, std = merged.normaliser()
+    np.testing.assert_allclose(std, everything.std(axis=0), rtol=1e-10)
+    # Before two observations: identity normalisation; a constant coordinate is not scaled.
+    np.testing.assert_array_equal(ObservationStats.empty(3).normaliser()[1], np.ones(3))
+    constant = ObservationStats.of(np.column_stack([np.ones(4), np.arange(4.0)]))
+    assert constant.normaliser()[1][0] == 1.0
+
+
+class _LinearScorePool:
+    """A stand-in for the episode pool: the 'return' of matrix M is (Σ M∘C, 0), length 10."""
+
+    def __init__(self, coefficients: np.ndarray) -> None:
+        from core.train.ars import Episode
+
+        self.coefficients = coefficients
+        self.episode = Episode
+        self.tasks: list[EpisodeTask] = []
+
+    def run(self, tasks: list[EpisodeTask]):  # type: ignore[no-untyped-def]
+        self.tasks.extend(tasks)
+        observations = np.full((10, self.coefficients.shape[1]), 2.0)
+        return [
+            self.episode(
+                np.array([float((task[0] * self.coefficients).sum()), 0.0]),
+                10,
+                ObservationStats.of(observations),
+            )
+            for task in tasks
+        ]
+
+
+def test_an_ars_iteration_applies_the_v2t_update_by_hand() -> None:
+    rng_coefficients = np.random.default_rng(1)
+    coefficients = rng_coefficients.normal(size=(2, 3))
+    pool = _LinearScorePool(coefficients)
+    config = ARSConfig(directions=5, top_directions=2, step_size=0.1, noise=0.5)
+    matrix = np.zeros((2, 3))
+    shift = 0.25
+    result = ars_iteration(
+        matrix,
+        ObservationStats.empty(3),
+        np.array([1.0, 0.0]),
+        np.random.default_rng(7),
+        pool,  # type: ignore[arg-type]
+        config,
+        horizon=10,
+        shift=shift,
+    )
+    # Recompute: same draws, then the textbook update with the shift on every episode score.
+    replay = np.random.default_rng(7)
+    directions = replay.standard_normal((5, 2, 3))
+    score = {
+        sign: [
+            float(((matrix + sign * 0.5 * d) * coefficients).sum()) - shift * 10 for d in directions
+        ]
+        for sign in (1, -1)
+    }
+    best = sorted(range(5), key=lambda k: -max(score[1][k], score[-1][k]))[:2]
+    sigma = np.std([score[1][k] for k in best] + [score[-1][k] for k in best])
+    expected = matrix + 0.1 / (2 * sigma) * sum(
+        (score[1][k] - score[-1][k]) * directions[k] for k in best
+    )
+    np.testing.assert_allclose(result.matrix, expected, rtol=1e-12)
+    assert result.env_steps == 100
+    assert result.stats.count == 100
+    # The reported return is the unshifted w·R, averaged over the 2N episodes.
+    assert result.mean_return == pytest.approx(np.mean(score[1] + score[-1]) + shift * 10)
+    # Every episode used the normaliser frozen at the start (identity here) and the horizon.
+    assert all(task[4] == 10 and (task[2] == 1.0).all() for task in pool.tasks)
+
+
+def test_the_direct_mujoco_runner_replays_the_gymnasium_env_exactly() -> None:
+    for env_id, horizon in (("MO-Hopper-v2", 200), ("MO-HalfCheetah-v2", 60)):
+        spec = get_spec(env_id)
+        rng = np.random.default_rng(3)
+        matrix = rng.normal(0.0, 0.5, size=(spec.act_dim, spec.obs_dim))
+        mean, std = rng.normal(size=spec.obs_dim) * 0.1, rng.uniform(0.5, 2.0, spec.obs_dim)
+        direct = MujocoRunner(env_id).run(matrix, mean, std, seed=11, horizon=horizon)
+        through_env = GymRunner(env_id).run(matrix, mean, std, seed=11, horizon=horizon)
+        assert direct.length == through_env.length
+        np.testing.assert_array_equal(direct.stats.mean, through_env.stats.mean)
+        np.testing.assert_array_equal(direct.stats.m2, through_env.stats.m2)
+        # env.step hands out float32 rewards; the direct runner keeps float64.
+        np.testing.assert_allclose(direct.returns, through_env.returns, rtol=1e-5, atol=1e-3)
+    # The Hopper episode with this random policy falls before the horizon (termination works).
+    hopper = MujocoRunner("MO-Hopper-v2").run(
+        np.random.default_rng(3).normal(0.0, 0.5, size=(3, 11)),
+        np.zeros(11),
+        np.ones(11),
+        seed=11,
+        horizon=200,
+    )
+    assert hopper.length < 200, "pick a policy that falls, so termination is exercised"
+
+
+# --- learning -------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def trained_swimmer(tmp_path_factory: pytest.TempPathFactory) -> PolicySetAgent:
+    """Two Swimmer members trained for 15 short iterations on 2 worker processes (~5 s)."""
+    out = tmp_path_factory.mktemp("swimmer")
+    return train_behaviour(
+        SWIMMER,
+        out,
+        [[1.0, 0.0], [0.6, 0.4]],
+        iterations=15,
+        workers=2,
+        ars=ARSConfig(directions=8, top_directions=4),
+        horizon=200,
+        eval_episodes=2,
+        progress=False,
+    )
+
+
+def test_brief_training_beats_random_linear_policies(trained_swimmer: PolicySetAgent) -> None:
+    """Evaluated through env.step (rollout_batch), each member beats the best of ten random
+    Gaussian linear policies of its shape and the zero policy it started from."""
+    spec = get_spec(SWIMMER)
+    preferences = trained_swimmer.preferences
+    seeds = [101, 102]
+    rows = np.repeat(preferences, len(seeds), axis=0)
+    row_seeds = np.tile(seeds, len(preferences))
+    trained = rollout_batch(trained_swimmer, SWIMMER, rows, row_seeds, horizon=200)
+    trained_utility = (trained.returns * rows).sum(axis=1).reshape(len(preferences), -1).mean(1)
+
+    rng = np.random.default_rng(2024)
+    random_utilities = []
+    for _ in range(10):
+        matrix = rng.normal(0.0, 1.0 / np.sqrt(spec.obs_dim), size=(1, spec.act_dim, spec.obs_dim))
+        policy = PolicySetAgent(SWIMMER, [[0.5, 0.5]], matrix, np.zeros((1, 8)), np.ones((1, 8)))
+        episodes = rollout_batch(policy, SWIMMER, rows, row_seeds, horizon=200)
+        random_utilities.append((episodes.returns * rows).sum(axis=1).reshape(2, -1).mean(1))
+    zero = PolicySetAgent(
+        SWIMMER, [[0.5, 0.5]], np.zeros((1, 2, 8)), np.zeros((1, 8)), np.ones((1, 8))
+    )
+    zero_episodes = rollout_batch(zero, SWIMMER, rows, row_seeds, horizon=200)
+    zero_utility = (zero_episodes.returns * rows).sum(axis=1).reshape(2, -1).mean(1)
+
+    best_random = np.max(random_utilities, axis=0)
+    assert (trained_utility > best_random).all(), (trained_utility, best_random)
+    assert (trained_utility > zero_utility + 10.0).all(), (trained_utility, zero_utility)
+    # The stored mean return is what the policy gets (other reset seeds, so approximately).
+    assert trained_swimmer.mean_returns is not None
+    stored = (trained_swimmer.mean_returns * preferences).sum(axis=1)
+    np.testing.assert_allclose(stored, trained_utility, rtol=0.1)
+
+
+def test_the_saved_checkpoint_is_the_returned_policy_set(
+    trained_swimmer: PolicySetAgent, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    assert trained_swimmer.training["iterations"] == [15, 15]
+    assert trained_swimmer.training["method"] == "ars-v2t"
+    assert trained_swimmer.training["env_steps"][0] == 15 * 2 * 8 * 200  # Swimmer never ends early
+
+
+# --- resuming -------------------------------------------------------------------------------------
+
+
+def _tiny_run(out: Path, iterations: int, **overrides) -> PolicySetAgent:  # type: ignore[no-untyped-def]
+    settings = {
+        "preferences": [[1.0, 0.0], [0.5, 0.5]],
+        "iterations": iterations,
+        "workers": 1,
+        "ars": TINY,
+        "horizon": 30,
+        "eval_episodes": 1,
+        "progress": False,
+        "seed": 3,
+    }
+    settings.update(overrides)
+    return train_behaviour(SWIMMER, out, **settings)
+
+
+def _assert_same_set(first: PolicySetAgent, second: PolicySetAgent) -> None:
+    np.testing.assert_array_equal(first.matrices, second.matrices)
+    np.testing.assert_array_equal(first.obs_mean, second.obs_mean)
+    np.testing.assert_array_equal(first.obs_std, second.obs_std)
+    assert first.mean_returns is not None and second.mean_returns is not None
+    np.testing.assert_array_equal(first.mean_returns, second.mean_returns)
+
+
+def test_an_interrupted_run_resumes_to_the_uninterrupted_result(tmp_path: Path) -> None:
+    uninterrupted = _tiny_run(tmp_path / "whole", iterations=4)
+
+    def interrupt(member: int, iteration: int, mean_return: float) -> None:
+        if (member, iteration) == (1, 2):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _tiny_run(tmp_path / "split", iterations=4, on_iteration=interrupt)
+    assert not (tmp_path / "split" / "config.json").exists()  # no final checkpoint yet
+
+    calls: list[tuple[int, int]] = []
+    resumed = _tiny_run(
+        tmp_path / "split", iterations=4, on_iteration=lambda m, i, r: calls.append((m, i))
+    )
+    assert calls == [(1, 3), (1, 4)]  # member 0 skipped, member 1 continued from iteration 2
+    _assert_same_set(resumed, uninterrupted)
+    _assert_same_set(load_policy_set(tmp_path / "split"), uninterrupted)
+
+
+def test_a_larger_budget_continues_from_the_saved_iteration(tmp_path: Path) -> None:
+    single = {"preferences": [[0.5, 0.5]]}
+    _tiny_run(tmp_path / "grown", iterations=2, **single)
+    calls: list[tuple[int, int]] = []
+    grown = _tiny_run(
+        tmp_path / "grown",
+        iterations=5,
+        on_iteration=lambda m, i, r: calls.append((m, i)),
+        **single,
+    )
+    assert calls == [(0, 3), (0, 4), (0, 5)]
+    _assert_same_set(grown, _tiny_run(tmp_path / "direct", iterations=5, **single))
+
+
+def test_the_worker_count_does_not_change_the_result(tmp_path: Path) -> None:
+    one = _tiny_run(tmp_path / "one", iterations=2, preferences=[[1.0, 0.0]])
+    two = _tiny_run(tmp_path / "two", iterations=2, preferences=[[1.0, 0.0]], workers=2)
+    _assert_same_set(one, two)
+
+
+def test_members_warm_start_from_the_nearest_trained_member(tmp_path: Path) -> None:
+    from core.train.behaviour import load_member
+
+    _tiny_run(tmp_path / "warm", iterations=0, preferences=[[1.0, 0.0], [0.0, 1.0], [0.6, 0.4]])
+    sources = [load_member(member_path(tmp_path / "warm", i)).warm_started_from for i in range(3)]
+    assert sources == [None, 0, 0]
+    cold = _tiny_run(tmp_path / "cold", iterations=1, warm_start=False)
+    assert cold.training["warm_start"] is False
+
+
+def test_a_time_budget_of_zero_saves_the_evaluated_zero_policy(tmp_path: Path) -> None:
+    agent = _tiny_run(tmp_path / "zero", iterations=None, budget_seconds=0.0)
+    assert agent.training["iterations"] == [0, 0]
+    np.testing.assert_array_equal(agent.matrices, np.zeros((2, 2, 8)))
+
+
+def test_resuming_with_other_settings_is_refused(tmp_path: Path) -> None:
+    _tiny_run(tmp_path / "run", iterations=1)
+    with pytest.raises(ParetoscopeError, match="seed"):
+        _tiny_run(tmp_path / "run", iterations=1, seed=4)
+    with pytest.raises(ParetoscopeError, match="preferences"):
+        _tiny_run(tmp_path / "run", iterations=1, preferences=[[1.0, 0.0], [0.4, 0.6]])
+
+
+def test_a_damaged_member_state_is_reported(tmp_path: Path) -> None:
+    _tiny_run(tmp_path / "run", iterations=1)
+    member_path(tmp_path / "run", 1).write_bytes(b"not safetensors")
+    with pytest.raises(ParetoscopeError, match="member-001"):
+        _tiny_run(tmp_path / "run", iterations=2)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"preferences": [[0.6, 0.6]]}, "sums to"),
+        ({"preferences": [[1.0, 0.0], [1.0, 0.0]]}, "different preference"),
+        ({"preferences": [[1.0, 0.0, 0.0]]}, "shape"),
+        ({"preferences": 0}, "at least 1"),
+        ({"horizon": 501}, "horizon"),
+        ({"iterations": None}, "budget"),
+        ({"eval_episodes": 0}, "eval_episodes"),
+        ({"workers": 0}, "workers"),
+    ],
+)
+def test_bad_settings_raise(tmp_path: Path, overrides: dict, message: str) -> None:  # type: ignore[type-arg]
+    iterations = overrides.pop("iterations", 1)
+    with pytest.raises(ParetoscopeError, match=message):
+        _tiny_run(tmp_path / "bad", iterations=iterations, **overrides)
+
+
+def test_bad_ars_settings_raise() -> None:
+    with pytest.raises(ParetoscopeError, match="top_directions"):
+        ARSConfig(directions=4, top_directions=5)
+    with pytest.raises(ParetoscopeError, match="step_size"):
+        ARSConfig(step_size=0.0)
+
+
+# --- the command line -----------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    from core.cli import train
+
+    parser = argparse.ArgumentParser(prog="paretoscope")
+    train.register(parser.add_subparsers(dest="command"))
+    return parser
+
+
+def test_the_cli_trains_and_resumes_a_policy_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "cli"
+    argv = [
+        "train", "behaviour", "--env", SWIMMER, "--preferences", "2", "--out", str(out),
+        "--iterations", "1", "--workers", "1", "--directions", "4", "--top-directions", "2",
+        "--horizon", "20", "--eval-episodes", "1", "--quiet",
+    ]  # fmt: skip
+    args = _parser().parse_args(argv)
+    assert args.func(args) == 0
+    printed = capsys.readouterr().out
+    assert "saved policy set (2 members)" in printed
+    assert "(1.00, 0.00)" in printed and "(0.00, 1.00)" in printed
+    first = load_policy_set(out)
+    args = _parser().parse_args(argv)  # a rerun finds everything done and rewrites the same set
+    assert args.func(args) == 0
+    _assert_same_set(load_policy_set(out), first)
+
+
+def test_the_cli_takes_explicit_preferences_and_a_shift() -> None:
+    args = _parser().parse_args(
+        [
+            "train",
+            "behaviour",
+            "--env",
+            SWIMMER,
+            "--out",
+            "x",
+            "--preference",
+            "0.8,0.2",
+            "--preference",
+            "0.3, 0.7",
+            "--survival-shift",
+            "1.5",
+        ]  # fmt: skip
+    )
+    assert args.preference == [[0.8, 0.2], [0.3, 0.7]]
+    assert args.survival_shift == 1.5
+    auto = _parser().parse_args(["train", "behaviour", "--env", SWIMMER, "--out", "x"])
+    assert auto.survival_shift is None and auto.preferences == 5
+    with pytest.raises(SystemExit):
+        _parser().parse_args(
+            ["train", "behaviour", "--env", SWIMMER, "--out", "x", "--preference", "a,b"]
+        )
