@@ -15,14 +15,20 @@ from typing import Any, Literal
 
 import numpy as np
 
-from core.data.d4morl import check_input_file, read_d4morl
-from core.data.minari_io import MINARI_PREFIX, is_minari_dataset, minari_data_path, read_minari
+from core.data.d4morl import check_input_file, load_d4morl, read_d4morl
+from core.data.minari_io import (
+    MINARI_PREFIX,
+    is_minari_dataset,
+    iter_minari,
+    minari_data_path,
+    read_minari,
+)
 from core.data.native import is_native_dataset, native_summary, open_native
 from core.data.summary import (
     SUMMARY_VERSION,
     DatasetSummary,
     TrajectoryTable,
-    summarize_trajectories,
+    summarize,
 )
 from core.data.trajectories import Trajectories
 from core.errors import ParetoscopeError
@@ -83,7 +89,13 @@ def dataset_summary(
     cached = _read_sidecar(sidecar, key)
     if cached is not None:
         return cached
-    summary = summarize_trajectories(open_dataset(source, env_id=env_id, progress=progress))
+    # Stream the trajectories into the small table: never a second copy of the data.
+    if kind == "minari":
+        info, trajectories = iter_minari(source, env_id=env_id, progress=progress)
+    else:
+        loaded = load_d4morl(source, env_id=env_id, progress=progress)
+        info, trajectories = loaded.info, loaded.trajectories(release=True)
+    summary = summarize(TrajectoryTable.from_stream(trajectories, info.spec.horizon), info)
     _write_sidecar(sidecar, key, summary)
     return summary
 

@@ -6,13 +6,13 @@ summary needs, so a converted dataset can be summarised without touching its ste
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from core.data.trajectories import DatasetInfo, Trajectories
+from core.data.trajectories import DatasetInfo, Trajectories, Trajectory
 from core.errors import ParetoscopeError
 
 # Bump when the summary's content or its computation changes: cached summaries are then redone.
@@ -36,6 +36,20 @@ class TrajectoryTable:
             trajectories.lengths,
             trajectories.preferences,
             trajectories.info.spec.horizon,
+        )
+
+    @classmethod
+    def from_stream(cls, trajectories: Iterable[Trajectory], horizon: int) -> TrajectoryTable:
+        """The table of trajectories handed out one at a time (none kept)."""
+        returns, lengths, preferences = [], [], []
+        for trajectory in trajectories:
+            returns.append(trajectory.returns)
+            lengths.append(len(trajectory))
+            preferences.append(np.asarray(trajectory.preference, dtype=np.float64))
+        if not lengths:
+            return cls.from_columns(np.zeros((0, 0)), np.zeros(0), np.zeros((0, 0)), horizon)
+        return cls.from_columns(
+            np.stack(returns), np.asarray(lengths), np.stack(preferences), horizon
         )
 
     @classmethod

@@ -113,7 +113,7 @@ class Trajectory:
             raw_rewards=np.asarray(raw_rewards),
             terminals=np.asarray(terminals, dtype=bool),
             preference=np.asarray(preference),
-            final_observation=next_observations[-1],
+            final_observation=next_observations[-1].copy(),  # not a view keeping the rest alive
             next_observations=None if derivable else next_observations,
         )
 
