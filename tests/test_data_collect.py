@@ -240,3 +240,57 @@ def test_collect_bad_arguments(tmp_path: Path) -> None:
     with pytest.raises(ParetoscopeError, match="unknown environment id"):
         collect(agent, "MO-Unicorn-v2", episodes=1, out=tmp_path / "x")
     assert not (tmp_path / "x").exists()
+
+
+class _InterruptingAgent(LinearTestAgent):
+    """Raises KeyboardInterrupt on the `after`-th reset (i.e. in the middle of a collection)."""
+
+    def __init__(self, after: int) -> None:
+        super().__init__(CHEETAH, seed=6)
+        self.resets, self.after = 0, after
+
+    def reset(self, batch_size: int) -> None:
+        self.resets += 1
+        if self.resets == self.after:
+            raise KeyboardInterrupt
+
+
+def test_interrupted_collection_resumes_to_the_same_data(tmp_path: Path) -> None:
+    settings = dict(
+        episodes=7, distribution="uniform", quality="amateur", seed=3, horizon=HORIZON,
+        agent_name="linear",
+    )  # fmt: skip
+    whole = open_native(
+        collect(
+            LinearTestAgent(CHEETAH, seed=6),
+            CHEETAH,
+            out=tmp_path / "whole",
+            batch_size=2,
+            **settings,
+        )
+    )
+    with pytest.raises(KeyboardInterrupt):
+        collect(
+            _InterruptingAgent(after=3), CHEETAH, out=tmp_path / "resumed", batch_size=2, **settings
+        )
+    assert not (tmp_path / "resumed").exists()
+    partial = tmp_path / ".resumed.partial"
+    assert partial.is_dir()
+
+    counting = _InterruptingAgent(after=-1)
+    resumed = open_native(
+        collect(counting, CHEETAH, out=tmp_path / "resumed", batch_size=2, **settings)
+    )
+    assert counting.resets == 2  # the 2 batches left (episodes 4-5 and 6), not all 4
+    assert not partial.exists()
+    for name in ("observations", "actions", "raw_rewards", "terminals", "preferences", "offsets"):
+        np.testing.assert_array_equal(getattr(resumed, name), getattr(whole, name), err_msg=name)
+
+
+def test_a_partial_run_with_other_settings_is_not_resumed(tmp_path: Path) -> None:
+    settings = dict(episodes=6, distribution="uniform", seed=3, horizon=HORIZON, agent_name="a")
+    with pytest.raises(KeyboardInterrupt):
+        collect(_InterruptingAgent(after=2), CHEETAH, out=tmp_path / "o", batch_size=2, **settings)
+    counting = _InterruptingAgent(after=-1)
+    collect(counting, CHEETAH, out=tmp_path / "o", batch_size=2, **{**settings, "seed": 4})
+    assert counting.resets == 3  # started over

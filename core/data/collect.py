@@ -53,6 +53,9 @@ def collect(
 ) -> Path:
     """Roll out `agent` for `episodes` episodes and write them as a native dataset at `out`.
 
+    Interrupted runs resume: calling again with the same settings continues after the last
+    finished batch, and gives the same data as an uninterrupted run.
+
     Preferences come from the D4MORL `distribution` within `preference_bounds` ((n_obj, 2)
     [low, high] rows; [0, 1] each when None), actions get the `quality`'s noise. Episodes that
     diverge before their first step are left out (counted in the info's ``extra``). With
@@ -90,10 +93,24 @@ def collect(
         preference_distribution=distribution,
         extra=extra,
     )
-    dropped = 0
+    # What makes the episodes what they are; a partial run with the same key is resumed.
+    resume_key = {
+        "env_id": env_id,
+        "episodes": episodes,
+        "distribution": distribution,
+        "quality": quality,
+        "seed": seed,
+        "preference_bounds": extra["preference_bounds"],
+        "horizon": extra["horizon"],
+        "agent": agent_name or type(agent).__name__,
+        "agent_fingerprint": str(getattr(agent, "fingerprint", "")),
+    }
     bar = counter_bar(episodes, f"collecting {env_id}", progress, "ep")
-    with bar, NativeWriter(out, info, overwrite=overwrite) as writer:
-        for start in range(0, episodes, batch_size):
+    with bar, NativeWriter(out, info, overwrite=overwrite, resume_key=resume_key) as writer:
+        first_episode = int(writer.resumed_state.get("next_episode", 0))
+        dropped = int(writer.resumed_state.get("dropped", 0))
+        bar.update(first_episode)
+        for start in range(first_episode, episodes, batch_size):
             rows = slice(start, min(start + batch_size, episodes))
             batch_agent = behaviour_agent(agent, quality, env_id, noise_seeds[rows])
             result = rollout_batch(
@@ -119,6 +136,7 @@ def collect(
                         preference=preference,
                     )
                 )
+            writer.checkpoint({"next_episode": rows.stop, "dropped": dropped})
             bar.update(rows.stop - rows.start)
         # `extra` is the info's own dict: the count lands in the header when the writer closes.
         extra["episodes_dropped_diverged"] = dropped

@@ -39,6 +39,10 @@ SUMMARY_FILE = "summary.json"
 STEP_COLUMNS = ("observations", "actions", "raw_rewards", "terminals", "next_observations")
 TRAJECTORY_COLUMNS = ("offsets", "preferences", "final_observations", "returns")
 
+# A resumable writer's commit point: counts, rows per column and caller state; and its table.
+_CHECKPOINT_FILE = "checkpoint.json"
+_CHECKPOINT_TABLE = "checkpoint-table.npz"
+
 # Step columns are streamed to disk behind a fixed-size .npy header, written last.
 _NPY_HEADER_BYTES = 128
 
@@ -64,13 +68,22 @@ def _npy_header(dtype: np.dtype, shape: tuple[int, ...]) -> bytes:
 class _StepColumn:
     """A 2-D (or 1-D) column appended to a .npy file row block by row block."""
 
-    def __init__(self, path: Path, dtype: np.dtype, width: int | None) -> None:
+    def __init__(
+        self, path: Path, dtype: np.dtype, width: int | None, resume_rows: int | None = None
+    ) -> None:
         self.path = path
         self.dtype = np.dtype(dtype)
         self.width = width
-        self.rows = 0
-        self._file: BinaryIO = open(path, "wb", buffering=1 << 20)  # noqa: SIM115 - closed in finish
-        self._file.write(b"\0" * _NPY_HEADER_BYTES)
+        if resume_rows is None:
+            self.rows = 0
+            self._file: BinaryIO = open(path, "wb", buffering=1 << 20)  # noqa: SIM115
+            self._file.write(b"\0" * _NPY_HEADER_BYTES)
+        else:  # continue after the last checkpoint: drop anything written after it
+            self.rows = resume_rows
+            self._file = open(path, "r+b", buffering=1 << 20)  # noqa: SIM115
+            row_bytes = self.dtype.itemsize * (width or 1)
+            self._file.truncate(_NPY_HEADER_BYTES + resume_rows * row_bytes)
+            self._file.seek(0, os.SEEK_END)
 
     def append(self, values: np.ndarray) -> None:
         block = np.ascontiguousarray(values, dtype=self.dtype)
@@ -84,6 +97,10 @@ class _StepColumn:
         self._file.close()
         return {"file": self.path.name, "dtype": self.dtype.str, "shape": list(shape)}
 
+    def flush(self) -> None:
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
     def close(self) -> None:
         self._file.close()
 
@@ -94,6 +111,11 @@ class NativeWriter:
     Use as a context manager; `close()` (or leaving the block) finishes the dataset. Data go to
     a hidden temporary directory renamed at the end, so a failure or an interrupt leaves nothing
     half-written at `path`.
+
+    With a `resume_key` (a JSON-able dict saying what is being written), the writer is
+    resumable: `checkpoint(state)` commits what was appended so far, an interrupted writer keeps
+    its partial directory, and a new writer with the same key continues after the last
+    checkpoint (`resumed_state` returns the `state` given then; empty when starting afresh).
     """
 
     def __init__(
@@ -103,6 +125,7 @@ class NativeWriter:
         store_next_observations: bool = False,
         overwrite: bool = False,
         validate: bool = True,
+        resume_key: dict[str, Any] | None = None,
     ) -> None:
         self.path = Path(path)
         self.info = info
@@ -110,30 +133,39 @@ class NativeWriter:
         self.validate = validate
         _check_output_path(self.path, overwrite)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.partial")
-        if self._temporary.exists():
-            shutil.rmtree(self._temporary)
-        self._temporary.mkdir()
+        self._resume_key = resume_key
+        partial_name = (
+            f".{self.path.name}.partial"
+            if resume_key
+            else f".{self.path.name}.{os.getpid()}.partial"
+        )
+        self._temporary = self.path.with_name(partial_name)
         self._overwrite = overwrite
-        float64 = np.dtype(np.float64)
-        spec = self.spec
-        self._columns: dict[str, _StepColumn] = {
-            "observations": _StepColumn(
-                self._temporary / "observations.npy", float64, spec.obs_dim
-            ),
-            "actions": _StepColumn(self._temporary / "actions.npy", float64, spec.act_dim),
-            "raw_rewards": _StepColumn(self._temporary / "raw_rewards.npy", float64, spec.n_obj),
-            "terminals": _StepColumn(self._temporary / "terminals.npy", np.dtype(bool), None),
-        }
-        if store_next_observations:
-            self._columns["next_observations"] = _StepColumn(
-                self._temporary / "next_observations.npy", float64, spec.obs_dim
-            )
         self._lengths: list[int] = []
         self._preferences: list[np.ndarray] = []
         self._finals: list[np.ndarray] = []
         self._returns: list[np.ndarray] = []
         self._closed = False
+        self.resumed_state: dict[str, Any] = {}
+        spec = self.spec
+        widths: dict[str, tuple[np.dtype, int | None]] = {
+            "observations": (np.dtype(np.float64), spec.obs_dim),
+            "actions": (np.dtype(np.float64), spec.act_dim),
+            "raw_rewards": (np.dtype(np.float64), spec.n_obj),
+            "terminals": (np.dtype(bool), None),
+        }
+        if store_next_observations:
+            widths["next_observations"] = (np.dtype(np.float64), spec.obs_dim)
+        checkpoint = self._read_checkpoint(list(widths))
+        if checkpoint is None:
+            if self._temporary.exists():
+                shutil.rmtree(self._temporary)
+            self._temporary.mkdir()
+        rows = checkpoint["rows"] if checkpoint else {}
+        self._columns: dict[str, _StepColumn] = {
+            name: _StepColumn(self._temporary / f"{name}.npy", dtype, width, rows.get(name))
+            for name, (dtype, width) in widths.items()
+        }
 
     def append(self, trajectory: Trajectory) -> None:
         """Add one trajectory (validated against the env spec unless `validate=False`)."""
@@ -159,6 +191,60 @@ class NativeWriter:
     @property
     def n_trajectories(self) -> int:
         return len(self._lengths)
+
+    # --- resuming ----------------------------------------------------------------------------
+    def _read_checkpoint(self, column_names: list[str]) -> dict[str, Any] | None:
+        """The last checkpoint of a partial write with the same key (loading its table)."""
+        if self._resume_key is None:
+            return None
+        try:
+            checkpoint = json.loads((self._temporary / _CHECKPOINT_FILE).read_text("utf-8"))
+            if checkpoint["key"] != json.loads(json.dumps(self._resume_key)):
+                return None
+            if sorted(checkpoint["rows"]) != sorted(column_names):
+                return None
+            if not all((self._temporary / f"{name}.npy").is_file() for name in column_names):
+                return None
+            count = int(checkpoint["n_trajectories"])
+            with np.load(self._temporary / _CHECKPOINT_TABLE, allow_pickle=False) as table:
+                self._lengths = [int(length) for length in table["lengths"][:count]]
+                self._preferences = list(table["preferences"][:count])
+                self._finals = list(table["final_observations"][:count])
+                self._returns = list(table["returns"][:count])
+            if len(self._lengths) != count:
+                raise ValueError("checkpoint table shorter than its count")
+        except (OSError, ValueError, KeyError, TypeError):
+            self._lengths, self._preferences, self._finals, self._returns = [], [], [], []
+            return None
+        self.resumed_state = dict(checkpoint.get("state") or {})
+        return checkpoint
+
+    def checkpoint(self, state: dict[str, Any] | None = None) -> None:
+        """Commit everything appended so far (resumable writers only); `state` is kept with it."""
+        if self._resume_key is None:
+            raise RuntimeError("checkpoint() needs a writer created with a resume_key")
+        for column in self._columns.values():
+            column.flush()
+        count = len(self._lengths)
+        table_path = self._temporary / _CHECKPOINT_TABLE
+        with open(table_path.with_suffix(".partial"), "wb") as file:
+            np.savez(
+                file,
+                lengths=np.asarray(self._lengths, dtype=np.int64),
+                preferences=np.reshape(self._preferences, (count, self.spec.n_obj)),
+                final_observations=np.reshape(self._finals, (count, self.spec.obs_dim)),
+                returns=np.reshape(self._returns, (count, self.spec.n_obj)),
+            )
+        os.replace(table_path.with_suffix(".partial"), table_path)
+        content = {
+            "key": self._resume_key,
+            "n_trajectories": count,
+            "rows": {name: column.rows for name, column in self._columns.items()},
+            "state": state or {},
+        }
+        checkpoint_path = self._temporary / _CHECKPOINT_FILE
+        _write_json(checkpoint_path.with_suffix(".partial"), content)
+        os.replace(checkpoint_path.with_suffix(".partial"), checkpoint_path)
 
     def close(self) -> Path:
         """Finish the dataset: headers, per-trajectory table, summary; move it into place."""
@@ -201,17 +287,21 @@ class NativeWriter:
         )
         _write_json(self._temporary / HEADER_FILE, header)
         _write_summary(self._temporary, uid, summarize(table, self.info))
+        for name in (_CHECKPOINT_FILE, _CHECKPOINT_TABLE):
+            (self._temporary / name).unlink(missing_ok=True)
         if self._overwrite and self.path.exists():
             shutil.rmtree(self.path)
         os.replace(self._temporary, self.path)
         self._closed = True
         return self.path
 
-    def abort(self) -> None:
-        """Drop everything written so far."""
+    def abort(self, keep_checkpoint: bool = False) -> None:
+        """Drop everything written so far; with `keep_checkpoint`, keep what a resumable writer
+        committed so that the next writer with the same key continues from it."""
         for column in self._columns.values():
             column.close()
-        shutil.rmtree(self._temporary, ignore_errors=True)
+        if not (keep_checkpoint and (self._temporary / _CHECKPOINT_FILE).exists()):
+            shutil.rmtree(self._temporary, ignore_errors=True)
         self._closed = True
 
     def __enter__(self) -> NativeWriter:
@@ -221,7 +311,7 @@ class NativeWriter:
         if kind is None:
             self.close()
         else:
-            self.abort()
+            self.abort(keep_checkpoint=self._resume_key is not None)
 
 
 def _check_output_path(path: Path, overwrite: bool) -> None:
