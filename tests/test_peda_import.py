@@ -247,6 +247,10 @@ def test_truncated_and_foreign_files_are_refused(tmp_path: Path) -> None:
     torch.save(torch.zeros(3), tensor_only)
     with pytest.raises(ParetoscopeError, match="holds a Tensor"):
         import_peda(tensor_only, "MO-Hopper-v3", "rvs")
+    garbage = tmp_path / "garbage.ckpt"
+    garbage.write_bytes(b"\x80\x02not a pickle at all")
+    with pytest.raises(ParetoscopeError, match="not a readable torch checkpoint"):
+        import_peda(garbage, "MO-Hopper-v3", "rvs")
     with pytest.raises(ParetoscopeError, match="no such file"):
         import_peda(tmp_path / "missing.ckpt", "MO-Hopper-v3", "rvs")
 

@@ -22,6 +22,7 @@ import math
 import os
 import pickle
 import re
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,14 +100,24 @@ def read_peda_checkpoint(path: PathLike) -> tuple[dict[str, torch.Tensor], dict[
     if not location.is_file():
         raise ParetoscopeError(f"{location}: no such file")
     try:
-        content = torch.load(location, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():
+            # torch warns about pickle protocols it was not written with; the error says more.
+            warnings.simplefilter("ignore", UserWarning)
+            content = torch.load(location, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as error:
-        reason = str(error).strip().splitlines()
-        detail = next((line for line in reason if "GLOBAL" in line), "")
+        # torch wraps every refusal in one message; a named GLOBAL means the pickle asked for
+        # some Python callable (the code-execution route), anything else is a damaged file.
+        lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+        refused = next((line for line in lines if "GLOBAL" in line), None)
+        if refused is None:
+            detail = lines[-2] if len(lines) >= 2 else str(error)[:200]
+            raise ParetoscopeError(
+                f"{location}: not a readable torch checkpoint ({detail[:200]})"
+            ) from None
         raise ParetoscopeError(
             f"{location}: refused: the file asks to build Python objects other than tensors "
-            f"{('(' + detail.strip() + ') ') if detail else ''}and paretoscope never runs code "
-            "from a checkpoint. PEDA checkpoints hold tensors only; this file is not one."
+            f"({refused}) and paretoscope never runs code from a checkpoint. PEDA checkpoints "
+            "hold tensors only; this file is not one."
         ) from None
     except (RuntimeError, EOFError, KeyError, ValueError, OSError, AttributeError) as error:
         raise ParetoscopeError(
