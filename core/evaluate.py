@@ -253,12 +253,21 @@ def _run_batches(
             yield batch, evaluate_batch(agent, env_id, batch, horizon)
         return
     # Fresh interpreters: forking a process that already runs torch/OpenMP threads can hang.
-    with ProcessPoolExecutor(worker_count, mp_context=get_context("spawn")) as pool:
+    with ProcessPoolExecutor(
+        worker_count, mp_context=get_context("spawn"), initializer=_one_thread_per_worker
+    ) as pool:
         futures = {
             pool.submit(evaluate_batch, agent, env_id, batch, horizon): batch for batch in batches
         }
         for future in as_completed(futures):
             yield futures[future], future.result()
+
+
+def _one_thread_per_worker() -> None:
+    # Each worker is one of N processes on N cores: extra torch threads only contend.
+    import torch
+
+    torch.set_num_threads(1)
 
 
 @dataclass(frozen=True)

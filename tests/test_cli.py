@@ -60,3 +60,31 @@ def test_unknown_command_fails_cleanly() -> None:
     result = run_cli("no-such-command")
     assert result.returncode != 0
     assert "Traceback" not in result.stderr
+
+
+def test_import_peda_then_evaluate_prints_the_front_metrics(tmp_path) -> None:
+    from tests.conftest import PEDA_FIXTURES
+
+    checkpoint = PEDA_FIXTURES / "ckpts" / "MO-HalfCheetah-v2" / "rvs" / "step=1.ckpt"
+    agent_dir = tmp_path / "agent"
+    imported = run_cli(
+        "agent", "import-peda", str(checkpoint), "--env", "MO-HalfCheetah-v2", "--type", "rvs",
+        "--out", str(agent_dir),
+    )  # fmt: skip
+    assert imported.returncode == 0, imported.stderr
+    result = run_cli(
+        "evaluate", str(agent_dir), "--env", "MO-HalfCheetah-v2", "--granularity", "2",
+        "--horizon", "20", "--workers", "1", "--out", str(tmp_path / "results"), "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert record["episodes"] == 3 and record["preferences"] == 3
+    assert record["cardinality"] >= 1 and record["hypervolume"] >= 0
+    assert len(record["mean_returns"]) == 3
+    assert list((tmp_path / "results" / "MO-HalfCheetah-v2").glob("*.parquet"))
+
+
+def test_evaluate_reports_a_missing_agent_without_a_traceback(tmp_path) -> None:
+    result = run_cli("evaluate", str(tmp_path / "nothing"), "--env", "MO-HalfCheetah-v2")
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and "nothing" in result.stderr
