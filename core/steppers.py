@@ -63,19 +63,22 @@ class D4MORLBatch:
         clipped = physics.clip_action(actions[rows])
         qpos_before = np.empty((len(rows), model.nq))
         unstable = np.zeros(len(rows), dtype=bool)
+        # Only tasks that end on instability (Ant) pay for reading MuJoCo's warning counters.
+        watch_instability = self._ends_on_instability
         for index, row in enumerate(rows):
             data = self.datas[row]
             qpos_before[index] = data.qpos
-            warnings_before = instability_count(data)
+            if watch_instability:
+                warnings_before = instability_count(data)
             data.ctrl[:] = clipped[index]
             mujoco.mj_step(model, data, nstep=frame_skip)
-            unstable[index] = instability_count(data) != warnings_before
+            if watch_instability:
+                unstable[index] = instability_count(data) != warnings_before
         qpos = np.stack([self.datas[row].qpos for row in rows])
         qvel = np.stack([self.datas[row].qvel for row in rows])
         rewards = physics.rewards(qpos_before, qpos, clipped).astype(np.float32)
         terminated = np.asarray(physics.terminated(qpos, qvel), dtype=bool)
-        if self._ends_on_instability:
-            terminated |= unstable
+        terminated |= unstable
         observations = physics.observation(qpos, qvel)
         finite = np.asarray(
             np.isfinite(observations).all(axis=1) & np.isfinite(rewards).all(axis=1)
