@@ -202,14 +202,9 @@ def parse_bounds(text: str | None) -> list[list[float]] | None:
 
 
 def _load_agent(path: str) -> Any:
-    import core.agents as agents
+    from core.agents import load
 
-    loader = getattr(agents, "load", None)
-    if loader is None:  # until core.agents exports `load`
-        from core.agents.checkpoint import load
-
-        return load(path)
-    return loader(path)
+    return load(path)
 
 
 def run_collect(args: argparse.Namespace) -> int:
