@@ -294,3 +294,14 @@ def test_a_partial_run_with_other_settings_is_not_resumed(tmp_path: Path) -> Non
     counting = _InterruptingAgent(after=-1)
     collect(counting, CHEETAH, out=tmp_path / "o", batch_size=2, **{**settings, "seed": 4})
     assert counting.resets == 3  # started over
+
+
+def test_episodes_capped_by_the_collection_horizon_did_not_end_early(tmp_path: Path) -> None:
+    agent = LinearTestAgent(CHEETAH, seed=2)
+    out = collect(agent, CHEETAH, episodes=2, out=tmp_path / "c", horizon=HORIZON)
+    assert open_native(out).info.horizon == HORIZON
+    np.testing.assert_array_equal(open_native(out).ended_early(), [False, False])
+    from core.data import dataset_summary
+
+    assert dataset_summary(out).n_ended_early == 0
+    assert open_native(out).ended_early(horizon=500).all()

@@ -247,7 +247,8 @@ def write_minari(
 
     if dataset_id.startswith(MINARI_PREFIX):
         dataset_id = dataset_id[len(MINARI_PREFIX) :]
-    spec = trajectories.info.spec
+    info = trajectories.info
+    spec = info.spec
     if trajectories.next_observations is not None:
         warnings.warn(
             "Minari keeps one observation sequence per episode: stored next_observations that "
@@ -266,7 +267,7 @@ def write_minari(
         terminals = np.asarray(trajectory.terminals, dtype=bool)
         truncations = np.zeros_like(terminals)
         terminations = terminals.copy()
-        if len(trajectory) >= spec.horizon and terminals[-1]:
+        if len(trajectory) >= info.horizon and terminals[-1]:
             truncations[-1], terminations[-1] = True, False
         return EpisodeBuffer(
             id=index,
@@ -280,7 +281,6 @@ def write_minari(
             truncations=truncations,
         )
 
-    info = trajectories.info
     chunks = range(0, len(trajectories), _WRITE_CHUNK)
     with _datasets_root(root), warnings.catch_warnings():
         # Minari warns about every optional field left empty (author, permalink, ...).

@@ -283,7 +283,7 @@ class NativeWriter:
             "columns": columns,
         }
         table = TrajectoryTable.from_columns(
-            per_trajectory["returns"], lengths, per_trajectory["preferences"], self.spec.horizon
+            per_trajectory["returns"], lengths, per_trajectory["preferences"], self.info.horizon
         )
         _write_json(self._temporary / HEADER_FILE, header)
         _write_summary(self._temporary, uid, summarize(table, self.info))
@@ -422,7 +422,7 @@ def native_table(path: str | Path, header: dict[str, Any] | None = None) -> Traj
         returns=np.asarray(_open_column(path, "returns", header)),
         lengths=np.diff(offsets),
         preferences=np.asarray(_open_column(path, "preferences", header)),
-        horizon=info.spec.horizon,
+        horizon=info.horizon,
     )
 
 

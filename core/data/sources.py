@@ -95,7 +95,7 @@ def dataset_summary(
     else:
         loaded = load_d4morl(source, env_id=env_id, progress=progress)
         info, trajectories = loaded.info, loaded.trajectories(release=True)
-    summary = summarize(TrajectoryTable.from_stream(trajectories, info.spec.horizon), info)
+    summary = summarize(TrajectoryTable.from_stream(trajectories, info.horizon), info)
     _write_sidecar(sidecar, key, summary)
     return summary
 

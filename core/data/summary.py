@@ -35,7 +35,7 @@ class TrajectoryTable:
             trajectories.returns,
             trajectories.lengths,
             trajectories.preferences,
-            trajectories.info.spec.horizon,
+            trajectories.info.horizon,
         )
 
     @classmethod

@@ -48,6 +48,13 @@ class DatasetInfo:
     def spec(self) -> EnvSpec:
         return get_spec(self.env_id)
 
+    @property
+    def horizon(self) -> int:
+        """The episode cap the data were collected with: ``extra["horizon"]`` when recorded
+        (a collection may cap episodes below the env's horizon), else the env's."""
+        recorded = self.extra.get("horizon")
+        return int(recorded) if isinstance(recorded, int) and recorded > 0 else self.spec.horizon
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["objective_names"] = list(self.objective_names)
@@ -265,8 +272,8 @@ class Trajectories:
         return self._returns
 
     def ended_early(self, horizon: int | None = None) -> np.ndarray:
-        """(N,) whether each trajectory is shorter than the horizon (default: the env's)."""
-        horizon = self.info.spec.horizon if horizon is None else horizon
+        """(N,) whether each trajectory is shorter than the horizon (default: `info.horizon`)."""
+        horizon = self.info.horizon if horizon is None else horizon
         return self.lengths < horizon
 
     # --- access --------------------------------------------------------------------------------
