@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import mujoco
 import numpy as np
 
 from core.agents.base import Agent
@@ -215,6 +216,9 @@ class StepRecord:
     done: bool  # the episode ended at this step (any reason)
     terminated: bool  # ended by the env's own rule
     diverged: bool  # stopped because the action, state or reward was not finite
+    # The live simulation after this step, for rendering: valid only until the next record.
+    model: mujoco.MjModel | None = None
+    data: mujoco.MjData | None = None
 
 
 def stream_rollout(
@@ -275,6 +279,7 @@ def stream_rollout(
                 observations[0] = step.observations[0]
             terminated = bool(step.terminated[0]) and not diverged
             done = diverged or terminated or step_index == horizon
+            model, data = stepper.simulation(0)
             yield StepRecord(
                 step_index,
                 step.observations[0].copy(),
@@ -285,6 +290,8 @@ def stream_rollout(
                 done=done,
                 terminated=terminated,
                 diverged=diverged,
+                model=model,
+                data=data,
             )
             if done:
                 return

@@ -37,6 +37,10 @@ class BatchStepper(Protocol):
 
     def step(self, actions: np.ndarray, rows: np.ndarray) -> BatchStep: ...
 
+    def simulation(self, row: int) -> tuple[mujoco.MjModel, mujoco.MjData]:
+        """The live MuJoCo model and data of `row` (for rendering; valid until the next step)."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -85,6 +89,9 @@ class D4MORLBatch:
         )
         return BatchStep(rows, observations, clipped, rewards, terminated, finite)
 
+    def simulation(self, row: int) -> tuple[mujoco.MjModel, mujoco.MjData]:
+        return self.model, self.datas[row]
+
     def close(self) -> None:
         self.datas.clear()
 
@@ -117,6 +124,10 @@ class GymnasiumBatch:
         )
         clipped = np.clip(actions[rows], self.low, self.high)
         return BatchStep(rows, observations, clipped, rewards, terminated, finite)
+
+    def simulation(self, row: int) -> tuple[mujoco.MjModel, mujoco.MjData]:
+        unwrapped = self.envs[row].unwrapped
+        return unwrapped.model, unwrapped.data  # type: ignore[attr-defined]
 
     def close(self) -> None:
         for env in self.envs:
