@@ -71,6 +71,9 @@ SURVIVAL_BONUS: dict[str, tuple[float, ...]] = {
 
 IterationCallback = Callable[[int, int, float], None]
 
+# Progress bar of a time budget: whole seconds instead of tqdm's raw float counts.
+_SECONDS_BAR = "{l_bar}{bar}| {n:.0f}/{total:.0f} s [{elapsed}<{remaining}{postfix}]"
+
 
 # --- preferences -----------------------------------------------------------------------------
 
@@ -453,6 +456,7 @@ def _train_member(
         initial=state.iteration if budget.iterations is not None else state.elapsed_seconds,
         desc=f"member {index + 1}/{count} w={_format_preference(preference)}",
         unit="it" if budget.iterations is not None else "s",
+        bar_format=None if budget.iterations is not None else _SECONDS_BAR,
         disable=not progress,
         dynamic_ncols=True,
     )
