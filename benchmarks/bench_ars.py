@@ -23,6 +23,7 @@ from core.train.ars import (  # noqa: E402
     ARSConfig,
     EpisodePool,
     GymRunner,
+    InProcessEpisodes,
     ObservationStats,
     ars_iteration,
     default_workers,
@@ -35,9 +36,9 @@ def rate(env_id: str, workers: int, iterations: int, through_env: bool = False) 
     weights = np.eye(spec.n_obj)[0]
     matrix, stats = np.zeros((spec.act_dim, spec.obs_dim)), ObservationStats.empty(spec.obs_dim)
     rates = []
-    with EpisodePool(env_id, workers) as pool:
-        if through_env:
-            pool._runner = GymRunner(env_id)  # same algorithm, episodes through env.step
+    with EpisodePool(env_id, workers) as processes:
+        # The same algorithm with episodes through env.step, or the fast runner(s).
+        pool = InProcessEpisodes(GymRunner(env_id)) if through_env else processes
         for iteration in range(iterations):
             started = time.perf_counter()
             result = ars_iteration(

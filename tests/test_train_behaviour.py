@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -13,8 +14,8 @@ from core.envs import get_spec
 from core.errors import ParetoscopeError
 from core.metrics import preference_grid
 from core.rollout import rollout_batch
-from core.train import ARSConfig, ObservationStats, default_preferences, survival_shift
-from core.train.ars import EpisodeTask, GymRunner, MujocoRunner, ars_iteration
+from core.train import ARSConfig, ObservationStats, auto_survival_shift, default_preferences
+from core.train.ars import Episode, EpisodeTask, GymRunner, MujocoRunner, ars_iteration
 from core.train.behaviour import member_path, train_behaviour
 
 SWIMMER = "MO-Swimmer-v2"
@@ -52,9 +53,9 @@ def test_three_objective_preferences_use_the_grid_and_thin_it_from_the_corners()
 
 def test_survival_shift_is_the_scalarised_alive_bonus() -> None:
     # REFERENCE section 8: 0.6*1 + 0.2*1 + 0.2*5 = 1.8 for Hopper-v3 at (0.6, 0.2, 0.2).
-    assert survival_shift("MO-Hopper-v3", np.array([0.6, 0.2, 0.2])) == pytest.approx(1.8)
-    assert survival_shift("MO-HalfCheetah-v2", np.array([0.5, 0.5])) == 0.0
-    assert survival_shift(SWIMMER, np.array([1.0, 0.0])) == 0.0
+    assert auto_survival_shift("MO-Hopper-v3", np.array([0.6, 0.2, 0.2])) == pytest.approx(1.8)
+    assert auto_survival_shift("MO-HalfCheetah-v2", np.array([0.5, 0.5])) == 0.0
+    assert auto_survival_shift(SWIMMER, np.array([1.0, 0.0])) == 0.0
 
 
 # --- ARS pieces -----------------------------------------------------------------------------------
@@ -82,17 +83,14 @@ class _LinearScorePool:
     """A stand-in for the episode pool: the 'return' of matrix M is (Σ M∘C, 0), length 10."""
 
     def __init__(self, coefficients: np.ndarray) -> None:
-        from core.train.ars import Episode
-
         self.coefficients = coefficients
-        self.episode = Episode
         self.tasks: list[EpisodeTask] = []
 
-    def run(self, tasks: list[EpisodeTask]):  # type: ignore[no-untyped-def]
+    def run(self, tasks: Sequence[EpisodeTask]) -> list[Episode]:
         self.tasks.extend(tasks)
         observations = np.full((10, self.coefficients.shape[1]), 2.0)
         return [
-            self.episode(
+            Episode(
                 np.array([float((task[0] * self.coefficients).sum()), 0.0]),
                 10,
                 ObservationStats.of(observations),
@@ -113,7 +111,7 @@ def test_an_ars_iteration_applies_the_v2t_update_by_hand() -> None:
         ObservationStats.empty(3),
         np.array([1.0, 0.0]),
         np.random.default_rng(7),
-        pool,  # type: ignore[arg-type]
+        pool,
         config,
         horizon=10,
         shift=shift,

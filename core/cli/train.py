@@ -160,7 +160,7 @@ def run_behaviour(args: argparse.Namespace) -> int:
                 noise=args.noise,
             ),
             horizon=args.horizon,
-            survival_shift_value=args.survival_shift,
+            survival_shift=args.survival_shift,
             warm_start=not args.no_warm_start,
             eval_episodes=args.eval_episodes,
             progress=not args.quiet,

@@ -8,8 +8,8 @@ live beside them in their own modules.
 from core.train.ars import ARSConfig, EpisodePool, ObservationStats, ars_iteration
 from core.train.behaviour import (
     Budget,
+    auto_survival_shift,
     default_preferences,
-    survival_shift,
     train_behaviour,
 )
 
@@ -19,7 +19,7 @@ __all__ = [
     "EpisodePool",
     "ObservationStats",
     "ars_iteration",
+    "auto_survival_shift",
     "default_preferences",
-    "survival_shift",
     "train_behaviour",
 ]

@@ -244,6 +244,22 @@ def _process_context() -> Any:
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
+class EpisodeBatch(Protocol):
+    """Anything that runs a list of episode tasks and returns their episodes in task order."""
+
+    def run(self, tasks: Sequence[EpisodeTask]) -> list[Episode]: ...
+
+
+class InProcessEpisodes:
+    """Episode tasks run one after another by `runner`, in this process."""
+
+    def __init__(self, runner: EpisodeRunner) -> None:
+        self.runner = runner
+
+    def run(self, tasks: Sequence[EpisodeTask]) -> list[Episode]:
+        return [self.runner.run(*task) for task in tasks]
+
+
 class EpisodePool:
     """Runs episode tasks in order, in this process (1 worker) or in a pool of processes."""
 
@@ -296,7 +312,7 @@ def ars_iteration(
     stats: ObservationStats,
     weights: FloatArray,
     rng: np.random.Generator,
-    pool: EpisodePool,
+    pool: EpisodeBatch,
     config: ARSConfig,
     horizon: int,
     shift: float = 0.0,
@@ -330,7 +346,7 @@ def evaluate_policy(
     matrix: FloatArray,
     stats: ObservationStats,
     seeds: Sequence[int],
-    pool: EpisodePool,
+    pool: EpisodeBatch,
     horizon: int,
 ) -> FloatArray:
     """Return vectors (E, n_obj) of the noise-free policy, one episode per seed."""

@@ -138,7 +138,7 @@ def check_member_preferences(preferences: object, n_obj: int) -> FloatArray:
     return array
 
 
-def survival_shift(env_id: str, preference: FloatArray) -> float:
+def auto_survival_shift(env_id: str, preference: FloatArray) -> float:
     """The automatic training-only shift w·bonus for `env_id` (0 where it has no bonus)."""
     bonus = SURVIVAL_BONUS.get(env_id)
     return 0.0 if bonus is None else float(np.dot(preference, bonus))
@@ -326,7 +326,7 @@ def train_behaviour(
     seed: int = 0,
     ars: ARSConfig | None = None,
     horizon: int | None = None,
-    survival_shift_value: float | None = None,
+    survival_shift: float | None = None,
     warm_start: bool = True,
     eval_episodes: int = 5,
     progress: bool = True,
@@ -351,8 +351,8 @@ def train_behaviour(
         raise ParetoscopeError(f"eval_episodes must be at least 1, got {eval_episodes}")
     if seed < 0:
         raise ParetoscopeError(f"seed must be non-negative, got {seed}")
-    if survival_shift_value is not None and not math.isfinite(survival_shift_value):
-        raise ParetoscopeError(f"survival shift must be finite, got {survival_shift_value}")
+    if survival_shift is not None and not math.isfinite(survival_shift):
+        raise ParetoscopeError(f"survival shift must be finite, got {survival_shift}")
     budget = Budget(iterations, budget_seconds)
     settings = BehaviourSettings(
         env_id=env_id,
@@ -360,7 +360,7 @@ def train_behaviour(
         ars=ars or ARSConfig(),
         seed=int(seed),
         horizon=horizon,
-        survival_shift=survival_shift_value,
+        survival_shift=survival_shift,
         warm_start=warm_start,
         eval_episodes=int(eval_episodes),
     )
@@ -401,7 +401,7 @@ def train_behaviour(
 def _shift_for(settings: BehaviourSettings, preference: FloatArray) -> float:
     if settings.survival_shift is not None:
         return float(settings.survival_shift)
-    return survival_shift(settings.env_id, preference)
+    return auto_survival_shift(settings.env_id, preference)
 
 
 def _new_member(
