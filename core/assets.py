@@ -1,0 +1,710 @@
+"""The assets folder: agents, datasets and precomputed results that the dashboard offers.
+
+Layout (every part optional; a folder the user names, an upload folder and the bundled demo all
+follow it)::
+
+    assets/
+      manifest.json          labels, defaults and sweep plans (below); without it, names are used
+      agents/<name>/         a paretoscope checkpoint (config.json + weights.safetensors)
+      agents/<name>.safetensors   a single-file checkpoint
+      agents/<name>.ckpt     a PEDA checkpoint, imported when chosen (env and type asked if unclear)
+      datasets/<name>/       a native dataset (paretoscope-dataset.json + .npy columns)
+      datasets/<name>.pkl    a D4MORL file
+      results/               a `core.results_store.ResultsStore` with precomputed sweeps
+      rollouts/<key>.mp4     precomputed rollout videos, with <key>.json beside each
+
+Discovery reads only small JSON headers (no torch, no weights), so listing a folder is instant.
+A broken entry does not hide the others: it is listed in `AssetCatalog.problems` with a message.
+
+``manifest.json`` (format "paretoscope-assets", version 1)::
+
+    {"format": "paretoscope-assets", "version": 1,
+     "title": "...", "description": "...",
+     "defaults": {"env": "MO-HalfCheetah-v2", "agent": "cheetah-morvs",
+                  "dataset": "cheetah-expert", "seed": 0},
+     "sweep": {"granularity": 20, "seeds": [0], "horizon": null},
+     "agents": {"cheetah-morvs": {"label": "...", "description": "...",
+                                   "dataset": "cheetah-expert", "sweep": {...}}},
+     "datasets": {"cheetah-expert": {"label": "...", "description": "...", "env": "..."}}}
+
+A sweep plan says which sweep the dashboard shows for an agent (preference grid granularity,
+seeds, episode length); whoever precomputes sweeps into ``results/`` uses the same plan, so the
+dashboard finds every episode already stored. The episode length also applies to live rollouts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import struct
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from core.envs import get_spec
+from core.errors import ParetoscopeError
+
+MANIFEST_FILE = "manifest.json"
+MANIFEST_FORMAT = "paretoscope-assets"
+MANIFEST_VERSION = 1
+AGENTS_DIR = "agents"
+DATASETS_DIR = "datasets"
+RESULTS_DIR = "results"
+ROLLOUTS_DIR = "rollouts"
+# Environment variable naming the default assets folder (the bundled demo otherwise).
+ASSETS_ENV_VAR = "PARETOSCOPE_ASSETS"
+# Bump when a recorded rollout's content changes (rendering, encoding): old recordings are ignored.
+RECORDING_VERSION = 1
+
+AgentFormat = Literal["checkpoint", "peda"]
+DatasetFormat = Literal["native", "d4morl", "minari"]
+
+
+@dataclass(frozen=True)
+class SweepPlan:
+    """Which sweep represents an agent: preference grid granularity, seeds, episode length."""
+
+    granularity: int
+    seeds: tuple[int, ...] = (0,)
+    horizon: int | None = None  # None: the env's own horizon
+
+    def __post_init__(self) -> None:
+        if isinstance(self.granularity, bool) or not isinstance(self.granularity, int):
+            raise ParetoscopeError(
+                f"sweep.granularity: expected an integer, got {self.granularity!r}"
+            )
+        if self.granularity < 1:
+            raise ParetoscopeError(f"sweep.granularity: expected >= 1, got {self.granularity}")
+        if not self.seeds:
+            raise ParetoscopeError("sweep.seeds: expected at least one seed")
+        if self.horizon is not None and self.horizon < 1:
+            raise ParetoscopeError(f"sweep.horizon: expected >= 1 or null, got {self.horizon}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"granularity": self.granularity, "seeds": list(self.seeds), "horizon": self.horizon}
+
+
+def default_sweep_plan(n_obj: int) -> SweepPlan:
+    """The plan used when the manifest names none: a grid as fine as the dashboard's sliders."""
+    granularity = {1: 1, 2: 20, 3: 10, 4: 6}.get(n_obj, 4)
+    return SweepPlan(granularity=granularity)
+
+
+@dataclass(frozen=True)
+class AgentAsset:
+    """An agent file or folder, described from its config without loading weights."""
+
+    name: str
+    path: Path
+    format: AgentFormat
+    env_id: str | None  # None for a PEDA checkpoint whose env must be asked for
+    kind: str  # morvs, bc, modt, policy_set, ... or the PEDA type (dt, rvs, bc) if known
+    return_conditioned: bool
+    label: str
+    description: str = ""
+    dataset: str | None = None  # name of the dataset asset it was trained on, when known
+    sweep: SweepPlan | None = None  # from the manifest; None: the default plan
+
+    @property
+    def n_obj(self) -> int | None:
+        return None if self.env_id is None else get_spec(self.env_id).n_obj
+
+    def sweep_plan(self) -> SweepPlan:
+        if self.sweep is not None:
+            return self.sweep
+        return default_sweep_plan(self.n_obj or 2)
+
+
+@dataclass(frozen=True)
+class DatasetAsset:
+    """A dataset file or folder, described from its header."""
+
+    name: str
+    path: Path
+    format: DatasetFormat
+    env_id: str
+    label: str
+    description: str = ""
+    n_trajectories: int | None = None
+
+
+@dataclass(frozen=True)
+class AssetProblem:
+    """An entry that could not be listed, and why."""
+
+    path: Path
+    message: str
+
+
+@dataclass(frozen=True)
+class AssetCatalog:
+    """Everything found in one or more assets folders."""
+
+    roots: tuple[Path, ...] = ()
+    title: str = "paretoscope"
+    description: str = ""
+    agents: tuple[AgentAsset, ...] = ()
+    datasets: tuple[DatasetAsset, ...] = ()
+    results_dirs: tuple[Path, ...] = ()
+    rollout_dirs: tuple[Path, ...] = ()
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    problems: tuple[AssetProblem, ...] = ()
+
+    def env_ids(self) -> list[str]:
+        """Env ids that have at least one agent or dataset, in the registry's order."""
+        present = {agent.env_id for agent in self.agents} | {d.env_id for d in self.datasets}
+        from core.envs import list_specs
+
+        return [spec.id for spec in list_specs() if spec.id in present]
+
+    def agents_for(self, env_id: str) -> list[AgentAsset]:
+        return [agent for agent in self.agents if agent.env_id == env_id]
+
+    def pending_agents(self) -> list[AgentAsset]:
+        """PEDA checkpoints whose env is not known yet (the user must say)."""
+        return [agent for agent in self.agents if agent.env_id is None]
+
+    def datasets_for(self, env_id: str) -> list[DatasetAsset]:
+        return [dataset for dataset in self.datasets if dataset.env_id == env_id]
+
+    def agent(self, name: str) -> AgentAsset:
+        for agent in self.agents:
+            if agent.name == name:
+                return agent
+        raise ParetoscopeError(f"no agent named {name!r} in the assets ({self._where()})")
+
+    def dataset(self, name: str) -> DatasetAsset:
+        for dataset in self.datasets:
+            if dataset.name == name:
+                return dataset
+        raise ParetoscopeError(f"no dataset named {name!r} in the assets ({self._where()})")
+
+    def _where(self) -> str:
+        return ", ".join(str(root) for root in self.roots) or "no folder"
+
+    def merged(self, other: AssetCatalog) -> AssetCatalog:
+        """This catalog plus `other`'s entries; on a name clash the later one gets a suffix."""
+        agents = list(self.agents)
+        taken = {agent.name for agent in agents}
+        for agent in other.agents:
+            agents.append(replace(agent, name=_unique(agent.name, taken)))
+        datasets = list(self.datasets)
+        taken = {dataset.name for dataset in datasets}
+        for dataset in other.datasets:
+            datasets.append(replace(dataset, name=_unique(dataset.name, taken)))
+        return AssetCatalog(
+            roots=self.roots + other.roots,
+            title=self.title,
+            description=self.description,
+            agents=tuple(agents),
+            datasets=tuple(datasets),
+            results_dirs=self.results_dirs + other.results_dirs,
+            rollout_dirs=self.rollout_dirs + other.rollout_dirs,
+            defaults=dict(self.defaults) or dict(other.defaults),
+            problems=self.problems + other.problems,
+        )
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    candidate, index = name, 2
+    while candidate in taken:
+        candidate = f"{name} ({index})"
+        index += 1
+    taken.add(candidate)
+    return candidate
+
+
+def bundled_assets_dir() -> Path:
+    """The demo assets shipped with the repository (``<repo>/assets``)."""
+    return Path(__file__).resolve().parents[1] / "assets"
+
+
+def default_assets_dir() -> Path:
+    """`$PARETOSCOPE_ASSETS` when set, else the bundled demo."""
+    override = os.environ.get(ASSETS_ENV_VAR)
+    return Path(override).expanduser() if override else bundled_assets_dir()
+
+
+# --- discovery --------------------------------------------------------------------------------
+
+
+def discover_assets(root: str | os.PathLike[str]) -> AssetCatalog:
+    """List what `root` holds (layout in the module docstring).
+
+    `root` may also be a plain folder of checkpoints and datasets (no agents/ or datasets/
+    sub-folders): its entries are then scanned directly. Raises `ParetoscopeError` only when
+    `root` is not a readable directory or its manifest is malformed.
+    """
+    folder = Path(root).expanduser()
+    if not folder.exists():
+        raise ParetoscopeError(f"assets folder {folder}: no such directory")
+    if not folder.is_dir():
+        raise ParetoscopeError(f"assets folder {folder}: not a directory")
+    manifest = read_manifest(folder)
+    problems: list[AssetProblem] = []
+    default_plan = _plan_from(manifest.get("sweep"), f"{folder / MANIFEST_FILE}: sweep")
+    agent_notes = _mapping(manifest.get("agents"), f"{folder / MANIFEST_FILE}: agents")
+    dataset_notes = _mapping(manifest.get("datasets"), f"{folder / MANIFEST_FILE}: datasets")
+
+    agents_dir = folder / AGENTS_DIR
+    datasets_dir = folder / DATASETS_DIR
+    structured = agents_dir.is_dir() or datasets_dir.is_dir()
+    agent_entries = _entries(agents_dir) if structured else _entries(folder)
+    dataset_entries = _entries(datasets_dir) if structured else _entries(folder)
+
+    agents: list[AgentAsset] = []
+    datasets: list[DatasetAsset] = []
+    for path in agent_entries:
+        try:
+            agent = describe_agent(path, agent_notes.get(_entry_name(path)), default_plan)
+        except ParetoscopeError as error:
+            if structured:
+                problems.append(AssetProblem(path, str(error)))
+            continue
+        if agent is not None:
+            agents.append(agent)
+    for path in dataset_entries:
+        try:
+            dataset = describe_dataset(path, dataset_notes.get(_entry_name(path)))
+        except ParetoscopeError as error:
+            if structured:
+                problems.append(AssetProblem(path, str(error)))
+            continue
+        if dataset is not None:
+            datasets.append(dataset)
+    if not structured:
+        # A flat folder: entries that are neither agents nor datasets were skipped silently,
+        # but one that claims to be a checkpoint or dataset and fails to parse is reported.
+        problems.extend(_flat_problems(folder, agents, datasets, agent_notes, default_plan))
+
+    results = folder / RESULTS_DIR
+    rollouts = folder / ROLLOUTS_DIR
+    defaults = _mapping(manifest.get("defaults"), f"{folder / MANIFEST_FILE}: defaults")
+    return AssetCatalog(
+        roots=(folder,),
+        title=str(manifest.get("title") or "paretoscope"),
+        description=str(manifest.get("description") or ""),
+        agents=tuple(agents),
+        datasets=tuple(datasets),
+        results_dirs=(results,) if results.is_dir() else (),
+        rollout_dirs=(rollouts,) if rollouts.is_dir() else (),
+        defaults=dict(defaults),
+        problems=tuple(problems),
+    )
+
+
+def discover_many(roots: Iterable[str | os.PathLike[str]]) -> AssetCatalog:
+    """One catalog over several folders; a folder that cannot be read becomes a problem entry."""
+    catalog: AssetCatalog | None = None
+    for root in roots:
+        try:
+            found = discover_assets(root)
+        except ParetoscopeError as error:
+            found = AssetCatalog(problems=(AssetProblem(Path(root), str(error)),))
+        catalog = found if catalog is None else catalog.merged(found)
+    return catalog if catalog is not None else AssetCatalog()
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    """The manifest's content ({} when there is none); a malformed one raises."""
+    path = folder / MANIFEST_FILE
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ParetoscopeError(f"{path}: not readable JSON ({error})") from None
+    if not isinstance(data, dict):
+        raise ParetoscopeError(f"{path}: expected a JSON object")
+    if data.get("format", MANIFEST_FORMAT) != MANIFEST_FORMAT:
+        raise ParetoscopeError(
+            f"{path}: format is {data.get('format')!r}, expected {MANIFEST_FORMAT!r}"
+        )
+    version = data.get("version", MANIFEST_VERSION)
+    if version != MANIFEST_VERSION:
+        raise ParetoscopeError(
+            f"{path}: version {version!r}; this paretoscope reads version {MANIFEST_VERSION}"
+        )
+    return data
+
+
+def write_manifest(folder: str | os.PathLike[str], content: Mapping[str, Any]) -> Path:
+    """Write `content` (format and version added) as the folder's manifest."""
+    path = Path(folder) / MANIFEST_FILE
+    payload = {"format": MANIFEST_FORMAT, "version": MANIFEST_VERSION, **dict(content)}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def _entries(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(path for path in folder.iterdir() if not path.name.startswith("."))
+
+
+def _entry_name(path: Path) -> str:
+    return path.stem if path.is_file() else path.name
+
+
+def _mapping(value: object, where: str) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ParetoscopeError(f"{where}: expected an object")
+    return value
+
+
+def _plan_from(value: object, where: str) -> SweepPlan | None:
+    if value is None:
+        return None
+    data = _mapping(value, where)
+    try:
+        seeds = tuple(int(seed) for seed in data.get("seeds", [0]))
+        horizon = data.get("horizon")
+        return SweepPlan(
+            granularity=data["granularity"],
+            seeds=seeds,
+            horizon=None if horizon is None else int(horizon),
+        )
+    except (KeyError, TypeError, ValueError) as error:
+        raise ParetoscopeError(
+            f"{where}: expected granularity (integer), seeds (list) and horizon ({error!r})"
+        ) from None
+
+
+def describe_agent(
+    path: Path, note: Mapping[str, Any] | None = None, default_plan: SweepPlan | None = None
+) -> AgentAsset | None:
+    """An `AgentAsset` for a checkpoint folder, a .safetensors or a PEDA .ckpt; None otherwise."""
+    note = _mapping(note, f"manifest entry for {path.name}")
+    name = _entry_name(path)
+    label = str(note.get("label") or name)
+    description = str(note.get("description") or "")
+    dataset = note.get("dataset")
+    dataset_name = str(dataset) if dataset else None
+    plan = _plan_from(note.get("sweep"), f"manifest entry for {name}: sweep") or default_plan
+    if path.is_dir():
+        if not (path / "config.json").is_file():
+            return None
+        config = _read_json(path / "config.json")
+    elif path.suffix == ".safetensors":
+        config = _safetensors_config(path)
+    elif path.suffix in (".ckpt", ".pt", ".pth"):
+        env_hint = note.get("env")
+        if env_hint is not None:
+            get_spec(str(env_hint))
+        peda_type = note.get("peda_type")
+        return AgentAsset(
+            name=name,
+            path=path,
+            format="peda",
+            env_id=None if env_hint is None else str(env_hint),
+            kind=str(peda_type or "peda"),
+            return_conditioned=peda_type in (None, "dt", "rvs"),
+            label=label,
+            description=description or "PEDA checkpoint (imported when chosen)",
+            dataset=dataset_name,
+            sweep=plan,
+        )
+    else:
+        return None
+    where = str(path)
+    if config.get("format") != "paretoscope-agent":
+        raise ParetoscopeError(
+            f"{where}: not a paretoscope agent (format {config.get('format')!r})"
+        )
+    env_id = config.get("env_id")
+    if not isinstance(env_id, str):
+        raise ParetoscopeError(f"{where}: env_id must be a string")
+    try:
+        env = get_spec(env_id)
+    except ParetoscopeError as error:
+        raise ParetoscopeError(f"{where}: {error}") from None
+    if config.get("n_obj") != env.n_obj:
+        raise ParetoscopeError(
+            f"{where}: n_obj is {config.get('n_obj')!r}, but {env_id} has {env.n_obj}"
+        )
+    conditioning = config.get("conditioning")
+    if not isinstance(conditioning, Mapping):
+        raise ParetoscopeError(f"{where}: conditioning must be an object")
+    if not description:
+        training = config.get("training") or {}
+        source = training.get("source") if isinstance(training, Mapping) else None
+        description = f"{config.get('kind')} agent" + (f" ({source})" if source else "")
+    return AgentAsset(
+        name=name,
+        path=path,
+        format="checkpoint",
+        env_id=env_id,
+        kind=str(config.get("kind")),
+        return_conditioned=bool(conditioning.get("return_conditioned", False)),
+        label=label,
+        description=description,
+        dataset=dataset_name,
+        sweep=plan,
+    )
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ParetoscopeError(f"{path}: not readable JSON ({error})") from None
+    if not isinstance(data, dict):
+        raise ParetoscopeError(f"{path}: expected a JSON object")
+    return data
+
+
+def _safetensors_config(path: Path) -> dict[str, Any]:
+    """The paretoscope config stored in a safetensors header (read without loading tensors)."""
+    try:
+        with open(path, "rb") as handle:
+            (length,) = struct.unpack("<Q", handle.read(8))
+            if length > 100_000_000:
+                raise ValueError("header too large")
+            header = json.loads(handle.read(length))
+    except (OSError, struct.error, ValueError) as error:
+        raise ParetoscopeError(f"{path}: not a safetensors file ({error})") from None
+    metadata = header.get("__metadata__") if isinstance(header, dict) else None
+    text = metadata.get("paretoscope_config") if isinstance(metadata, dict) else None
+    if not isinstance(text, str):
+        raise ParetoscopeError(f"{path}: a safetensors file without a paretoscope config")
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ParetoscopeError(f"{path}: its paretoscope config is not JSON ({error})") from None
+    if not isinstance(config, dict):
+        raise ParetoscopeError(f"{path}: its paretoscope config is not a JSON object")
+    return config
+
+
+def describe_dataset(path: Path, note: Mapping[str, Any] | None = None) -> DatasetAsset | None:
+    """A `DatasetAsset` for a native folder, a D4MORL .pkl or a Minari folder; None otherwise."""
+    note = _mapping(note, f"manifest entry for {path.name}")
+    name = _entry_name(path)
+    label = str(note.get("label") or name)
+    description = str(note.get("description") or "")
+    env_note = note.get("env")
+    if path.is_dir() and (path / "paretoscope-dataset.json").is_file():
+        header = _read_json(path / "paretoscope-dataset.json")
+        info = header.get("info")
+        env_id = info.get("env_id") if isinstance(info, Mapping) else None
+        if not isinstance(env_id, str):
+            raise ParetoscopeError(f"{path}: the dataset header names no env_id")
+        get_spec(env_id)
+        count = header.get("n_trajectories")
+        return DatasetAsset(
+            name=name,
+            path=path,
+            format="native",
+            env_id=env_id,
+            label=label,
+            description=description or _dataset_description(info),
+            n_trajectories=int(count) if isinstance(count, int) else None,
+        )
+    if path.is_dir() and (path / "data" / "metadata.json").is_file():
+        metadata = _read_json(path / "data" / "metadata.json")
+        env_id = str(env_note) if env_note else _minari_env(metadata)
+        if env_id is None:
+            raise ParetoscopeError(
+                f"{path}: a Minari dataset whose env is unknown; name it in the manifest ('env')"
+            )
+        get_spec(env_id)
+        count = metadata.get("total_episodes")
+        return DatasetAsset(
+            name=name,
+            path=path,
+            format="minari",
+            env_id=env_id,
+            label=label,
+            description=description or "Minari dataset",
+            n_trajectories=int(count) if isinstance(count, int) else None,
+        )
+    if path.is_file() and path.suffix == ".pkl":
+        from core.data.d4morl import parse_d4morl_name
+
+        parsed = parse_d4morl_name(path.name)
+        env_id = str(env_note) if env_note else (parsed.env_id if parsed else None)
+        if env_id is None:
+            raise ParetoscopeError(
+                f"{path}: the file name does not say its env ({{env}}_{{count}}_{{quality}}_"
+                "{dist}.pkl); name it in the manifest ('env')"
+            )
+        get_spec(env_id)
+        return DatasetAsset(
+            name=name,
+            path=path,
+            format="d4morl",
+            env_id=env_id,
+            label=label,
+            description=description
+            or (f"D4MORL {parsed.quality} {parsed.distribution}" if parsed else "D4MORL file"),
+            n_trajectories=parsed.count if parsed else None,
+        )
+    return None
+
+
+def _dataset_description(info: object) -> str:
+    if not isinstance(info, Mapping):
+        return ""
+    parts = [str(info[key]) for key in ("quality", "preference_distribution") if info.get(key)]
+    return " ".join(parts) or str(info.get("source") or "")
+
+
+def _minari_env(metadata: Mapping[str, Any]) -> str | None:
+    own = metadata.get("paretoscope")
+    if isinstance(own, str):
+        try:
+            own = json.loads(own)
+        except json.JSONDecodeError:
+            own = None
+    if isinstance(own, Mapping):
+        info = own.get("info", own)
+        if isinstance(info, Mapping) and isinstance(info.get("env_id"), str):
+            return str(info["env_id"])
+    return None
+
+
+def _flat_problems(
+    folder: Path,
+    agents: Sequence[AgentAsset],
+    datasets: Sequence[DatasetAsset],
+    notes: Mapping[str, Any],
+    default_plan: SweepPlan | None,
+) -> list[AssetProblem]:
+    listed = {agent.path for agent in agents} | {dataset.path for dataset in datasets}
+    problems = []
+    for path in _entries(folder):
+        if path in listed:
+            continue
+        looks_like = (path.is_dir() and (path / "config.json").is_file()) or path.suffix in (
+            ".safetensors",
+            ".pkl",
+        )
+        if not looks_like:
+            continue
+        try:
+            if path.suffix == ".pkl":
+                describe_dataset(path)
+            else:
+                describe_agent(path, notes.get(_entry_name(path)), default_plan)
+        except ParetoscopeError as error:
+            problems.append(AssetProblem(path, str(error)))
+    return problems
+
+
+# --- rollout recordings ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RolloutRecording:
+    """A finished, rendered episode: its MP4 and the per-step rewards it showed."""
+
+    video: bytes  # H.264 MP4
+    rewards: np.ndarray  # (T, n_obj) per-step reward vectors
+    fps: float
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def returns(self) -> np.ndarray:
+        return np.asarray(self.rewards, dtype=np.float64).sum(axis=0)
+
+    @property
+    def length(self) -> int:
+        return int(np.asarray(self.rewards).shape[0])
+
+
+def rollout_key(
+    agent_fingerprint: str,
+    env_id: str,
+    preference: Sequence[float],
+    target: Sequence[float] | None,
+    seed: int,
+    size: tuple[int, int],
+    horizon: int,
+    extra: str = "",
+) -> str:
+    """A stable name for one rendered episode (floats rounded to 1e-6 so slider noise matches)."""
+
+    def rounded(values: Sequence[float] | None) -> list[float] | None:
+        return None if values is None else [round(float(value), 6) for value in values]
+
+    canonical = json.dumps(
+        [
+            RECORDING_VERSION,
+            agent_fingerprint,
+            env_id,
+            rounded(preference),
+            rounded(target),
+            int(seed),
+            [int(size[0]), int(size[1])],
+            int(horizon),
+            extra,
+        ],
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
+
+
+def write_recording(folder: str | os.PathLike[str], key: str, recording: RolloutRecording) -> Path:
+    """Store `recording` as ``<key>.mp4`` + ``<key>.json`` in `folder` (video first, atomically)."""
+    directory = Path(folder)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        _write_atomically(directory / f"{key}.mp4", recording.video)
+        rewards = np.asarray(recording.rewards, dtype=np.float64)
+        sidecar = {
+            "version": RECORDING_VERSION,
+            "fps": float(recording.fps),
+            "rewards": rewards.tolist(),
+            "meta": dict(recording.meta),
+            "video_sha256": hashlib.sha256(recording.video).hexdigest(),
+        }
+        _write_atomically(directory / f"{key}.json", json.dumps(sidecar).encode("utf-8"))
+    except OSError as error:
+        raise ParetoscopeError(
+            f"cannot write a rollout recording to {directory}: {error}"
+        ) from None
+    return directory / f"{key}.mp4"
+
+
+def read_recording(folders: Iterable[str | os.PathLike[str]], key: str) -> RolloutRecording | None:
+    """The recording `key` from the first folder that holds an intact copy, else None."""
+    for folder in folders:
+        directory = Path(folder)
+        video_path, sidecar_path = directory / f"{key}.mp4", directory / f"{key}.json"
+        if not (video_path.is_file() and sidecar_path.is_file()):
+            continue
+        try:
+            sidecar = json.loads(sidecar_path.read_text(encoding="utf-8"))
+            video = video_path.read_bytes()
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        if not isinstance(sidecar, dict) or sidecar.get("version") != RECORDING_VERSION:
+            continue
+        if hashlib.sha256(video).hexdigest() != sidecar.get("video_sha256"):
+            continue  # a torn or swapped video: render it again
+        rewards = np.asarray(sidecar.get("rewards", []), dtype=np.float64)
+        if rewards.ndim != 2:
+            continue
+        return RolloutRecording(
+            video=video, rewards=rewards, fps=float(sidecar["fps"]), meta=sidecar.get("meta", {})
+        )
+    return None
+
+
+def _write_atomically(path: Path, payload: bytes) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)

@@ -1,0 +1,240 @@
+"""Assets folder discovery, manifests and rollout recordings (core.assets)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.assets import (
+    AssetCatalog,
+    RolloutRecording,
+    SweepPlan,
+    default_sweep_plan,
+    describe_agent,
+    discover_assets,
+    discover_many,
+    read_recording,
+    rollout_key,
+    write_manifest,
+    write_recording,
+)
+from core.errors import ParetoscopeError
+from tests.conftest import PEDA_FIXTURES
+
+
+def _config(env_id: str = "MO-HalfCheetah-v2", kind: str = "morvs", **extra: object) -> dict:
+    from core.envs import get_spec
+
+    spec = get_spec(env_id)
+    config = {
+        "format": "paretoscope-agent",
+        "format_version": 1,
+        "kind": kind,
+        "env_id": env_id,
+        "n_obj": spec.n_obj,
+        "obs_dim": spec.obs_dim,
+        "act_dim": spec.act_dim,
+        "conditioning": {"return_conditioned": kind != "bc"},
+    }
+    config.update(extra)
+    return config
+
+
+def _agent_dir(root: Path, name: str, config: dict) -> Path:
+    folder = root / "agents" / name
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text(json.dumps(config))
+    (folder / "weights.safetensors").write_bytes(b"")
+    return folder
+
+
+def _native_dataset(root: Path, name: str, env_id: str, count: int = 5) -> Path:
+    folder = root / "datasets" / name
+    folder.mkdir(parents=True)
+    header = {
+        "format": "paretoscope-trajectories",
+        "version": 1,
+        "info": {"env_id": env_id, "quality": "expert", "preference_distribution": "wide"},
+        "n_trajectories": count,
+    }
+    (folder / "paretoscope-dataset.json").write_text(json.dumps(header))
+    return folder
+
+
+def test_discovers_agents_datasets_and_results_from_headers_only(tmp_path: Path) -> None:
+    _agent_dir(tmp_path, "cheetah", _config())
+    _agent_dir(tmp_path, "hopper", _config("MO-Hopper-v3", "bc"))
+    _native_dataset(tmp_path, "cheetah-data", "MO-HalfCheetah-v2", count=7)
+    (tmp_path / "datasets" / "MO-Hopper-v3_50000_amateur_narrow.pkl").write_bytes(b"x")
+    (tmp_path / "results").mkdir()
+    write_manifest(
+        tmp_path,
+        {
+            "title": "Demo",
+            "defaults": {"env": "MO-Hopper-v3"},
+            "sweep": {"granularity": 5, "seeds": [0, 1], "horizon": 100},
+            "agents": {"cheetah": {"label": "Cheetah MORvS", "dataset": "cheetah-data"}},
+        },
+    )
+    catalog = discover_assets(tmp_path)
+    assert catalog.title == "Demo"
+    assert catalog.problems == ()
+    assert [agent.name for agent in catalog.agents] == ["cheetah", "hopper"]
+    cheetah = catalog.agent("cheetah")
+    assert cheetah.label == "Cheetah MORvS" and cheetah.dataset == "cheetah-data"
+    assert cheetah.return_conditioned and cheetah.n_obj == 2
+    assert cheetah.sweep_plan() == SweepPlan(granularity=5, seeds=(0, 1), horizon=100)
+    assert catalog.agent("hopper").return_conditioned is False
+    assert catalog.agent("hopper").label == "hopper"  # no note: the folder name
+    datasets = {dataset.name: dataset for dataset in catalog.datasets}
+    assert datasets["cheetah-data"].format == "native"
+    assert datasets["cheetah-data"].n_trajectories == 7
+    d4morl = datasets["MO-Hopper-v3_50000_amateur_narrow"]
+    assert (d4morl.format, d4morl.env_id, d4morl.n_trajectories) == (
+        "d4morl",
+        "MO-Hopper-v3",
+        50000,
+    )
+    assert catalog.results_dirs == (tmp_path / "results",)
+    assert catalog.env_ids() == ["MO-HalfCheetah-v2", "MO-Hopper-v3"]
+    assert [a.name for a in catalog.agents_for("MO-Hopper-v3")] == ["hopper"]
+    assert [d.name for d in catalog.datasets_for("MO-HalfCheetah-v2")] == ["cheetah-data"]
+    assert catalog.defaults["env"] == "MO-Hopper-v3"
+
+
+def test_broken_entries_become_problems_and_the_rest_stays(tmp_path: Path) -> None:
+    _agent_dir(tmp_path, "good", _config())
+    bad_dims = _config()
+    bad_dims["n_obj"] = 3
+    _agent_dir(tmp_path, "wrong-dims", bad_dims)
+    unknown_env = _config()
+    unknown_env["env_id"] = "NoSuchEnv-v0"
+    _agent_dir(tmp_path, "unknown-env", unknown_env)
+    broken = tmp_path / "agents" / "not-json"
+    broken.mkdir()
+    (broken / "config.json").write_text("{not json")
+    (tmp_path / "datasets").mkdir()
+    (tmp_path / "datasets" / "mystery.pkl").write_bytes(b"x")
+    catalog = discover_assets(tmp_path)
+    assert [agent.name for agent in catalog.agents] == ["good"]
+    messages = {problem.path.name: problem.message for problem in catalog.problems}
+    assert "n_obj is 3" in messages["wrong-dims"]
+    assert "NoSuchEnv-v0" in messages["unknown-env"]
+    assert "not readable JSON" in messages["not-json"]
+    assert "does not say its env" in messages["mystery.pkl"]
+
+
+def test_missing_folder_and_bad_manifest_raise(tmp_path: Path) -> None:
+    with pytest.raises(ParetoscopeError, match="no such directory"):
+        discover_assets(tmp_path / "absent")
+    (tmp_path / "manifest.json").write_text('{"format": "other"}')
+    with pytest.raises(ParetoscopeError, match="expected 'paretoscope-assets'"):
+        discover_assets(tmp_path)
+    (tmp_path / "manifest.json").write_text('{"sweep": {"granularity": 0}}')
+    with pytest.raises(ParetoscopeError, match="granularity"):
+        discover_assets(tmp_path)
+
+
+def test_flat_folder_and_many_folders(tmp_path: Path) -> None:
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    agent = flat / "mine"
+    agent.mkdir()
+    (agent / "config.json").write_text(json.dumps(_config("MO-Swimmer-v2", "bc")))
+    (flat / "notes.txt").write_text("ignored")
+    structured = tmp_path / "structured"
+    _agent_dir(structured, "mine", _config())
+    catalog = discover_many([structured, flat, tmp_path / "missing"])
+    # Name clash: the later folder's agent gets a suffix; the missing folder is a problem.
+    assert [a.name for a in catalog.agents] == ["mine", "mine (2)"]
+    assert catalog.agent("mine (2)").env_id == "MO-Swimmer-v2"
+    assert len(catalog.problems) == 1 and "no such directory" in catalog.problems[0].message
+    with pytest.raises(ParetoscopeError, match="no agent named"):
+        catalog.agent("nobody")
+    assert AssetCatalog().env_ids() == []
+
+
+def test_single_file_checkpoint_header_is_read_without_torch(tmp_path: Path) -> None:
+    from safetensors.numpy import save_file
+
+    path = tmp_path / "agent.safetensors"
+    save_file(
+        {"w": np.zeros(2, dtype=np.float32)},
+        str(path),
+        metadata={"paretoscope_config": json.dumps(_config("MO-Ant-v2"))},
+    )
+    described = describe_agent(path)
+    assert described is not None
+    assert described.env_id == "MO-Ant-v2"
+    assert (described.kind, described.format) == ("morvs", "checkpoint")
+    other = tmp_path / "plain.safetensors"
+    save_file({"w": np.zeros(2, dtype=np.float32)}, str(other))
+    with pytest.raises(ParetoscopeError, match="without a paretoscope config"):
+        describe_agent(other)
+
+
+def test_peda_checkpoint_is_listed_for_import(tmp_path: Path) -> None:
+    source = PEDA_FIXTURES / "ckpts" / "MO-Hopper-v3" / "rvs" / "step=1.ckpt"
+    if not source.is_file():
+        pytest.skip(f"PEDA fixtures missing at {source}")
+    (tmp_path / "agents").mkdir()
+    shutil.copy(source, tmp_path / "agents" / "hopper-rvs.ckpt")
+    shutil.copy(source, tmp_path / "agents" / "known.ckpt")
+    write_manifest(tmp_path, {"agents": {"known": {"env": "MO-Hopper-v3", "peda_type": "rvs"}}})
+    catalog = discover_assets(tmp_path)
+    unknown = catalog.agent("hopper-rvs")
+    assert unknown.format == "peda" and unknown.env_id is None
+    assert catalog.pending_agents() == [unknown]
+    known = catalog.agent("known")
+    assert known.env_id == "MO-Hopper-v3" and known.kind == "rvs"
+
+
+def test_default_sweep_plan_matches_the_slider_grid() -> None:
+    assert default_sweep_plan(2).granularity == 20
+    assert default_sweep_plan(3).granularity == 10
+    assert default_sweep_plan(5).granularity >= 1
+    with pytest.raises(ParetoscopeError):
+        SweepPlan(granularity=2, seeds=())
+
+
+def test_rollout_key_is_stable_and_discriminating() -> None:
+    base = dict(
+        agent_fingerprint="abc",
+        env_id="MO-HalfCheetah-v2",
+        preference=[0.3, 0.7],
+        target=None,
+        seed=0,
+        size=(320, 320),
+        horizon=500,
+    )
+    key = rollout_key(**base)
+    # Float noise below the rounding does not change the key.
+    assert rollout_key(**{**base, "preference": [0.3 + 1e-12, 0.7 - 1e-12]}) == key
+    for change in (
+        {"preference": [0.35, 0.65]},
+        {"target": [1.0, 2.0]},
+        {"seed": 1},
+        {"size": (480, 480)},
+        {"horizon": 100},
+        {"agent_fingerprint": "abd"},
+    ):
+        assert rollout_key(**{**base, **change}) != key, change
+
+
+def test_recording_round_trip_and_damaged_video(tmp_path: Path) -> None:
+    rewards = np.array([[1.0, 2.0], [0.5, -1.0]])
+    recording = RolloutRecording(video=b"\x00mp4bytes", rewards=rewards, fps=20.0, meta={"a": 1})
+    write_recording(tmp_path / "one", "k1", recording)
+    back = read_recording([tmp_path / "none", tmp_path / "one"], "k1")
+    assert back is not None
+    assert back.video == recording.video and back.fps == 20.0 and back.meta == {"a": 1}
+    np.testing.assert_array_equal(back.rewards, rewards)
+    np.testing.assert_array_equal(back.returns, [1.5, 1.0])
+    assert back.length == 2
+    assert read_recording([tmp_path / "one"], "other") is None
+    (tmp_path / "one" / "k1.mp4").write_bytes(b"\x00mp4byteX")  # torn or swapped
+    assert read_recording([tmp_path / "one"], "k1") is None
