@@ -16,7 +16,13 @@ from core import __version__
 from core.errors import ParetoscopeError
 
 # Sub-command modules, in the order `--help` lists them.
-_COMMAND_MODULES = ("core.cli.envs", "core.cli.data", "core.cli.agent", "core.cli.evaluate")
+_COMMAND_MODULES = (
+    "core.cli.envs",
+    "core.cli.data",
+    "core.cli.agent",
+    "core.cli.train",
+    "core.cli.evaluate",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
