@@ -9,12 +9,14 @@ batch is stored at once, so an interrupted sweep resumes with only what is missi
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import pickle
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Literal
@@ -252,15 +254,50 @@ def _run_batches(
         for batch in batches:
             yield batch, evaluate_batch(agent, env_id, batch, horizon)
         return
-    # Fresh interpreters: forking a process that already runs torch/OpenMP threads can hang.
-    with ProcessPoolExecutor(
-        worker_count, mp_context=get_context("spawn"), initializer=_one_thread_per_worker
-    ) as pool:
-        futures = {
-            pool.submit(evaluate_batch, agent, env_id, batch, horizon): batch for batch in batches
-        }
+    pool = _worker_pool(worker_count)
+    futures = {
+        pool.submit(evaluate_batch, agent, env_id, batch, horizon): batch for batch in batches
+    }
+    try:
         for future in as_completed(futures):
             yield futures[future], future.result()
+    except BrokenProcessPool:
+        _POOLS.pop(worker_count, None)
+        raise ParetoscopeError(
+            "a sweep worker process died (out of memory, or killed); the episodes stored so "
+            "far are kept: run the sweep again to compute the rest"
+        ) from None
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        raise
+
+
+# Worker processes outlive one sweep: starting one (a fresh interpreter importing torch and
+# mujoco) costs seconds, more than a small sweep itself.
+_POOLS: dict[int, ProcessPoolExecutor] = {}
+
+
+def _worker_pool(worker_count: int) -> ProcessPoolExecutor:
+    """The process pool of `worker_count` workers, started on first use and kept until exit."""
+    pool = _POOLS.get(worker_count)
+    if pool is None:
+        # Fresh interpreters: forking a process that already runs torch/OpenMP threads can hang.
+        pool = ProcessPoolExecutor(
+            worker_count, mp_context=get_context("spawn"), initializer=_one_thread_per_worker
+        )
+        _POOLS[worker_count] = pool
+    return pool
+
+
+def shutdown_worker_pools() -> None:
+    """Stop the sweep worker processes (they are also stopped when the interpreter exits)."""
+    while _POOLS:
+        _, pool = _POOLS.popitem()
+        pool.shutdown(cancel_futures=True)
+
+
+atexit.register(shutdown_worker_pools)
 
 
 def _one_thread_per_worker() -> None:
