@@ -1,11 +1,14 @@
 """Evaluation speed on MO-HalfCheetah-v2 with a default-size MORvS (3 x 512) on CPU.
 
-Prints three ratios measured in the same run (the issue's targets in brackets):
+Prints ratios measured in the same run (the issue's targets in brackets):
   batched / raw physics   single-process batched rollout of 64 rows vs raw `mj_step` for the
-                          same number of env steps                                  [>= 0.5]
+                          same number of env steps, both on 1 thread and both on 2
+                          threads (MuJoCo releases the GIL)                         [>= 0.5]
   batched / sequential    vs the evaluator common in MORL code: one preference at a time, one
-                          policy call per env step through `env.step`               [>= 5]
-  2 workers / 1 worker    a sweep of 2 x 64 rows on 2 processes vs 1                 [>= 1.6]
+                          policy call per env step through `env.step`, single-threaded;
+                          the batched rollout on 1 and on 2 physics threads          [>= 5]
+  2 workers / 1 worker    a sweep of 2 x 64 rows on 2 processes vs 1, one thread each [>= 1.6]
+Torch runs on one thread throughout.
 
     python benchmarks/bench_evaluate.py [--rows 64] [--horizon 500] [--sequential-episodes 4]
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 os.environ.setdefault("MUJOCO_GL", "egl")
 
@@ -33,15 +37,21 @@ from core.rollout import rollout_batch  # noqa: E402
 ENV_ID = "MO-HalfCheetah-v2"
 
 
-def raw_physics_rate(steps: int) -> float:
+def raw_physics_rate(steps: int, threads: int = 1) -> float:
     """Env steps per second of `mj_step` alone (frame_skip substeps each), random controls."""
     physics = load_physics(ENV_ID)
-    data = physics.make_data()
     controls = np.random.default_rng(0).uniform(-1, 1, (steps, physics.model.nu))
+
+    def run(share: np.ndarray) -> None:
+        data = physics.make_data()
+        for control in share:
+            data.ctrl[:] = control
+            mujoco.mj_step(physics.model, data, nstep=physics.frame_skip)
+
+    shares = np.array_split(controls, threads)
     started = time.perf_counter()
-    for control in controls:
-        data.ctrl[:] = control
-        mujoco.mj_step(physics.model, data, nstep=physics.frame_skip)
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(run, shares))
     return steps / (time.perf_counter() - started)
 
 
@@ -77,13 +87,15 @@ def main() -> None:
     preferences = preference_grid(2, args.rows - 1)[: args.rows]
     seeds = list(range(args.rows))
 
-    started = time.perf_counter()
-    result = rollout_batch(agent, ENV_ID, preferences, seeds, horizon=args.horizon)
-    batched_seconds = time.perf_counter() - started
-    batched_steps = int(result.lengths.sum())
-    batched = batched_steps / batched_seconds
-
-    raw = raw_physics_rate(batched_steps)
+    batched, raw = {}, {}
+    for threads in (1, 2):
+        started = time.perf_counter()
+        result = rollout_batch(
+            agent, ENV_ID, preferences, seeds, horizon=args.horizon, threads=threads
+        )
+        batched_steps = int(result.lengths.sum())
+        batched[threads] = batched_steps / (time.perf_counter() - started)
+        raw[threads] = raw_physics_rate(batched_steps, threads)
     sequential = sequential_rate(agent, preferences[: args.sequential_episodes], args.horizon)
 
     two_batches = preference_grid(2, 2 * args.rows - 1)
@@ -100,13 +112,22 @@ def main() -> None:
         timings[workers] = time.perf_counter() - started
 
     print(f"MO-HalfCheetah-v2, MORvS 3x512 on CPU, {args.rows} rows x {args.horizon} steps")
-    print(f"  raw mj_step (physics only)      {raw:10.0f} env steps/s")
-    print(f"  batched rollout, 1 process      {batched:10.0f} env steps/s")
+    for threads in (1, 2):
+        print(f"  raw mj_step, {threads} thread(s)          {raw[threads]:10.0f} env steps/s")
+        print(f"  batched rollout, {threads} thread(s)      {batched[threads]:10.0f} env steps/s")
     print(f"  sequential env.step evaluator   {sequential:10.0f} env steps/s")
     print(f"  sweep of {2 * args.rows} episodes: 1 worker {timings[1]:.2f} s, 2 workers "
           f"{timings[2]:.2f} s (worker processes already started)")  # fmt: skip
-    print(f"ratio batched / raw physics      {batched / raw:.2f}  (target >= 0.5)")
-    print(f"ratio batched / sequential       {batched / sequential:.2f}  (target >= 5)")
+    for threads in (1, 2):
+        print(
+            f"ratio batched / raw physics, {threads} thread(s)   "
+            f"{batched[threads] / raw[threads]:.2f}  (target >= 0.5)"
+        )
+    for threads in (1, 2):
+        print(
+            f"ratio batched ({threads} thread(s)) / sequential "
+            f"{batched[threads] / sequential:.2f}  (target >= 5)"
+        )
     print(f"ratio 2 workers / 1 worker       {timings[1] / timings[2]:.2f}  (target >= 1.6)")
 
 

@@ -78,8 +78,12 @@ def rollout_batch(
     targets: np.ndarray | None = None,
     horizon: int | None = None,
     record: bool = False,
+    threads: int = 1,
 ) -> BatchRollout:
-    """Run one episode per row; `targets` default to the agent's initial target per preference."""
+    """Run one episode per row; `targets` default to the agent's initial target per preference.
+
+    `threads` > 1 steps the physics of D4MORL rows on that many threads (same results).
+    """
     spec = get_spec(env_id)
     check_agent_fits(agent, env_id)
     preferences = check_preferences(preferences, spec.n_obj)
@@ -107,7 +111,7 @@ def rollout_batch(
             f"horizon: expected 1 to {spec.horizon} steps for {env_id}, got {horizon}"
         )
 
-    stepper = make_batch_stepper(spec, batch_size)
+    stepper = make_batch_stepper(spec, batch_size, threads)
     try:
         observations = stepper.reset(seeds_array)
         agent.reset(batch_size)

@@ -164,3 +164,17 @@ def test_stream_stops_with_a_diverged_record_on_nan_actions() -> None:
     assert len(records) == 3
     assert records[-1].diverged and records[-1].done
     assert not any(r.diverged for r in records[:-1])
+
+
+@pytest.mark.parametrize("env_id", ["MO-HalfCheetah-v2", "MO-Ant-v2"])
+def test_physics_threads_do_not_change_any_episode(env_id: str) -> None:
+    agent = LinearAgent(env_id, seed=4, scale=0.5)
+    preferences = np.tile([0.5, 0.5], (9, 1))
+    seeds = list(range(9))
+    one = rollout_batch(agent, env_id, preferences, seeds, horizon=80, record=True)
+    three = rollout_batch(agent, env_id, preferences, seeds, horizon=80, record=True, threads=3)
+    np.testing.assert_array_equal(one.returns, three.returns)
+    np.testing.assert_array_equal(one.lengths, three.lengths)
+    assert one.trajectories is not None and three.trajectories is not None
+    for a, b in zip(one.trajectories, three.trajectories, strict=True):
+        np.testing.assert_array_equal(a["observations"], b["observations"])
