@@ -35,6 +35,7 @@ from core.agents.conditioned import (
     ObservationNormalizer,
 )
 from core.agents.target_model import LinearTargetModel
+from core.atomic import write_bytes_atomically
 from core.envs import get_spec
 from core.errors import ParetoscopeError
 
@@ -216,13 +217,13 @@ def _save_conditioned(agent: ConditionedAgent, destination: Path, single_file: b
         config["weights"]["file"] = None
         metadata = {CONFIG_METADATA_KEY: _to_json(config)}
         destination.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomically(destination, tensors_to_bytes(tensors, metadata=metadata))
+        write_bytes_atomically(destination, tensors_to_bytes(tensors, metadata=metadata))
         return destination
     destination.mkdir(parents=True, exist_ok=True)
     payload = tensors_to_bytes(tensors)
     config["weights"]["sha256"] = hashlib.sha256(payload).hexdigest()
-    _write_atomically(destination / WEIGHTS_FILE, payload)
-    _write_atomically(destination / CONFIG_FILE, _to_json(config).encode("utf-8"))
+    write_bytes_atomically(destination / WEIGHTS_FILE, payload)
+    write_bytes_atomically(destination / CONFIG_FILE, _to_json(config).encode("utf-8"))
     return destination
 
 
@@ -231,16 +232,6 @@ def _to_json(config: Mapping[str, Any]) -> str:
         return json.dumps(config, indent=2, allow_nan=False)
     except ValueError as error:
         raise ParetoscopeError(f"config: not JSON-safe ({error}); NaN or infinity?") from None
-
-
-def _write_atomically(path: Path, payload: bytes) -> None:
-    """Write through a temporary file and a rename, so a crash never leaves a torn file."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(temporary, "wb") as handle:
-        handle.write(payload)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
 
 
 # --- the torch kinds (morvs, bc, modt) -----------------------------------------------------------

@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.agents.base import AgentSpec, Conditioning
+from core.atomic import write_bytes_atomically
 from core.envs import get_spec
 from core.errors import ParetoscopeError
 
@@ -281,16 +282,6 @@ class PolicySetAgent:
 # --- saving and loading a policy-set directory ---------------------------------------------------
 
 
-def _write_atomically(path: Path, payload: bytes) -> None:
-    """Write `payload` to `path` through a temporary file and a rename (never a torn file)."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(temporary, "wb") as handle:
-        handle.write(payload)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-
-
 def save_policy_set(agent: PolicySetAgent, directory: str | os.PathLike[str]) -> Path:
     """Write `agent` as config.json + weights.safetensors into `directory` (created if needed)."""
     from safetensors.numpy import save as save_tensors
@@ -300,9 +291,9 @@ def save_policy_set(agent: PolicySetAgent, directory: str | os.PathLike[str]) ->
     payload = save_tensors(agent.checkpoint_tensors())
     config = agent.checkpoint_config()
     config["weights"] = {"file": WEIGHTS_FILE, "sha256": hashlib.sha256(payload).hexdigest()}
-    _write_atomically(folder / WEIGHTS_FILE, payload)
+    write_bytes_atomically(folder / WEIGHTS_FILE, payload)
     config_text = json.dumps(config, indent=2, allow_nan=False)
-    _write_atomically(folder / CONFIG_FILE, config_text.encode("utf-8"))
+    write_bytes_atomically(folder / CONFIG_FILE, config_text.encode("utf-8"))
     return folder
 
 

@@ -38,6 +38,7 @@ import numpy as np
 from tqdm import tqdm
 
 from core.agents.policy_set import FloatArray, PolicySetAgent, save_policy_set
+from core.atomic import write_bytes_atomically
 from core.envs import get_spec
 from core.errors import ParetoscopeError
 from core.metrics import preference_grid
@@ -239,13 +240,7 @@ def save_member(path: Path, state: MemberState) -> None:
         "warm_started_from": state.warm_started_from,
         "evaluated_iteration": state.evaluated_iteration,
     }
-    payload = save_tensors(tensors, metadata={"state": json.dumps(header)})
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(temporary, "wb") as handle:
-        handle.write(payload)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    write_bytes_atomically(path, save_tensors(tensors, metadata={"state": json.dumps(header)}))
 
 
 def load_member(path: Path) -> MemberState:
@@ -302,9 +297,7 @@ def _prepare_run(out_dir: Path, settings: BehaviourSettings) -> None:
             )
         return
     training_dir.mkdir(parents=True, exist_ok=True)
-    temporary = run_path.with_name(f".{RUN_FILE}.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(record, indent=2), encoding="utf-8")
-    os.replace(temporary, run_path)
+    write_bytes_atomically(run_path, json.dumps(record, indent=2).encode("utf-8"))
 
 
 def _eval_seeds(seed: int, index: int, count: int) -> list[int]:
