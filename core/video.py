@@ -1,0 +1,369 @@
+"""Frames -> video: browser-playable H.264 MP4 (or GIF), side-by-side tiling and captions.
+
+Frames are (height, width, 3) uint8 RGB arrays. Encoding runs in an ffmpeg subprocess (the
+binary imageio-ffmpeg ships) that is fed frames as they come, so it overlaps with whatever
+produces them. MP4s are H.264, yuv420p, with the index (moov) at the front: every browser plays
+them and playback starts before the download ends. yuv420p needs even sizes, so a frame with
+an odd side is padded by repeating its last row or column.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import tempfile
+from collections.abc import Generator, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.errors import ParetoscopeError
+
+DEFAULT_PRESET = "veryfast"  # x264 speed/size trade-off: 1000 frames 480x480 in ~1.4 s
+DEFAULT_CRF = 28  # x264 quality (lower is better, 23 is x264's default): ~0.5 MB per 1000 frames
+GIF_MAX_FPS = 50.0  # GIF delays are in 1/100 s and browsers slow down delays under 2/100 s
+
+
+def check_frame(frame: np.ndarray, name: str = "frame") -> np.ndarray:
+    """`frame` as a (height, width, 3) uint8 array, or a ParetoscopeError."""
+    array = np.asarray(frame)
+    if array.ndim != 3 or array.shape[2] != 3 or array.dtype != np.uint8:
+        raise ParetoscopeError(
+            f"{name}: expected a (height, width, 3) uint8 RGB array, "
+            f"got shape {array.shape} dtype {array.dtype}"
+        )
+    if array.shape[0] < 2 or array.shape[1] < 2:
+        raise ParetoscopeError(f"{name}: expected at least 2x2 pixels, got {array.shape[:2]}")
+    return array
+
+
+def pad_to_even(frame: np.ndarray) -> np.ndarray:
+    """`frame` with its last row/column repeated where its height/width is odd."""
+    height, width = frame.shape[:2]
+    if height % 2 == 0 and width % 2 == 0:
+        return frame
+    return np.pad(frame, ((0, height % 2), (0, width % 2), (0, 0)), mode="edge")
+
+
+def _check_fps(fps: float) -> float:
+    if not (isinstance(fps, int | float) and math.isfinite(fps) and 0 < fps <= 1000):
+        raise ParetoscopeError(f"fps: expected a number in (0, 1000], got {fps!r}")
+    return float(fps)
+
+
+class _FfmpegWriter:
+    """Frames piped to an ffmpeg process that writes `path`; the first frame fixes the size."""
+
+    def __init__(self, path: Path, fps: float, codec: str, pix_fmt: str, params: list[str]):
+        self.path = path
+        self.fps = fps
+        self.frame_count = 0
+        self._codec, self._pix_fmt, self._params = codec, pix_fmt, params
+        self._size: tuple[int, int] | None = None  # (height, width) of the incoming frames
+        self._generator: Generator[None, Any, None] | None = None
+
+    def add(self, frame: np.ndarray) -> None:
+        frame = check_frame(frame, f"frame {self.frame_count}")
+        if self._size is None:
+            self._size = (frame.shape[0], frame.shape[1])
+            self._start()
+        elif frame.shape[:2] != self._size:
+            raise ParetoscopeError(
+                f"frame {self.frame_count}: expected {self._size[1]}x{self._size[0]} like the "
+                f"first frame, got {frame.shape[1]}x{frame.shape[0]}"
+            )
+        assert self._generator is not None
+        self._generator.send(np.ascontiguousarray(pad_to_even(frame)))
+        self.frame_count += 1
+
+    def _start(self) -> None:
+        import imageio_ffmpeg
+
+        assert self._size is not None
+        height, width = self._size
+        self._generator = imageio_ffmpeg.write_frames(
+            str(self.path),
+            (width + width % 2, height + height % 2),
+            fps=self.fps,
+            codec=self._codec,
+            pix_fmt_out=self._pix_fmt,
+            quality=None,
+            macro_block_size=1,
+            ffmpeg_log_level="error",
+            output_params=self._params,
+        )
+        self._generator.send(None)
+
+    def finish(self) -> None:
+        """Wait for ffmpeg to write the file; a video needs at least one frame."""
+        if self._generator is None:
+            raise ParetoscopeError("video: no frames to encode")
+        generator, self._generator = self._generator, None
+        generator.close()
+
+    def abort(self) -> None:
+        """Stop ffmpeg (if running) without caring for the file."""
+        if self._generator is not None:
+            generator, self._generator = self._generator, None
+            with contextlib.suppress(Exception):  # the file is discarded anyway
+                generator.close()
+
+
+class Mp4Encoder:
+    """An H.264 MP4 built while frames arrive: ``add`` each frame, then ``finish`` for bytes.
+
+    With `path`, the video is written there; otherwise to a temporary file removed on close.
+    Use it as a context manager so that ffmpeg is stopped even when the frames stop early.
+    """
+
+    def __init__(
+        self,
+        fps: float,
+        path: str | Path | None = None,
+        preset: str = DEFAULT_PRESET,
+        crf: int = DEFAULT_CRF,
+    ) -> None:
+        fps = _check_fps(fps)
+        if not 0 <= int(crf) <= 51:
+            raise ParetoscopeError(f"crf: expected 0 to 51, got {crf}")
+        self._temporary = path is None
+        if path is None:
+            handle, name = tempfile.mkstemp(prefix="paretoscope-", suffix=".mp4")
+            os.close(handle)
+            target = Path(name)
+        else:
+            target = Path(path)
+            if target.suffix.lower() != ".mp4":
+                raise ParetoscopeError(f"{target}: expected a .mp4 file name")
+        params = ["-preset", preset, "-crf", str(int(crf)), "-movflags", "+faststart"]
+        self._writer = _FfmpegWriter(target, fps, "libx264", "yuv420p", params)
+        self._finished = False
+
+    @property
+    def path(self) -> Path:
+        return self._writer.path
+
+    @property
+    def frame_count(self) -> int:
+        return self._writer.frame_count
+
+    def add(self, frame: np.ndarray) -> None:
+        """Send one frame to the encoder (returns as soon as ffmpeg has taken it)."""
+        self._writer.add(frame)
+
+    def finish(self) -> bytes:
+        """Finish the video and return its bytes."""
+        self._writer.finish()
+        self._finished = True
+        return self.path.read_bytes()
+
+    def close(self) -> None:
+        """Stop ffmpeg; remove the temporary file, or a file left unfinished."""
+        self._writer.abort()
+        if self._temporary or not self._finished:
+            self.path.unlink(missing_ok=True)
+
+    def __enter__(self) -> Mp4Encoder:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def encode_mp4(
+    frames: Iterable[np.ndarray],
+    fps: float,
+    path: str | Path | None = None,
+    preset: str = DEFAULT_PRESET,
+    crf: int = DEFAULT_CRF,
+) -> bytes:
+    """Encode `frames` as an H.264 MP4 (yuv420p, moov first) played at `fps`; its bytes.
+
+    With `path`, the file is also kept there. Frames are consumed as they come (a generator is
+    encoded while it runs).
+    """
+    with Mp4Encoder(fps, path, preset=preset, crf=crf) as encoder:
+        for frame in frames:
+            encoder.add(frame)
+        return encoder.finish()
+
+
+def encode_gif(frames: Iterable[np.ndarray], fps: float, path: str | Path | None = None) -> bytes:
+    """Encode `frames` as a looping GIF (one palette for the whole clip); its bytes.
+
+    GIFs are large and slow to make (about 10x an MP4); frame rates above 50 drop frames.
+    """
+    fps = _check_fps(fps)
+    palette_filter = (
+        f"fps={min(fps, GIF_MAX_FPS):g},split[frames][copy];"
+        "[copy]palettegen=stats_mode=diff[palette];[frames][palette]paletteuse"
+    )
+    if path is not None and Path(path).suffix.lower() != ".gif":
+        raise ParetoscopeError(f"{path}: expected a .gif file name")
+    with tempfile.TemporaryDirectory(prefix="paretoscope-") as folder:
+        target = Path(path) if path is not None else Path(folder) / "video.gif"
+        writer = _FfmpegWriter(target, fps, "gif", "pal8", ["-vf", palette_filter, "-loop", "0"])
+        try:
+            for frame in frames:
+                writer.add(frame)
+            writer.finish()
+        finally:
+            writer.abort()
+        return target.read_bytes()
+
+
+# --- captions ------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=8)
+def _font(size: int) -> Any:
+    from PIL import ImageFont
+
+    try:
+        return ImageFont.load_default(size=size)
+    except (TypeError, ValueError, OSError):  # Pillow built without FreeType: fixed bitmap font
+        return ImageFont.load_default()
+
+
+def caption_font_size(frame_height: int) -> int:
+    """A legible text height for frames of this height (13 px at 480)."""
+    return max(8, round(frame_height / 36))
+
+
+def draw_caption(
+    frame: np.ndarray, lines: Sequence[str], font_size: int | None = None
+) -> np.ndarray:
+    """A copy of `frame` with `lines` written top-left in white on a translucent dark band.
+
+    Tabs split a line into cells; the cells of all lines are aligned in columns.
+    """
+    from PIL import Image, ImageDraw
+
+    frame = check_frame(frame)
+    if not lines:
+        return frame.copy()
+    size = font_size or caption_font_size(frame.shape[0])
+    font = _font(size)
+    image = Image.fromarray(frame)
+    overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))
+    draw = ImageDraw.Draw(overlay)
+    margin = max(2, size // 3)
+    line_height = size + max(1, size // 4)
+    cells = [line.split("\t") for line in lines]
+    spacing = draw.textlength("  ", font=font)
+    column_widths: list[float] = []
+    for row in cells:
+        if len(row) < 2:
+            continue
+        for index, cell in enumerate(row[:-1]):
+            width = draw.textlength(cell, font=font) + spacing
+            if index == len(column_widths):
+                column_widths.append(width)
+            else:
+                column_widths[index] = max(column_widths[index], width)
+    starts = [float(margin)]
+    for width in column_widths:
+        starts.append(starts[-1] + width)
+    band_width = max(
+        starts[len(row) - 1] + draw.textlength(row[-1], font=font)
+        if len(row) > 1
+        else margin + draw.textlength(row[0], font=font)
+        for row in cells
+    )
+    draw.rectangle(
+        (0, 0, min(image.width, int(band_width) + margin), len(lines) * line_height + 2 * margin),
+        fill=(0, 0, 0, 140),
+    )
+    for line_index, row in enumerate(cells):
+        top = margin + line_index * line_height
+        for index, cell in enumerate(row):
+            left = starts[index] if len(row) > 1 else margin
+            draw.text((left, top), cell, font=font, fill=(255, 255, 255))
+    composed = Image.alpha_composite(image.convert("RGBA"), overlay).convert("RGB")
+    return np.asarray(composed)
+
+
+# --- side by side --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LabelledFrame:
+    """A frame and the caption lines to write on it when it is tiled."""
+
+    frame: np.ndarray
+    lines: tuple[str, ...] = ()
+
+
+def grid_shape(count: int, columns: int | None = None) -> tuple[int, int]:
+    """(rows, columns) for `count` tiles: `columns` wide, or as square as possible."""
+    if count < 1:
+        raise ParetoscopeError("tiles: expected at least one video")
+    if columns is None:
+        columns = math.ceil(math.sqrt(count))
+    if columns < 1:
+        raise ParetoscopeError(f"columns: expected at least 1, got {columns}")
+    columns = min(columns, count)
+    return math.ceil(count / columns), columns
+
+
+def tile_frames(
+    frames: Sequence[np.ndarray], columns: int | None = None, gap: int = 4
+) -> np.ndarray:
+    """One frame with `frames` (all the same size) on a grid, row by row, `gap` pixels apart."""
+    checked = [check_frame(frame, f"tile {index}") for index, frame in enumerate(frames)]
+    rows, columns = grid_shape(len(checked), columns)
+    height, width = checked[0].shape[:2]
+    for index, frame in enumerate(checked):
+        if frame.shape[:2] != (height, width):
+            raise ParetoscopeError(
+                f"tile {index}: expected {width}x{height} like tile 0, "
+                f"got {frame.shape[1]}x{frame.shape[0]}"
+            )
+    canvas = np.zeros(
+        (rows * height + (rows - 1) * gap, columns * width + (columns - 1) * gap, 3), np.uint8
+    )
+    for index, frame in enumerate(checked):
+        row, column = divmod(index, columns)
+        top, left = row * (height + gap), column * (width + gap)
+        canvas[top : top + height, left : left + width] = frame
+    return canvas
+
+
+def tile_videos(
+    videos: Sequence[Iterable[np.ndarray | LabelledFrame]],
+    columns: int | None = None,
+    gap: int = 4,
+) -> Iterator[np.ndarray]:
+    """Tiled frames of N videos played together; a video that ends holds its last frame.
+
+    Items may be plain frames or `LabelledFrame`s (whose lines are written on the tile). The
+    videos are consumed in lockstep, one item each per tiled frame, so generators stream.
+    """
+    iterators = [iter(video) for video in videos]
+    grid_shape(len(iterators), columns)
+    last: list[np.ndarray | None] = [None] * len(iterators)
+    running = [True] * len(iterators)
+    while True:
+        advanced = False
+        for index, iterator in enumerate(iterators):
+            if not running[index]:
+                continue
+            item = next(iterator, None)
+            if item is None:
+                running[index] = False
+                continue
+            advanced = True
+            if isinstance(item, LabelledFrame):
+                last[index] = draw_caption(item.frame, item.lines)
+            else:
+                last[index] = check_frame(item, f"video {index}")
+        if not advanced:
+            return
+        missing = [index for index, frame in enumerate(last) if frame is None]
+        if missing:
+            raise ParetoscopeError(f"video {missing[0]}: has no frames")
+        yield tile_frames([frame for frame in last if frame is not None], columns, gap)
