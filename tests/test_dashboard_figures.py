@@ -1,0 +1,258 @@
+"""The dashboard's figures and tables are pure functions: checked against brute force."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from core.metrics import front_summary, hypervolume, rtg_following
+from dashboard.figures import (
+    FrontSeries,
+    Marker,
+    dataset_returns_figure,
+    dominated_region,
+    episode_figure,
+    front_figure,
+    hypervolume_figure,
+    polygon_area,
+    preference_coverage_figure,
+    rtg_ratio_figure,
+    rtg_target_figure,
+    selected_custom_data,
+    target_grid,
+    ternary_figure,
+)
+from dashboard.tables import AgentMetrics, best_per_column, metrics_table, styled_metrics
+from dashboard.tour import HIGHLIGHT, FrontPanel
+
+
+def _brute_force_undominated(points: np.ndarray) -> np.ndarray:
+    keep = []
+    for i, p in enumerate(points):
+        dominated = any((q >= p).all() and (q > p).any() for j, q in enumerate(points) if j != i)
+        keep.append(not dominated)
+    return np.array(keep)
+
+
+def _series(points: np.ndarray, name: str = "agent") -> FrontSeries:
+    n = len(points)
+    preferences = np.column_stack([np.linspace(0, 1, n), 1 - np.linspace(0, 1, n)])
+    if points.shape[1] > 2:
+        preferences = np.full(points.shape, 1.0 / points.shape[1])
+    return FrontSeries(name, points, preferences, targets=points * 1.1, seeds=np.arange(n))
+
+
+def _trace(figure: go.Figure, name: str):
+    matches = [trace for trace in figure.data if trace.name == name]
+    assert len(matches) == 1, [trace.name for trace in figure.data]
+    return matches[0]
+
+
+def test_front_splits_undominated_and_dominated_exactly() -> None:
+    rng = np.random.default_rng(0)
+    points = rng.uniform(0, 10, size=(40, 2))
+    figure = front_figure(
+        ("run", "energy"),
+        [_series(points)],
+        dataset_returns=rng.uniform(0, 5, size=(300, 2)),
+        reference_point=(0.0, 0.0),
+        current=Marker((3.0, 4.0), "this rollout"),
+        target=Marker((5.0, 5.0), "target"),
+    )
+    expected = _brute_force_undominated(points)
+    front = _trace(figure, "agent")
+    dominated = _trace(figure, "agent (dominated)")
+    front_rows = sorted(row for _, row in front.customdata)
+    dominated_rows = sorted(row for _, row in dominated.customdata)
+    assert front_rows == sorted(np.flatnonzero(expected).tolist())
+    assert dominated_rows == sorted(np.flatnonzero(~expected).tolist())
+    # Coordinates belong to the rows their customdata names.
+    for (series_index, row), x, y in zip(front.customdata, front.x, front.y, strict=True):
+        assert series_index == 0 and (x, y) == tuple(points[row])
+    assert front.marker.symbol == "circle" and dominated.marker.symbol == "circle-open"
+    assert "seed: " in front.hovertext[0] and "preference: run" in front.hovertext[0]
+    assert len(_trace(figure, "dataset trajectories").x) == 300
+    assert tuple(_trace(figure, "reference point").x) == (0.0,)
+    current = _trace(figure, "this rollout")
+    assert (current.x[0], current.y[0]) == (3.0, 4.0)
+    assert len(figure.layout.annotations) == 1  # the arrow from target to achieved
+
+
+def test_front_three_objectives_is_3d_and_axes_pick_columns() -> None:
+    rng = np.random.default_rng(1)
+    points = rng.uniform(0, 1, size=(12, 3))
+    figure = front_figure(("a", "b", "c"), [_series(points)], reference_point=(0, 0, 0))
+    assert all(isinstance(trace, go.Scatter3d) for trace in figure.data)
+    four = rng.uniform(0, 1, size=(10, 4))
+    projected = front_figure(("a", "b", "c", "d"), [_series(four)], axes=(3, 1))
+    traces = [trace for trace in projected.data if trace.customdata is not None]
+    for trace in traces:
+        for (_, row), x, y in zip(trace.customdata, trace.x, trace.y, strict=True):
+            assert (x, y) == (four[row, 3], four[row, 1])
+    assert projected.layout.xaxis.title.text == "d return"
+    with pytest.raises(ValueError):
+        front_figure(("a", "b"), [_series(points[:, :2])], axes=(0, 2))
+
+
+def test_target_grid_is_clickable_and_spans_the_box() -> None:
+    grid = target_grid((0.0, -5.0), (10.0, 5.0), steps=5)
+    assert grid.shape == (25, 2)
+    assert grid[:, 0].min() == 0.0 and grid[:, 1].max() == 5.0
+    figure = front_figure(("x", "y"), [], target_grid=grid)
+    assert [row[0] for row in figure.data[0].customdata] == [-1] * 25
+
+
+def test_selected_custom_data_reads_points_with_or_without_customdata() -> None:
+    points = np.array([[1.0, 0.0], [0.0, 1.0], [-0.2, -0.2]])
+    figure = front_figure(("x", "y"), [_series(points)])
+    dominated_curve = next(
+        index for index, trace in enumerate(figure.data) if trace.name == "agent (dominated)"
+    )
+    selection = [
+        {"curve_number": dominated_curve, "point_index": 0},
+        {"customdata": [0, 1]},
+        {"curve_number": 99, "point_index": 0},
+    ]
+    assert selected_custom_data(figure, selection) == [[0, 2], [0, 1]]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_dominated_region_area_is_the_hypervolume(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    points = rng.uniform(-2, 10, size=(25, 2))
+    reference = (0.5, -1.0)
+    region = dominated_region(points, reference)
+    assert polygon_area(region) == pytest.approx(hypervolume(points, reference), rel=1e-9)
+    assert dominated_region(np.array([[-5.0, -5.0]]), (0.0, 0.0)).shape == (0, 2)
+
+
+def test_hypervolume_figure_marks_reference_and_regions() -> None:
+    a = np.array([[3.0, 1.0], [1.0, 3.0]])
+    b = np.array([[2.0, 2.0]])
+    figure = hypervolume_figure(("x", "y"), [_series(a, "A"), _series(b, "B")], (0.0, 0.0))
+    region = _trace(figure, "A: dominated region")
+    polygon = np.column_stack([region.x, region.y])
+    assert polygon_area(polygon) == pytest.approx(5.0)  # 3*1 + 1*3 - 1*1
+    assert tuple(_trace(figure, "reference point").x) == (0.0,)
+
+
+def test_episode_figure_per_step_reward_and_cumulative_return() -> None:
+    steps = np.array([2, 4, 5])
+    cumulative = np.array([[2.0, -1.0], [6.0, -2.0], [7.0, 0.0]])
+    figure = episode_figure(("run", "energy"), steps, cumulative, horizon=10)
+    run_reward, run_cumulative = [t for t in figure.data if t.name == "run"]
+    # Between frames the mean reward per step: (2-0)/2, (6-2)/2, (7-6)/1.
+    np.testing.assert_allclose(run_reward.y, [1.0, 2.0, 1.0])
+    np.testing.assert_allclose(run_cumulative.y, cumulative[:, 0])
+    energy_reward = [t for t in figure.data if t.name == "energy"][0]
+    np.testing.assert_allclose(energy_reward.y, [-0.5, -0.5, 2.0])
+
+
+def test_rtg_panels_plot_peda_quantities() -> None:
+    rng = np.random.default_rng(3)
+    preferences = rng.dirichlet([1, 1], size=8)
+    targets = rng.uniform(100, 1000, size=(8, 2))
+    returns = rng.uniform(0, 900, size=(8, 2))
+    figure = rtg_target_figure(("a", "b"), targets, preferences, returns, (0, 0), (900, 950))
+    episodes = [trace for trace in figure.data if trace.name == "episodes"]
+    for index, trace in enumerate(episodes):
+        np.testing.assert_allclose(trace.x, preferences[:, index] * targets[:, index])
+        np.testing.assert_allclose(trace.y, preferences[:, index] * returns[:, index])
+    oracle = [trace for trace in figure.data if trace.name == "oracle (y = x)"]
+    assert all(tuple(trace.x) == tuple(trace.y) for trace in oracle)
+    maxima = [trace for trace in figure.data if trace.name == "dataset max"]
+    assert [trace.y[0] for trace in maxima] == [900, 950]
+
+    following = rtg_following(targets, preferences, returns)
+    ratios = following.return_ratio.copy()
+    ratios[0] = np.nan
+    ratio_figure = rtg_ratio_figure(("a", "b"), preferences, ratios)
+    points = [trace for trace in ratio_figure.data if trace.name == "episodes"]
+    assert len(points[0].x) == 7  # the NaN row is left out
+    np.testing.assert_allclose(points[1].y, returns[1:, 1] / returns[1:].sum(axis=1))
+
+
+def test_dataset_figures() -> None:
+    rng = np.random.default_rng(4)
+    returns = rng.uniform(0, 1, size=(50, 3))
+    preferences = rng.dirichlet([1, 1, 1], size=50)
+    front = np.flatnonzero(_brute_force_undominated(returns[:, [0, 2]]))
+    figure = dataset_returns_figure(
+        ("a", "b", "c"),
+        returns,
+        preferences,
+        colour_objective=2,
+        front_indices=front,
+        selected=7,
+        axes=(0, 2),
+    )
+    cloud = figure.data[0]
+    np.testing.assert_allclose(cloud.marker.color, preferences[:, 2])
+    np.testing.assert_allclose(cloud.y, returns[:, 2])
+    assert sorted(row[0] for row in _trace(figure, "non-dominated").customdata) == sorted(front)
+    assert _trace(figure, "trajectory 7").x[0] == returns[7, 0]
+
+    edges = np.linspace(0, 1, 5)
+    histograms = [[1, 2, 3, 4], [4, 3, 2, 1], [0, 0, 5, 5]]
+    coverage = preference_coverage_figure(("a", "b", "c"), edges, histograms)
+    assert [list(trace.y) for trace in coverage.data] == histograms
+    np.testing.assert_allclose(coverage.data[0].x, [0.125, 0.375, 0.625, 0.875])
+
+
+def test_ternary_picker() -> None:
+    candidates = np.array(
+        [
+            (i / 4, j / 4, (4 - i - j) / 4)
+            for i, j in itertools.product(range(5), repeat=2)
+            if i + j <= 4
+        ]
+    )
+    figure = ternary_figure(("a", "b", "c"), candidates, current=(0.5, 0.25, 0.25))
+    assert len(figure.data[0].a) == 15 and list(figure.data[0].customdata[3]) == [3]
+    assert list(figure.data[1].a) == [0.5]
+    with pytest.raises(ValueError):
+        ternary_figure(("a", "b"), candidates)
+
+
+def test_metrics_table_and_best_marks() -> None:
+    rng = np.random.default_rng(5)
+    a = rng.uniform(0, 10, size=(6, 2))
+    b = rng.uniform(0, 10, size=(6, 2))
+    prefs = rng.dirichlet([1, 1], size=6)
+    rtg = rtg_following(a * 1.2, prefs, a)
+    table = metrics_table(
+        [AgentMetrics("A", a, prefs, rtg), AgentMetrics("B", b, prefs, None)], (0.0, 0.0)
+    )
+    for name, points in (("A", a), ("B", b)):
+        expected = front_summary(points, (0.0, 0.0), prefs)
+        assert table.loc[name, "hypervolume"] == pytest.approx(expected.hypervolume)
+        assert table.loc[name, "sparsity"] == pytest.approx(expected.sparsity)
+        assert table.loc[name, "cardinality"] == expected.cardinality
+    assert np.isnan(table.loc["B", "RTG weighted error"])
+    marks = best_per_column(table)
+    better_hv = "A" if table.loc["A", "hypervolume"] > table.loc["B", "hypervolume"] else "B"
+    assert marks.loc[better_hv, "hypervolume"] and marks["hypervolume"].sum() == 1
+    lower_sparsity = table["sparsity"].idxmin()
+    assert marks.loc[lower_sparsity, "sparsity"]
+    assert not marks["RTG weighted error"].any()  # one defined value: nothing to compare
+    tied = table.copy()
+    tied["cardinality"] = 4
+    assert best_per_column(tied)["cardinality"].all()
+    html = styled_metrics(table).to_html()
+    assert "font-weight: bold" in html
+
+
+def test_tour_panel_highlights_the_point_where_it_belongs() -> None:
+    points = np.array([[0.0, 0.0], [10.0, 5.0], [5.0, 10.0]])
+    panel = FrontPanel(("run", "energy"), points, size=200)
+    pixels = panel.to_pixels(points)
+    assert pixels[1, 0] > pixels[0, 0] and pixels[2, 1] < pixels[0, 1]  # x right, y up
+    image = panel.draw((10.0, 5.0), trail=[(0.0, 0.0)])
+    assert image.shape == (200, 200, 3) and image.dtype == np.uint8
+    column, row = pixels[1]
+    assert tuple(image[row, column]) == HIGHLIGHT
+    moved = panel.draw((5.0, 10.0))
+    assert tuple(moved[row, column]) != HIGHLIGHT
