@@ -1,0 +1,183 @@
+"""Rollouts as frames: a single rollout's stream of steps, with a rendered frame every k steps.
+
+`stream_frames` drives `core.rollout.stream_rollout` and renders each chosen step from the live
+simulation before the rollout advances, so frames arrive while the episode runs (the dashboard
+shows them as they come and hands them to an encoder at the same time). The renderer lives
+inside the generator: close the generator (or exhaust it) in the thread that iterates it, e.g.
+with ``contextlib.closing``, to release it at once.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Generator, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from core.agents.base import Agent
+from core.envs import EnvSpec, get_spec
+from core.errors import ParetoscopeError
+from core.render.backend import ensure_gl_backend
+from core.render.renderer import DEFAULT_SIZE, FrameRenderer, check_size
+from core.rollout import StepRecord, stream_rollout
+from core.video import LabelledFrame, draw_caption, tile_videos
+
+DEFAULT_MAX_FPS = 30.0
+
+
+@dataclass(frozen=True)
+class FrameRecord:
+    """A rendered step: the step record (without the live simulation) and its frame."""
+
+    record: StepRecord  # model and data are None: the simulation has moved on
+    frame: np.ndarray  # (height, width, 3) uint8 RGB
+    preference: np.ndarray  # (n_obj,) the rollout's preference
+    target: np.ndarray  # (n_obj,) the initial target the agent was given
+
+    @property
+    def step(self) -> int:
+        """Env steps taken when the frame was drawn (1 after the first step)."""
+        return self.record.step
+
+    @property
+    def done(self) -> bool:
+        return self.record.done
+
+
+def playback_fps(env_id: str, every: int = 1, speed: float = 1.0) -> float:
+    """Frames per second that play a video of every `every`-th step at `speed` x real time."""
+    spec = get_spec(env_id)
+    if every < 1:
+        raise ParetoscopeError(f"every: expected at least 1, got {every}")
+    if not (math.isfinite(speed) and speed > 0):
+        raise ParetoscopeError(f"speed: expected a positive number, got {speed}")
+    return speed / (spec.dt * every)
+
+
+def default_every(env_id: str, max_fps: float = DEFAULT_MAX_FPS) -> int:
+    """The smallest step stride whose real-time video needs at most `max_fps` frames a second.
+
+    HalfCheetah (dt 0.05 s) renders every step at 20 fps; Hopper (dt 0.01 s) every 4th at 25.
+    """
+    spec = get_spec(env_id)
+    return max(1, math.ceil(1.0 / (spec.dt * max_fps) - 1e-9))
+
+
+def _format_vector(spec: EnvSpec, values: np.ndarray, digits: int) -> str:
+    """Tab-separated cells "name value", one per objective (aligned by `draw_caption`)."""
+    return "\t".join(
+        f"{name} {value:.{digits}f}"
+        for name, value in zip(spec.objective_names, values, strict=True)
+    )
+
+
+def caption_lines(
+    spec: EnvSpec, frame: FrameRecord, show_target: bool = True, title: str | None = None
+) -> tuple[str, ...]:
+    """Caption text: title, preference, target (if the agent reads one), running return, step."""
+    record = frame.record
+    lines = [] if title is None else [title]
+    lines.append("preference\t" + _format_vector(spec, frame.preference, 2))
+    if show_target:
+        lines.append("target\t" + _format_vector(spec, frame.target, 0))
+    lines.append("return\t" + _format_vector(spec, record.cumulative_return, 1))
+    status = " (fell)" if record.terminated else " (diverged)" if record.diverged else ""
+    lines.append(f"step {record.step}/{spec.horizon}{status}")
+    return tuple(lines)
+
+
+def stream_frames(
+    agent: Agent,
+    env_id: str,
+    preference: Sequence[float] | np.ndarray,
+    seed: int,
+    target: Sequence[float] | np.ndarray | None = None,
+    every: int = 1,
+    size: tuple[int, int] = DEFAULT_SIZE,
+    shadows: bool = False,
+    caption: bool = False,
+    horizon: int | None = None,
+) -> Generator[FrameRecord, None, None]:
+    """One episode, yielding a `FrameRecord` for every `every`-th step and for the last step.
+
+    `size` is (width, height). Frames come as they are rendered. Raises `RenderingUnavailable`
+    before the first step when no GL backend works.
+    """
+    spec = get_spec(env_id)
+    if every < 1:
+        raise ParetoscopeError(f"every: expected at least 1, got {every}")
+    size = check_size(size)
+    ensure_gl_backend()
+    preference_vector = np.asarray(preference, dtype=np.float64).reshape(-1)
+    target_vector = None if target is None else np.asarray(target, dtype=np.float64)
+    show_target = bool(agent.spec.conditioning.return_conditioned)
+    renderer: FrameRenderer | None = None
+    last_frame: np.ndarray | None = None
+    try:
+        for record in stream_rollout(
+            agent, env_id, preference_vector, seed, target_vector, horizon
+        ):
+            if record.step % every and not record.done:
+                continue
+            if record.model is None or record.data is None:
+                # A non-finite action stops the episode before the step: hold the last frame.
+                if last_frame is None:
+                    return
+                frame = last_frame
+            else:
+                if renderer is None:
+                    renderer = FrameRenderer(record.model, spec.camera, size, shadows)
+                frame = renderer.render(record.data)
+            last_frame = frame
+            plain_record = replace(record, model=None, data=None)
+            frame_record = FrameRecord(
+                plain_record,
+                frame,
+                preference_vector,
+                record.remaining_target + record.cumulative_return,
+            )
+            if caption:
+                lines = caption_lines(spec, frame_record, show_target)
+                frame_record = replace(frame_record, frame=draw_caption(frame, lines))
+            yield frame_record
+    finally:
+        if renderer is not None:
+            renderer.close()
+
+
+def side_by_side(
+    streams: Sequence[Iterable[FrameRecord]],
+    titles: Sequence[str],
+    env_id: str,
+    columns: int | None = None,
+    show_targets: bool | Sequence[bool] = True,
+) -> Iterator[np.ndarray]:
+    """N rollouts tiled into one video, each labelled (title, preference, running return).
+
+    The streams (from `stream_frames` with the same `size` and `every`) advance in lockstep; a
+    shorter episode holds its last frame and return. Yields the tiled frames as they come.
+    """
+    if len(titles) != len(streams):
+        raise ParetoscopeError(f"titles: expected {len(streams)} titles, got {len(titles)}")
+    spec = get_spec(env_id)
+    targets = [show_targets] * len(streams) if isinstance(show_targets, bool) else show_targets
+
+    def labelled(stream: Iterable[FrameRecord], title: str, show: bool) -> Iterator[LabelledFrame]:
+        for frame in stream:
+            yield LabelledFrame(frame.frame, caption_lines(spec, frame, show, title))
+
+    iterators = [iter(stream) for stream in streams]
+    try:
+        yield from tile_videos(
+            [
+                labelled(stream, title, show)
+                for stream, title, show in zip(iterators, titles, targets, strict=True)
+            ],
+            columns,
+        )
+    finally:
+        for iterator in iterators:
+            close = getattr(iterator, "close", None)
+            if close is not None:
+                close()

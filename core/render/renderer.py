@@ -1,0 +1,144 @@
+"""`FrameRenderer`: offscreen RGB frames of one MuJoCo model from an env's tracking camera.
+
+One renderer owns one OpenGL context. An EGL context can be current in one thread only, and
+Streamlit runs every rerun in a new thread, so the context is made current only for the length
+of each call (creation, a frame, release) and released right after: several renderers in one
+thread, or renderers in several threads at once, never draw into each other's buffers, closing
+an old renderer cannot blank a newer one, and a renderer left behind by a finished thread can
+still be released. A lock serialises the calls on one renderer. Create, use and close a
+renderer in one thread all the same, with ``with``, so its release is deterministic.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Any
+
+import mujoco
+import numpy as np
+
+from core.envs.spec import CameraSpec
+from core.errors import ParetoscopeError
+from core.render.backend import (
+    RenderingUnavailable,
+    backend_failure_message,
+    ensure_gl_backend,
+    gl_context_class,
+)
+
+DEFAULT_SIZE = (480, 480)  # (width, height) in pixels
+MAX_SIDE = 4096  # larger offscreen buffers fail on many GL implementations
+
+
+def check_size(size: tuple[int, int] | list[int]) -> tuple[int, int]:
+    """`size` as (width, height) positive ints no larger than MAX_SIDE, or a ParetoscopeError."""
+    try:
+        width, height = (int(value) for value in size)
+    except (TypeError, ValueError):
+        raise ParetoscopeError(f"size: expected (width, height), got {size!r}") from None
+    if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
+        raise ParetoscopeError(
+            f"size: expected width and height between 1 and {MAX_SIDE}, got {width}x{height}"
+        )
+    return width, height
+
+
+class FrameRenderer:
+    """Renders `MjData` of `model` as (height, width, 3) uint8 frames, camera tracking a body.
+
+    `shadows` turns on shadows and reflections: prettier, 3-5x slower on a CPU (software GL).
+    The model's offscreen buffer is enlarged if `size` needs it (a visual setting only).
+    """
+
+    def __init__(
+        self,
+        model: mujoco.MjModel,
+        camera: CameraSpec,
+        size: tuple[int, int] = DEFAULT_SIZE,
+        shadows: bool = False,
+    ) -> None:
+        self.width, self.height = check_size(size)
+        self.shadows = shadows
+        self._lock = threading.Lock()
+        self._model = model
+        self._gl_context: Any = None
+        self._render_context: mujoco.MjrContext | None = None
+
+        self._body_id = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, camera.body)
+        if self._body_id < 0:
+            raise ParetoscopeError(f"camera: body {camera.body!r} is not in the model")
+        self._lookat_offset = np.array([0.0, 0.0, camera.lookat_height])
+        self._camera = mujoco.MjvCamera()
+        self._camera.type = mujoco.mjtCamera.mjCAMERA_FREE
+        self._camera.distance = camera.distance
+        self._camera.elevation = camera.elevation
+        self._camera.azimuth = camera.azimuth
+
+        backend = ensure_gl_backend()
+        context_class = gl_context_class()
+        visual = model.vis.global_
+        visual.offwidth = max(int(visual.offwidth), self.width)
+        visual.offheight = max(int(visual.offheight), self.height)
+        try:
+            self._gl_context = context_class(self.width, self.height)
+            with self._gl_context.as_current():
+                self._render_context = mujoco.MjrContext(model, mujoco.mjtFontScale.mjFONTSCALE_150)
+                mujoco.mjr_setBuffer(mujoco.mjtFramebuffer.mjFB_OFFSCREEN, self._render_context)
+        except Exception as error:  # every GL stack fails differently; the user needs one message
+            self._release()
+            raise RenderingUnavailable(backend_failure_message(backend, error)) from error
+
+        self._option = mujoco.MjvOption()
+        self._scene = mujoco.MjvScene(model, maxgeom=max(1000, 2 * model.ngeom))
+        self._scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = shadows
+        self._scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = shadows
+        self._viewport = mujoco.MjrRect(0, 0, self.width, self.height)
+        self._pixels = np.empty((self.height, self.width, 3), dtype=np.uint8)
+
+    def render(self, data: mujoco.MjData) -> np.ndarray:
+        """A new (height, width, 3) uint8 frame of `data` (positions must be up to date)."""
+        with self._lock:
+            if self._render_context is None:
+                raise RuntimeError("FrameRenderer.render called after close")
+            self._camera.lookat[:] = data.xpos[self._body_id] + self._lookat_offset
+            mujoco.mjv_updateScene(
+                self._model,
+                data,
+                self._option,
+                None,
+                self._camera,
+                mujoco.mjtCatBit.mjCAT_ALL,
+                self._scene,
+            )
+            with self._gl_context.as_current():
+                mujoco.mjr_render(self._viewport, self._scene, self._render_context)
+                mujoco.mjr_readPixels(self._pixels, None, self._viewport, self._render_context)
+            # OpenGL's rows run bottom-up.
+            return np.ascontiguousarray(self._pixels[::-1])
+
+    def close(self) -> None:
+        """Release the GL context now (idempotent)."""
+        with self._lock:
+            self._release()
+
+    def _release(self) -> None:
+        gl_context, render_context = self._gl_context, self._render_context
+        self._gl_context = self._render_context = None
+        if gl_context is None:
+            return
+        if render_context is not None:
+            # Its GL objects must be deleted in its own context, never in whichever is current.
+            with gl_context.as_current():
+                render_context.free()
+        gl_context.free()
+
+    def __enter__(self) -> FrameRenderer:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # never raise from a finaliser
+            self.close()

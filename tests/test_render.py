@@ -1,0 +1,349 @@
+"""Offscreen rendering: frames, the frame stream, threads, backend choice and its failures."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import imageio_ffmpeg
+import numpy as np
+import pytest
+
+from core.envs import get_spec, list_specs
+from core.errors import ParetoscopeError
+from core.render import backend
+from core.render.backend import RenderingUnavailable, ensure_gl_backend
+from core.render.frames import (
+    FrameRecord,
+    default_every,
+    playback_fps,
+    side_by_side,
+    stream_frames,
+)
+from core.render.renderer import FrameRenderer
+from core.rollout import stream_rollout
+from core.steppers import make_batch_stepper
+from core.video import encode_mp4
+from tests.agents_for_tests import LinearAgent
+from tests.conftest import REPO_DIR
+
+ENV = "MO-HalfCheetah-v2"
+SIZE = (96, 64)  # (width, height): not square, so a swapped axis shows
+
+
+def frames_of(preference: list[float], horizon: int = 12, **options: object) -> list[FrameRecord]:
+    """The frames of one LinearAgent episode (SIZE unless `size` is given)."""
+    options.setdefault("size", SIZE)
+    stream = stream_frames(LinearAgent(ENV), ENV, preference, 0, horizon=horizon, **options)
+    with contextlib.closing(stream):
+        return list(stream)
+
+
+def simulation_states(count: int) -> tuple[object, list[object]]:
+    """A model and `count` copies of its data along a short random-action trajectory."""
+    import mujoco
+
+    stepper = make_batch_stepper(get_spec(ENV), 1)
+    stepper.reset(np.array([0]))
+    rng = np.random.default_rng(0)
+    states = []
+    for _ in range(count):
+        stepper.step(rng.uniform(-1, 1, (1, 6)), np.array([0]))
+        model, data = stepper.simulation(0)
+        copy = mujoco.MjData(model)
+        copy.qpos[:], copy.qvel[:] = data.qpos, data.qvel
+        mujoco.mj_forward(model, copy)
+        states.append(copy)
+    return model, states
+
+
+def assert_not_blank(frame: np.ndarray) -> None:
+    assert frame.dtype == np.uint8
+    assert frame.std() > 10, "a blank (single-colour) frame"
+    assert frame.max() > 60, "a black frame"
+
+
+def test_frames_are_not_blank_change_over_time_and_stand_upright() -> None:
+    frames = frames_of([0.3, 0.7])
+    assert len(frames) == 12
+    for frame in frames:
+        assert frame.frame.shape == (64, 96, 3)
+        assert_not_blank(frame.frame)
+    first, last = frames[0].frame.astype(int), frames[-1].frame.astype(int)
+    assert np.abs(last - first).mean() > 1.0
+    # The camera looks down at a checkered floor under a smooth sky: the busy half is below.
+    image = frames[0].frame.astype(float).mean(axis=2)
+    assert image[40:].std() > image[:16].std()
+
+
+def test_frame_records_are_the_rollout_records() -> None:
+    frames = frames_of([0.6, 0.4], horizon=15, every=4, target=[50.0, 60.0])
+    plain = list(stream_rollout(LinearAgent(ENV), ENV, np.array([0.6, 0.4]), 0, [50.0, 60.0], 15))
+    # Every 4th step, and the last one.
+    assert [frame.step for frame in frames] == [4, 8, 12, 15]
+    for frame in frames:
+        record = plain[frame.step - 1]
+        assert np.array_equal(frame.record.cumulative_return, record.cumulative_return)
+        assert frame.record.model is None and frame.record.data is None
+        assert np.allclose(frame.target, [50.0, 60.0])
+        assert np.array_equal(frame.preference, [0.6, 0.4])
+    assert frames[-1].done
+
+
+def test_captions_and_shadows_change_the_picture() -> None:
+    plain = frames_of([0.5, 0.5], horizon=3)
+    captioned = frames_of([0.5, 0.5], horizon=3, caption=True)
+    shadowed = frames_of([0.5, 0.5], horizon=3, shadows=True)
+    top_left = (slice(0, 16), slice(0, 40))
+    assert not np.array_equal(plain[-1].frame[top_left], captioned[-1].frame[top_left])
+    assert np.array_equal(plain[-1].frame[50:], captioned[-1].frame[50:])
+    assert np.abs(plain[-1].frame.astype(int) - shadowed[-1].frame).mean() > 0.5
+
+
+def test_the_same_state_renders_the_same_frame() -> None:
+    model, states = simulation_states(3)
+    camera = get_spec(ENV).camera
+    with FrameRenderer(model, camera, SIZE) as first, FrameRenderer(model, camera, SIZE) as second:
+        for data in states:
+            assert np.array_equal(first.render(data), second.render(data))
+
+
+def render_in_thread(model: object, states: list[object], results: dict, key: str) -> None:
+    """Create, use and close a renderer in a new thread; store its frames under `key`."""
+
+    def work() -> None:
+        try:
+            with FrameRenderer(model, get_spec(ENV).camera, SIZE) as renderer:
+                results[key] = [renderer.render(data) for data in states]
+        except BaseException as error:  # reported by the test thread
+            results[key] = error
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join(timeout=60)
+
+
+def test_a_second_thread_renders_after_the_first_released() -> None:
+    model, states = simulation_states(4)
+    results: dict = {}
+    render_in_thread(model, states, results, "first")
+    render_in_thread(model, states, results, "second")
+    for key in ("first", "second"):
+        assert not isinstance(results[key], BaseException), results[key]
+    for frame, again in zip(results["first"], results["second"], strict=True):
+        assert_not_blank(again)
+        assert np.array_equal(frame, again)
+
+
+def test_two_sessions_rendering_at_once_do_not_disturb_each_other() -> None:
+    preferences = ([0.2, 0.8], [0.9, 0.1])
+    alone = {index: [f.frame for f in frames_of(list(p))] for index, p in enumerate(preferences)}
+    together: dict = {}
+    barrier = threading.Barrier(2)
+
+    def session(index: int) -> None:
+        try:
+            barrier.wait(timeout=30)
+            together[index] = [f.frame for f in frames_of(list(preferences[index]))]
+        except BaseException as error:
+            together[index] = error
+
+    threads = [threading.Thread(target=session, args=(index,)) for index in (0, 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    for index in (0, 1):
+        assert not isinstance(together[index], BaseException), together[index]
+        assert len(together[index]) == len(alone[index])
+        for frame, reference in zip(together[index], alone[index], strict=True):
+            assert np.array_equal(frame, reference)
+    assert not np.array_equal(alone[0][-1], alone[1][-1])
+
+
+def test_releasing_an_old_renderer_does_not_blank_a_newer_one() -> None:
+    model, states = simulation_states(2)
+    camera = get_spec(ENV).camera
+    old = FrameRenderer(model, camera, SIZE)
+    reference = old.render(states[0])
+    newer = FrameRenderer(model, camera, SIZE)
+    old.close()
+    assert np.array_equal(newer.render(states[0]), reference)
+    # An old renderer left open in another thread, then released from here: still no harm.
+    holder: dict = {}
+
+    def leave_open() -> None:
+        holder["renderer"] = FrameRenderer(model, camera, SIZE)
+        holder["frame"] = holder["renderer"].render(states[1])
+
+    thread = threading.Thread(target=leave_open)
+    thread.start()
+    thread.join(timeout=60)
+    assert np.array_equal(newer.render(states[1]), holder["frame"])
+    holder["renderer"].close()
+    assert np.array_equal(newer.render(states[1]), holder["frame"])
+    newer.close()
+    with pytest.raises(RuntimeError, match="after close"):
+        newer.render(states[0])
+
+
+def test_side_by_side_video_has_the_expected_size(tmp_path: Path) -> None:
+    streams = [
+        stream_frames(LinearAgent(ENV), ENV, preference, 0, size=SIZE, horizon=horizon)
+        for preference, horizon in (([0.2, 0.8], 6), ([0.8, 0.2], 9))
+    ]
+    tiled = side_by_side(streams, ["linear A", "linear B"], ENV, columns=2)
+    path = tmp_path / "side.mp4"
+    encode_mp4(tiled, fps=playback_fps(ENV), path=path)
+    reader = imageio_ffmpeg.read_frames(str(path))
+    meta = next(reader)
+    assert meta["size"] == (2 * 96 + 4, 64)
+    assert meta["codec"].startswith("h264")
+    assert sum(1 for _ in reader) == 9  # the longer episode; the shorter one holds
+
+
+def test_frame_rates_follow_the_env_time_step() -> None:
+    assert playback_fps(ENV) == pytest.approx(1 / 0.05)
+    assert playback_fps(ENV, every=2, speed=3.0) == pytest.approx(3 / (0.05 * 2))
+    for spec in list_specs():
+        every = default_every(spec.id, max_fps=30)
+        smallest = next(k for k in range(1, 100) if 1 / (spec.dt * k) <= 30 + 1e-9)
+        assert every == smallest, spec.id
+    with pytest.raises(ParetoscopeError, match="every"):
+        playback_fps(ENV, every=0)
+
+
+@pytest.mark.parametrize("size", [(0, 10), (10, -1), (5000, 10), ("a", 3)])
+def test_bad_sizes_are_refused(size: tuple[int, int]) -> None:
+    with pytest.raises(ParetoscopeError, match="size"):
+        frames_of([0.5, 0.5], horizon=2, size=size)
+
+
+def test_an_unknown_camera_body_is_refused() -> None:
+    from core.envs import CameraSpec
+
+    model, _ = simulation_states(1)
+    with pytest.raises(ParetoscopeError, match="nose"):
+        FrameRenderer(model, CameraSpec(body="nose", distance=3.0), SIZE)
+
+
+# --- the GL backend ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fresh_backend_choice(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """Forget this process's backend choice for one test (restored afterwards)."""
+    monkeypatch.setattr(backend, "_chosen_backend", None)
+    monkeypatch.setattr(backend, "_failure", None)
+    return monkeypatch
+
+
+def test_no_working_backend_gives_the_projects_message(
+    fresh_backend_choice: pytest.MonkeyPatch,
+) -> None:
+    calls = []
+
+    def broken(name: str) -> str:
+        calls.append(name)
+        return f"no {name} here"
+
+    fresh_backend_choice.delenv("MUJOCO_GL", raising=False)
+    fresh_backend_choice.setattr(backend, "probe_backend", broken)
+    with pytest.raises(RenderingUnavailable) as caught:
+        ensure_gl_backend()
+    message = str(caught.value)
+    assert calls == ["egl", "osmesa"]
+    assert "no egl here" in message and "no osmesa here" in message
+    assert "libosmesa6" in message and "libegl" in message
+    assert isinstance(caught.value, ParetoscopeError)
+    # The failure is remembered: no second probe, the same message.
+    with pytest.raises(RenderingUnavailable, match="no egl here"):
+        stream_frames(LinearAgent(ENV), ENV, [0.5, 0.5], 0, size=SIZE, horizon=2).__next__()
+    assert calls == ["egl", "osmesa"]
+    assert "MUJOCO_GL" not in os.environ
+
+
+def test_osmesa_is_tried_when_egl_fails(fresh_backend_choice: pytest.MonkeyPatch) -> None:
+    fresh_backend_choice.delenv("MUJOCO_GL", raising=False)
+    fresh_backend_choice.setattr(
+        backend, "probe_backend", lambda name: None if name == "osmesa" else "broken"
+    )
+    assert ensure_gl_backend() == "osmesa"
+    assert os.environ["MUJOCO_GL"] == "osmesa"
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [("disable", "turns rendering off"), ("vulkan", "not a backend"), ("EGL", None)],
+)
+def test_mujoco_gl_values(
+    fresh_backend_choice: pytest.MonkeyPatch, value: str, expected: str | None
+) -> None:
+    fresh_backend_choice.setenv("MUJOCO_GL", value)
+    if expected is None:
+        assert ensure_gl_backend() == "egl"
+    else:
+        with pytest.raises(RenderingUnavailable, match=expected):
+            ensure_gl_backend()
+
+
+def run_python(code: str, environment: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO_DIR,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+_RENDER_ONE_ROLLOUT = """
+import os, sys
+from core.errors import ParetoscopeError
+from core.render import ensure_gl_backend
+try:
+    print("backend", ensure_gl_backend(), os.environ.get("MUJOCO_GL"), "mujoco" in sys.modules)
+    from core.render import stream_frames
+    from tests.agents_for_tests import LinearAgent
+    frames = list(stream_frames(LinearAgent("MO-Swimmer-v2"), "MO-Swimmer-v2", [0.5, 0.5], 0,
+                                size=(32, 32), horizon=2))
+    print("frames", len(frames), frames[-1].frame.std() > 5)
+except ParetoscopeError as error:
+    print("error:", error)
+    sys.exit(2)
+"""
+
+
+def test_backend_is_chosen_in_a_fresh_process_before_mujoco_is_imported() -> None:
+    environment = {key: value for key, value in os.environ.items() if key != "MUJOCO_GL"}
+    completed = run_python(_RENDER_ONE_ROLLOUT, environment)
+    assert completed.returncode == 0, completed.stderr
+    assert "backend egl egl False" in completed.stdout
+    assert "frames 2 True" in completed.stdout
+
+
+def test_a_machine_without_gl_gets_the_projects_message_not_a_traceback() -> None:
+    # No EGL driver (glvnd finds no vendor library) and, here, no OSMesa either.
+    environment = {key: value for key, value in os.environ.items() if key != "MUJOCO_GL"}
+    environment["__EGL_VENDOR_LIBRARY_FILENAMES"] = "/nonexistent/vendor.json"
+    completed = run_python(_RENDER_ONE_ROLLOUT, environment)
+    if "backend osmesa" in completed.stdout:
+        pytest.skip("OSMesa works on this machine, so rendering is available")
+    assert completed.returncode == 2, completed.stderr
+    assert "error: rendering unavailable" in completed.stdout
+    assert "libosmesa6" in completed.stdout
+    assert "Traceback" not in completed.stderr
+
+
+def test_a_chosen_backend_that_fails_gets_the_projects_message() -> None:
+    environment = dict(os.environ, MUJOCO_GL="egl")
+    environment["__EGL_VENDOR_LIBRARY_FILENAMES"] = "/nonexistent/vendor.json"
+    completed = run_python(_RENDER_ONE_ROLLOUT, environment)
+    assert completed.returncode == 2, completed.stderr
+    assert "error: rendering unavailable: the egl OpenGL backend failed" in completed.stdout
+    assert "Traceback" not in completed.stderr
