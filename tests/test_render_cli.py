@@ -1,0 +1,86 @@
+"""`paretoscope render`: a saved agent's rollout as a video file."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import imageio.v3 as iio
+import imageio_ffmpeg
+import pytest
+
+from core.errors import ParetoscopeError
+
+ENV = "MO-HalfCheetah-v2"
+
+
+def render_command(argv: list[str]) -> int:
+    """Run `paretoscope render ARGV` through the command's own parser."""
+    from core.cli import render
+
+    parser = argparse.ArgumentParser(prog="paretoscope")
+    render.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["render", *argv])
+    return int(args.func(args))
+
+
+@pytest.fixture(scope="module")
+def agent_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A default-size MORvS with random weights, saved as a checkpoint."""
+    from core.agents import save
+    from core.agents.conditioned import create_agent
+    from core.agents.target_model import published_target_model
+
+    agent = create_agent("morvs", ENV, target_model=published_target_model(ENV), seed=0)
+    return save(agent, tmp_path_factory.mktemp("agents") / "morvs")
+
+
+def test_render_writes_a_real_time_mp4_with_a_progress_bar(
+    agent_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "rollout.mp4"
+    status = render_command(
+        [str(agent_path), "--env", ENV, "--preference", "0.3,0.7", "--seed", "1"]
+        + ["--size", "64x48", "--horizon", "8", "--caption", "--out", str(out)]
+    )
+    assert status == 0
+    reader = imageio_ffmpeg.read_frames(str(out))
+    meta = next(reader)
+    assert meta["size"] == (64, 48)
+    assert meta["codec"].startswith("h264") and meta["pix_fmt"].startswith("yuv420p")
+    assert meta["fps"] == pytest.approx(1 / 0.05)  # HalfCheetah's dt: real time
+    assert sum(1 for _ in reader) == 8
+    captured = capsys.readouterr()
+    assert str(out) in captured.out and "8 steps" in captured.out
+    assert "8/8" in captured.err  # the progress bar reached the end
+
+
+def test_render_writes_a_gif_every_kth_step(agent_path: Path, tmp_path: Path) -> None:
+    out = tmp_path / "rollout.gif"
+    status = render_command(
+        [str(agent_path), "--env", ENV, "--preference", "1,0", "--size", "48x48"]
+        + ["--horizon", "7", "--every", "2", "--out", str(out), "--quiet"]
+    )
+    assert status == 0
+    frames = iio.imread(out, index=None, extension=".gif")
+    assert len(frames) == 4  # steps 2, 4, 6 and the last, 7
+    assert frames.shape[1:3] == (48, 48)
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (["--preference", "0.3,0.3"], "--preference: expected 2 non-negative weights"),
+        (["--preference", "0.2,0.3,0.5"], "--preference: expected 2 finite numbers"),
+        (["--preference", "a,b"], "--preference: expected 2 comma-separated numbers"),
+        (["--preference", "0.5,0.5", "--target", "1"], "--target: expected 2"),
+        (["--preference", "0.5,0.5", "--size", "64by48"], "--size: expected WxH"),
+        (["--preference", "0.5,0.5", "--out", "video.avi"], "--out: expected a .mp4 or .gif"),
+        (["--preference", "0.5,0.5", "--every", "0"], "every: expected at least 1"),
+    ],
+)
+def test_render_refuses_bad_options(
+    agent_path: Path, tmp_path: Path, options: list[str], message: str
+) -> None:
+    with pytest.raises(ParetoscopeError, match=message):
+        render_command([str(agent_path), "--env", ENV, "--quiet", *options])
