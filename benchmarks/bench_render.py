@@ -1,0 +1,145 @@
+"""Rendering speed: a MO-HalfCheetah-v2 rollout of a default-size MORvS (random weights) as video.
+
+Prints, measured in the same run (the issue's targets in brackets):
+  pipeline / render alone   rollout + rendering + H.264 encoding of a 500-step episode at
+                            480x480 vs rendering the same 500 states alone (renderer creation
+                            included in both)                                      [<= 1.25]
+  first frame               seconds from `stream_frames(...)` to the first frame in a warm
+                            process (median and worst of several requests)          [<= 0.5 s]
+  frames per second         rendering alone at 256x256 and 480x480, shadows off and on
+and, for context, the physics + policy alone and the encoding alone of the same episode.
+Medians of --repeats alternating runs; the load average is printed because the machine may
+be shared.
+
+    python benchmarks/bench_render.py [--steps 500] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import statistics
+import time
+
+from core.render import ensure_gl_backend
+
+# The backend is chosen before anything imports mujoco, as the CLI and the dashboard do.
+BACKEND = ensure_gl_backend()
+
+import mujoco  # noqa: E402
+import numpy as np  # noqa: E402
+
+from core.agents.conditioned import create_agent  # noqa: E402
+from core.agents.target_model import published_target_model  # noqa: E402
+from core.envs import get_spec  # noqa: E402
+from core.render import FrameRenderer, playback_fps, stream_frames  # noqa: E402
+from core.rollout import stream_rollout  # noqa: E402
+from core.video import encode_mp4  # noqa: E402
+
+ENV_ID = "MO-HalfCheetah-v2"
+PREFERENCE = np.array([0.6, 0.4])
+
+
+def recorded_states(agent, steps: int) -> tuple[mujoco.MjModel, list[mujoco.MjData], float]:
+    """The episode's simulation states (copies), and the seconds physics + policy took."""
+    states = []
+    started = time.perf_counter()
+    for record in stream_rollout(agent, ENV_ID, PREFERENCE, 0, horizon=steps):
+        assert record.model is not None and record.data is not None
+        states.append(_copy(record.model, record.data))
+        model = record.model
+    elapsed = time.perf_counter() - started
+    return model, states, elapsed
+
+
+def _copy(model: mujoco.MjModel, data: mujoco.MjData) -> mujoco.MjData:
+    copy = mujoco.MjData(model)
+    copy.qpos[:], copy.qvel[:] = data.qpos, data.qvel
+    mujoco.mj_forward(model, copy)
+    return copy
+
+
+def render_alone(
+    model: mujoco.MjModel, states: list[mujoco.MjData], size: tuple[int, int], shadows: bool
+) -> tuple[float, list[np.ndarray]]:
+    """Seconds to create a renderer and render `states`, and the frames."""
+    started = time.perf_counter()
+    with FrameRenderer(model, get_spec(ENV_ID).camera, size, shadows) as renderer:
+        frames = [renderer.render(data) for data in states]
+    return time.perf_counter() - started, frames
+
+
+def pipeline(agent, steps: int, size: tuple[int, int]) -> tuple[float, int]:
+    """Seconds for rollout + rendering + MP4 encoding, end to end, and the video's size."""
+    started = time.perf_counter()
+    stream = stream_frames(agent, ENV_ID, PREFERENCE, 0, size=size, horizon=steps)
+    with contextlib.closing(stream):
+        video = encode_mp4((frame.frame for frame in stream), playback_fps(ENV_ID))
+    return time.perf_counter() - started, len(video)
+
+
+def first_frame_latency(agent, size: tuple[int, int]) -> float:
+    """Seconds from the request to the first frame."""
+    started = time.perf_counter()
+    stream = stream_frames(agent, ENV_ID, PREFERENCE, 0, size=size)
+    with contextlib.closing(stream):
+        next(stream)
+        return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=500)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--fps-frames", type=int, default=150, help="frames per fps figure")
+    args = parser.parse_args()
+
+    print(f"GL backend {BACKEND}; load average at start {os.getloadavg()[0]:.2f}")
+    agent = create_agent("morvs", ENV_ID, target_model=published_target_model(ENV_ID), seed=0)
+    size = (480, 480)
+    model, states, physics_policy = recorded_states(agent, args.steps)
+    assert len(states) == args.steps, f"the episode ended after {len(states)} steps"
+    pipeline(agent, 20, size)  # warm up: imports, torch, ffmpeg on disk cache
+
+    alone_times, pipeline_times, physics_times, encode_times = [], [], [], []
+    for _ in range(args.repeats):
+        seconds, frames = render_alone(model, states, size, shadows=False)
+        alone_times.append(seconds)
+        seconds, video_bytes = pipeline(agent, args.steps, size)
+        pipeline_times.append(seconds)
+        physics_times.append(recorded_states(agent, args.steps)[2])
+        started = time.perf_counter()
+        encode_mp4(frames, playback_fps(ENV_ID))
+        encode_times.append(time.perf_counter() - started)
+    alone, full = statistics.median(alone_times), statistics.median(pipeline_times)
+    print(f"\n{args.steps} steps at 480x480, shadows off (medians of {args.repeats}):")
+    print(f"  rendering alone             {alone:6.2f} s  ({args.steps / alone:5.1f} fps)")
+    print(f"  rollout + render + encode   {full:6.2f} s  (MP4 {video_bytes / 1e6:.2f} MB)")
+    print(f"  context: physics + policy   {statistics.median(physics_times):6.2f} s")
+    print(f"  context: encoding alone     {statistics.median(encode_times):6.2f} s")
+    print(f"  pipeline / render alone     {full / alone:6.3f}   [<= 1.25]")
+
+    latencies = [first_frame_latency(agent, size) for _ in range(7)]
+    print(
+        f"\nfirst frame at 480x480, warm process: median {statistics.median(latencies):.3f} s, "
+        f"worst {max(latencies):.3f} s   [<= 0.5 s]"
+    )
+
+    print(f"\nrendering alone, {args.fps_frames} frames (renderer creation excluded):")
+    subset = states[: args.fps_frames]
+    for side in (256, 480):
+        for shadows in (False, True):
+            with FrameRenderer(model, get_spec(ENV_ID).camera, (side, side), shadows) as renderer:
+                renderer.render(subset[0])
+                started = time.perf_counter()
+                for data in subset:
+                    renderer.render(data)
+                rate = len(subset) / (time.perf_counter() - started)
+            label = "on " if shadows else "off"
+            print(f"  {side}x{side} shadows {label}  {rate:6.1f} fps")
+    print(f"\nload average at end {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
