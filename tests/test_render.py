@@ -139,6 +139,31 @@ def test_a_second_thread_renders_after_the_first_released() -> None:
         assert np.array_equal(frame, again)
 
 
+def test_a_video_made_in_a_second_thread_after_the_first_is_not_black(tmp_path: Path) -> None:
+    results: dict = {}
+
+    def make_video(key: str) -> None:
+        try:
+            frames = frames_of([0.4, 0.6], horizon=6)
+            path = tmp_path / f"{key}.mp4"
+            encode_mp4((frame.frame for frame in frames), playback_fps(ENV), path=path)
+            results[key] = path
+        except BaseException as error:  # reported by the test thread
+            results[key] = error
+
+    for key in ("first", "second"):
+        thread = threading.Thread(target=make_video, args=(key,))
+        thread.start()
+        thread.join(timeout=60)
+        assert isinstance(results[key], Path), results[key]
+    reader = imageio_ffmpeg.read_frames(str(results["second"]))
+    width, height = next(reader)["size"]
+    decoded = [np.frombuffer(raw, np.uint8).reshape(height, width, 3) for raw in reader]
+    assert len(decoded) == 6
+    for frame in decoded:
+        assert_not_blank(frame)
+
+
 def test_two_sessions_rendering_at_once_do_not_disturb_each_other() -> None:
     preferences = ([0.2, 0.8], [0.9, 0.1])
     alone = {index: [f.frame for f in frames_of(list(p))] for index, p in enumerate(preferences)}
