@@ -17,7 +17,7 @@ BACKGROUND = (255, 255, 255)
 AXIS = (60, 60, 60)
 FRONT = (31, 119, 180)
 DOMINATED = (160, 180, 200)
-CLOUD = (205, 205, 205)
+CLOUD = (170, 170, 170)
 HIGHLIGHT = (255, 176, 0)
 TRAIL = (255, 214, 120)
 
@@ -73,7 +73,7 @@ class FrontPanel:
         draw.line([(left, top), (left, bottom), (right, bottom)], fill=AXIS, width=2)
         if cloud_values is not None:
             for x, y in self.to_pixels(cloud_values):
-                draw.point((x, y), fill=CLOUD)
+                draw.ellipse((x - 1, y - 1, x + 1, y + 1), fill=CLOUD)
         mask = non_dominated(values) if len(values) else np.zeros(0, dtype=bool)
         radius = max(3, self.size // 90)
         for (x, y), undominated in zip(self.to_pixels(values), mask, strict=True):
@@ -84,8 +84,8 @@ class FrontPanel:
                 draw.ellipse(box, outline=DOMINATED, width=2)
         x_name = objective_names[self.axes[0]]
         y_name = objective_names[self.axes[1]]
-        draw.text((right - 6 * len(x_name) - 10, bottom + 4), f"{x_name} →", fill=AXIS, font=font)
-        draw.text((4, max(0, top - self.font_size - 2)), f"↑ {y_name}", fill=AXIS, font=font)
+        draw.text((right - 6 * len(x_name) - 10, bottom + 4), f"{x_name} >", fill=AXIS, font=font)
+        draw.text((4, max(0, top - self.font_size - 2)), f"^ {y_name}", fill=AXIS, font=font)
         if title:
             draw.text((left + 6, top), title, fill=AXIS, font=font)
         self._background = np.asarray(image)

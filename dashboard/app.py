@@ -1,0 +1,44 @@
+"""paretoscope's dashboard: ``streamlit run dashboard/app.py -- --assets DIR``
+(or ``paretoscope dashboard``).
+
+One page per view (Explore, Compare, RTG & metrics, Dataset, Presentation) under `st.navigation`;
+the sidebar holds the shared choices, mirrored in the URL.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from pathlib import Path
+
+# Runnable as a plain script from a checkout: make the repository importable.
+_ROOT = Path(__file__).resolve().parents[1]
+if str(_ROOT) not in sys.path:
+    sys.path.insert(0, str(_ROOT))
+
+# Choose the OpenGL backend before anything imports mujoco (sets MUJOCO_GL when unset).
+from core.render.backend import RenderingUnavailable, ensure_gl_backend  # noqa: E402
+
+with contextlib.suppress(RenderingUnavailable):
+    ensure_gl_backend()  # pages that need video say when it fails; everything else works
+
+import streamlit as st  # noqa: E402
+
+from dashboard import ui  # noqa: E402
+
+_VIEWS = Path(__file__).resolve().parent / "views"
+
+st.set_page_config(page_title="paretoscope", page_icon="📈", layout="wide")
+page = st.navigation(
+    [
+        st.Page(_VIEWS / "explore.py", title="Explore", icon="🎛️", url_path="explore", default=True),
+        st.Page(_VIEWS / "compare.py", title="Compare", icon="⚖️", url_path="compare"),
+        st.Page(_VIEWS / "rtg.py", title="RTG & metrics", icon="🎯", url_path="rtg"),
+        st.Page(_VIEWS / "dataset.py", title="Dataset", icon="🗂️", url_path="dataset"),
+        st.Page(_VIEWS / "presentation.py", title="Presentation", icon="🎬", url_path="tour"),
+    ]
+)
+st.session_state.pop("_context", None)
+with ui.guard("sidebar"):
+    ui.sidebar()
+page.run()

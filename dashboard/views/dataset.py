@@ -1,0 +1,205 @@
+"""Dataset: trajectory returns coloured by preference, preference coverage, the non-dominated
+set, and a browser that replays a stored trajectory's actions in the env as video."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.assets import rollout_key
+from core.render import RenderingUnavailable
+from dashboard import ui
+from dashboard.figures import dataset_returns_figure, preference_coverage_figure
+from dashboard.live import live_rollout
+from dashboard.services import (
+    LoadedAgent,
+    ReplayAgent,
+    RolloutRequest,
+    record_returns_only,
+    record_rollout,
+    trajectory_env_seed,
+)
+
+ctx = ui.context()
+st.title("Dataset")
+
+if ui.need(ctx, agent=False):
+    spec = ctx.spec
+    names = spec.objective_names
+    if ctx.dataset is None:
+        st.info(f"No dataset chosen: pick one for {ctx.env_id} in the sidebar.")
+    else:
+        asset = ctx.dataset
+        summary = None
+        with ui.guard(f"dataset {asset.name}"):
+            summary = ui.dataset_summary(asset)
+        if summary is not None:
+            info = summary.info
+            st.caption(
+                f"{asset.label} — {info.source or asset.path}"
+                + (f" · {info.quality}" if info.quality else "")
+                + (f" · {info.preference_distribution}" if info.preference_distribution else "")
+            )
+            columns = st.columns(5)
+            columns[0].metric("trajectories", f"{summary.n_trajectories:,}")
+            columns[1].metric("steps", f"{summary.n_steps:,}")
+            columns[2].metric("mean length", f"{summary.length_mean:.1f}")
+            columns[3].metric("non-dominated", summary.n_non_dominated)
+            columns[4].metric("hypervolume", f"{summary.hypervolume:.4g}")
+            table = summary.table
+            count = len(table)
+
+            if "trajectory" not in st.session_state:
+                try:
+                    st.session_state["trajectory"] = int(ui.url_value("traj") or 0)
+                except ValueError:
+                    st.session_state["trajectory"] = 0
+            if not 0 <= int(st.session_state["trajectory"]) < count:
+                st.session_state["trajectory"] = 0
+
+            left, right = st.columns([3, 2])
+            with left, ui.guard("returns"):
+                controls = st.columns(3)
+                colour = controls[0].selectbox(
+                    "Colour by the weight of",
+                    range(spec.n_obj),
+                    format_func=lambda index: names[index],
+                    key="dataset_colour",
+                )
+                axes = [0, 1]
+                if spec.n_obj > 2:
+                    axes = [
+                        controls[1 + axis].selectbox(
+                            f"{'xy'[axis]} axis",
+                            range(spec.n_obj),
+                            index=axis,
+                            format_func=lambda index: names[index],
+                            key=f"dataset_axes_{axis}",
+                        )
+                        for axis in range(2)
+                    ]
+                figure = dataset_returns_figure(
+                    names,
+                    table.returns,
+                    table.preferences,
+                    colour_objective=colour,
+                    front_indices=summary.non_dominated,
+                    selected=int(st.session_state["trajectory"]),
+                    axes=axes,
+                )
+                version = st.session_state.get("_dataset_version", 0)
+                chart_key = f"dataset_returns_{version}"
+
+                def clicked(chart_key: str = chart_key) -> None:
+                    event = st.session_state.get(chart_key)
+                    points = (event or {}).get("selection", {}).get("points", [])
+                    for point in points:
+                        data = point.get("customdata")
+                        if data:
+                            st.session_state["trajectory"] = int(data[0])
+                            st.session_state["_dataset_version"] = version + 1
+                            return
+
+                st.plotly_chart(
+                    figure,
+                    key=chart_key,
+                    on_select=clicked,
+                    selection_mode="points",
+                    width="stretch",
+                )
+                st.caption("Click a trajectory to open it in the browser below.")
+            with right, ui.guard("coverage"):
+                st.markdown("**Preference coverage**")
+                st.plotly_chart(
+                    preference_coverage_figure(
+                        names, summary.preference_bin_edges, summary.preference_histograms
+                    ),
+                    key="dataset_coverage",
+                    width="stretch",
+                )
+                st.markdown("**Non-dominated trajectories**")
+                front = np.asarray(summary.non_dominated, dtype=int)
+                front_table = pd.DataFrame(
+                    {
+                        "trajectory": front,
+                        **{f"return {n}": table.returns[front, i] for i, n in enumerate(names)},
+                        **{f"pref {n}": table.preferences[front, i] for i, n in enumerate(names)},
+                        "length": table.lengths[front],
+                    }
+                ).sort_values(f"return {names[0]}", ascending=False)
+                st.dataframe(front_table, hide_index=True, width="stretch", height=240)
+
+            # --- the trajectory browser -------------------------------------------------------
+            st.subheader("Trajectory browser")
+            index = int(
+                st.number_input("Trajectory", min_value=0, max_value=count - 1, key="trajectory")
+            )
+            ui.set_url(traj=str(index))
+            details = st.columns(3)
+            details[0].markdown(
+                "**preference** " + ui.describe(names, table.preferences[index], ".2f")
+            )
+            details[1].markdown("**stored return** " + ui.describe(names, table.returns[index]))
+            details[2].markdown(f"**length** {int(table.lengths[index])} steps")
+            with ui.guard("replay"):
+                from core.render import default_every
+
+                data = ui.trajectories(asset)
+                trajectory = data.trajectory(index)
+                seed = trajectory_env_seed(info, np.asarray(trajectory.preference))
+                if seed is None:
+                    st.caption(
+                        "This dataset does not record its episodes' initial states: the actions "
+                        "are replayed from the env's reset for seed 0, so the motion may drift "
+                        "from the original."
+                    )
+                replay = ReplayAgent(asset.env_id, np.asarray(trajectory.actions))
+                loaded = LoadedAgent(replay, fingerprint="replay", name=f"{asset.name}#{index}")
+                every = default_every(asset.env_id)
+                request = RolloutRequest(
+                    fingerprint=rollout_key(
+                        str(asset.path), asset.env_id, [], None, index, (0, 0), len(trajectory)
+                    ),
+                    env_id=asset.env_id,
+                    preference=tuple(float(v) for v in trajectory.preference),
+                    target=None,
+                    seed=0 if seed is None else seed,
+                    size=ctx.size,
+                    horizon=len(trajectory),
+                    every=every,
+                )
+
+                def produce(on_frame):  # noqa: ANN001, ANN202 - see live_rollout
+                    try:
+                        return record_rollout(loaded, request, on_frame)
+                    except RenderingUnavailable as error:
+                        st.warning(f"video unavailable: {error}")
+                        return record_returns_only(loaded, request, str(error))
+
+                shown = live_rollout(
+                    ctx.library,
+                    request.key(),
+                    produce,
+                    names,
+                    len(trajectory),
+                    file_name=f"{asset.name}-trajectory-{index}.mp4",
+                    widget_key="replay",
+                )
+                if shown is not None:
+                    same = np.allclose(shown.returns, table.returns[index], rtol=1e-6, atol=1e-6)
+                    st.caption(
+                        "replayed return: "
+                        + ui.describe(names, shown.returns)
+                        + (
+                            " (the same as stored)"
+                            if same
+                            else " (differs from the stored return: not the original start state)"
+                        )
+                    )
+                    st.session_state["dataset_result"] = {
+                        "trajectory": index,
+                        "replayed": [float(v) for v in shown.returns],
+                        "stored": [float(v) for v in table.returns[index]],
+                        "has_video": bool(shown.video),
+                    }

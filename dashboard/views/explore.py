@@ -1,0 +1,243 @@
+"""Explore: drag a preference, watch the rollout, see its point on the Pareto front."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.render import RenderingUnavailable
+from dashboard import preferences as prefs
+from dashboard import ui
+from dashboard.figures import FrontSeries, Marker, front_figure, selected_custom_data, target_grid
+from dashboard.live import live_rollout
+from dashboard.services import RolloutRequest, record_returns_only, record_rollout
+
+ctx = ui.context()
+st.title("Explore")
+st.caption(
+    "Drag the preference and watch the agent change its behaviour while its point moves along "
+    "the front. Hover a point for its preference, target, returns and seed; click it to replay "
+    "that episode."
+)
+
+loaded = None
+if ui.need(ctx):
+    with ui.guard(f"agent {ctx.agent.name}"):
+        from core.rollout import check_agent_fits
+
+        loaded = ui.loaded_agent(ctx.agent)
+        check_agent_fits(loaded.agent, ctx.env_id)
+
+if loaded is not None:
+    spec = ctx.spec
+    names = spec.objective_names
+    n_obj = spec.n_obj
+    env_id = ctx.env_id
+    preference = ui.preference_control(spec, ctx.granularity)
+
+    # --- target mode (return-conditioned agents) ----------------------------------------------
+    target = None
+    target_mode = False
+    if loaded.return_conditioned:
+        if "target_mode" not in st.session_state:
+            st.session_state["target_mode"] = ui.url_value("tm") == "1"
+        target_mode = st.toggle(
+            "Target mode: click a point in objective space (or type a target) and the agent "
+            "tries to reach it",
+            key="target_mode",
+        )
+        own_target = np.asarray(loaded.agent.initial_target(preference[None, :]))[0]
+        if target_mode:
+            keys = [f"w_target_{index}" for index in range(n_obj)]
+            if any(key not in st.session_state for key in keys):
+                from_url = None
+                try:
+                    from_url = prefs.parse_vector(ui.url_value("target"), n_obj, "target")
+                except Exception:  # noqa: BLE001 - a bad URL value falls back to the default
+                    from_url = None
+                start = own_target if from_url is None else from_url
+                for key, value in zip(keys, start, strict=True):
+                    st.session_state[key] = float(round(value, 1))
+
+            def reset_target() -> None:
+                current = np.asarray(st.session_state["preference"], dtype=np.float64)
+                values = np.asarray(loaded.agent.initial_target(current[None, :]))[0]
+                for key, value in zip(keys, values, strict=True):
+                    st.session_state[key] = float(round(value, 1))
+
+            columns = st.columns(n_obj + 1, vertical_alignment="bottom")
+            for index, column in enumerate(columns[:-1]):
+                column.number_input(
+                    f"target {names[index]}", key=keys[index], step=10.0, format="%.1f"
+                )
+            columns[-1].button(
+                "Agent's own target", on_click=reset_target, help="the target its model gives"
+            )
+            target = np.array([float(st.session_state[key]) for key in keys])
+            ui.set_url(tm="1", target=prefs.format_vector(target, 6))
+        else:
+            ui.set_url(tm=None, target=None)
+            st.caption(f"The agent asks itself for {prefs.format_vector(own_target, 5)} here.")
+
+    from core.render import default_every
+
+    request = RolloutRequest(
+        fingerprint=loaded.fingerprint,
+        env_id=env_id,
+        preference=tuple(float(v) for v in preference),
+        target=None if target is None else tuple(float(v) for v in target),
+        seed=ctx.seed,
+        size=ctx.size,
+        horizon=ctx.horizon,
+        every=default_every(env_id),
+    )
+    key = request.key()
+    recording = ctx.library.get(key)
+
+    video_column, front_column = st.columns([1, 1], gap="medium")
+
+    # --- the front (drawn first, so it shows while the video streams) ------------------------
+    with front_column, ui.guard("front"):
+        table = ui.sweep_table(ctx.agent)
+        points = ui.mean_per_preference(table, env_id)
+        series = FrontSeries(
+            ctx.agent.label,
+            points["returns"],
+            points["preferences"],
+            points["targets"],
+            points["seeds"],
+        )
+        cloud = None
+        if ctx.dataset is not None:
+            with ui.guard(f"dataset {ctx.dataset.name}"):
+                cloud = ui.dataset_summary(ctx.dataset).table.returns
+        current = None
+        if recording is not None:
+            current = Marker(recording.returns, "this rollout")
+        elif target is None and len(table):
+            arrays = ui.objective_arrays(table, env_id)
+            same = (
+                (np.abs(arrays["preferences"] - preference[None, :]) < 1e-9).all(axis=1)
+                & (arrays["seeds"] == ctx.seed)
+                & ~arrays["explicit"]
+            )
+            if same.any():
+                current = Marker(arrays["returns"][np.flatnonzero(same)[0]], "this preference")
+        axes = ui.axis_pickers(spec, "front_axes") if n_obj > 3 else None
+        grid = None
+        if target_mode and (n_obj == 2 or (axes is not None and len(axes) == 2)):
+            shown = [0, 1] if axes is None else list(axes)
+            everything = [series.returns[:, shown]]
+            if cloud is not None:
+                everything.append(np.asarray(cloud)[:, shown])
+            if target is not None:
+                everything.append(target[None, shown])
+            stacked = np.vstack(everything)
+            low, high = stacked.min(axis=0), stacked.max(axis=0)
+            span = np.where(high > low, high - low, 1.0)
+            grid_2d = target_grid(low - 0.15 * span, high + 0.15 * span, steps=25)
+            # A full objective vector per grid point: the hidden objectives keep the target's.
+            base = target if target is not None else series.returns.mean(axis=0)
+            grid = np.tile(base, (len(grid_2d), 1))
+            grid[:, shown] = grid_2d
+        figure = front_figure(
+            names,
+            [series],
+            dataset_returns=cloud,
+            reference_point=spec.reference_point,
+            current=current,
+            target=None if target is None else Marker(target, "target"),
+            axes=axes,
+            target_grid=grid,
+        )
+        version = st.session_state.get("_front_version", 0)
+        chart_key = f"front_{version}"
+        st.session_state["_front_meta"] = {
+            "figure": figure,
+            "preferences": series.preferences,
+            "returns": series.returns,
+            "targets": series.targets,
+            "seeds": series.seeds,
+            "explicit": points["explicit"],
+            "grid": grid,
+            "target_mode": target_mode,
+            "granularity": ctx.granularity,
+            "chart_key": chart_key,
+        }
+
+        def clicked() -> None:
+            meta = st.session_state.get("_front_meta") or {}
+            event = st.session_state.get(meta.get("chart_key", ""))
+            selection = (event or {}).get("selection", {}) if event else {}
+            chosen = selected_custom_data(meta["figure"], selection.get("points", []))
+            if not chosen:
+                return
+            series_index, row = chosen[0]
+            n = len(meta["returns"][0]) if len(meta["returns"]) else 0
+            if series_index == -1 and meta["grid"] is not None:
+                new_target = meta["grid"][row]
+            elif series_index >= 0 and meta["target_mode"]:
+                new_target = meta["returns"][row]
+            else:
+                new_target = None
+                ui.set_preference(meta["preferences"][row])
+                st.session_state["seed"] = int(meta["seeds"][row])
+                if meta["explicit"][row]:
+                    st.session_state["target_mode"] = True
+                    new_target = meta["targets"][row]
+            if new_target is not None:
+                for index in range(n):
+                    st.session_state[f"w_target_{index}"] = float(round(new_target[index], 1))
+            st.session_state["_front_version"] = st.session_state.get("_front_version", 0) + 1
+
+        st.plotly_chart(
+            figure,
+            key=chart_key,
+            on_select=clicked,
+            selection_mode="points",
+            width="stretch",
+        )
+        if target is not None and recording is not None:
+            st.dataframe(
+                pd.DataFrame(
+                    {"target": target, "achieved": recording.returns},
+                    index=list(names),
+                ).assign(difference=lambda frame: frame["achieved"] - frame["target"]),
+                width="stretch",
+            )
+
+    # --- the live rollout ---------------------------------------------------------------------
+    with video_column:
+
+        @st.fragment
+        def video_part() -> None:
+            with ui.guard("rollout"):
+
+                def produce(on_frame):  # noqa: ANN001, ANN202 - see live_rollout
+                    try:
+                        return record_rollout(loaded, request, on_frame)
+                    except RenderingUnavailable as error:
+                        st.warning(f"video unavailable: {error}")
+                        return record_returns_only(loaded, request, str(error))
+
+                shown = live_rollout(
+                    ctx.library,
+                    key,
+                    produce,
+                    names,
+                    request.horizon,
+                    file_name=f"{ctx.agent.name}-{prefs.format_vector(preference, 3)}.mp4",
+                )
+                if shown is not None:
+                    st.session_state["explore_result"] = {
+                        "key": key,
+                        "returns": [float(v) for v in shown.returns],
+                        "frames": shown.length,
+                        "has_video": bool(shown.video),
+                        "preference": list(request.preference),
+                        "target": None if request.target is None else list(request.target),
+                        "seed": request.seed,
+                    }
+
+        video_part()

@@ -1,0 +1,168 @@
+"""RTG following and metrics: PEDA's panels, interactive — target vs achieved weighted return,
+preference vs return ratio, and hypervolume/sparsity with an editable reference point."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from dashboard import preferences as prefs
+from dashboard import ui
+from dashboard.figures import FrontSeries, hypervolume_figure, rtg_ratio_figure, rtg_target_figure
+
+SCALES = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
+
+ctx = ui.context()
+st.title("RTG following and metrics")
+
+if ui.need(ctx):
+    spec = ctx.spec
+    env_id = ctx.env_id
+    names = spec.objective_names
+    asset = ctx.agent
+    loaded = None
+    with ui.guard(f"agent {asset.name}"):
+        loaded = ui.loaded_agent(asset)
+
+    if loaded is not None:
+        base = None
+        with ui.guard("sweep"):
+            base = ui.mean_per_preference(ui.sweep_table(asset), env_id)
+
+        # --- RTG following ---------------------------------------------------------------------
+        st.subheader("Return-to-go following")
+        if not loaded.return_conditioned:
+            st.info(
+                f"{asset.label} does not read a target return (a {asset.kind} agent), so RTG "
+                "following does not apply; the metrics below do."
+            )
+        elif base is not None and len(base["returns"]):
+            st.caption(
+                "Each point is an episode asked for a target return: the agent's own target "
+                "for its preference, times a scale. Perfect following lies on the dashed line."
+            )
+            scales = st.multiselect(
+                "Target scales (× the agent's own target)",
+                SCALES,
+                default=[1.0],
+                key="rtg_scales",
+                format_func=lambda s: f"× {s:g}",
+            )
+            with ui.guard("RTG sweeps"):
+                from core.metrics import rtg_following
+
+                targets_all, prefs_all, returns_all, labels = [], [], [], []
+                for scale in scales or [1.0]:
+                    if scale == 1.0:
+                        arrays = base
+                    else:
+                        grid = base["preferences"]
+                        own = np.asarray(loaded.agent.initial_target(grid))
+                        arrays = ui.mean_per_preference(
+                            ui.sweep_table(asset, preferences=grid, targets=own * scale), env_id
+                        )
+                    targets_all.append(arrays["targets"])
+                    prefs_all.append(arrays["preferences"])
+                    returns_all.append(arrays["returns"])
+                    labels += [f"scale × {scale:g}"] * len(arrays["returns"])
+                targets = np.vstack(targets_all)
+                preferences = np.vstack(prefs_all)
+                returns = np.vstack(returns_all)
+                low = high = None
+                if ctx.dataset is not None:
+                    summary = ui.dataset_summary(ctx.dataset)
+                    low, high = summary.return_min, summary.return_max
+                st.plotly_chart(
+                    rtg_target_figure(names, targets, preferences, returns, low, high, labels),
+                    key="rtg_target",
+                    width="stretch",
+                )
+                following = rtg_following(targets, preferences, returns)
+                st.session_state["rtg_result"] = {
+                    "episodes": len(returns),
+                    "weighted_error": float(following.overall_weighted_error),
+                }
+                undefined = int(np.isnan(following.return_ratio).any(axis=1).sum())
+                st.plotly_chart(
+                    rtg_ratio_figure(names, preferences, following.return_ratio),
+                    key="rtg_ratio",
+                    width="stretch",
+                )
+                columns = st.columns(3)
+                columns[0].metric(
+                    "mean |p·target − p·return|", f"{following.overall_weighted_error:.4g}"
+                )
+                columns[1].metric(
+                    "mean relative error", f"{following.overall_relative_weighted_error:.3g}"
+                )
+                columns[2].metric("mean |p − return ratio|", f"{following.overall_ratio_error:.3g}")
+                if undefined:
+                    st.caption(
+                        f"{undefined} episodes have no return ratio (a negative return or all "
+                        "returns zero) and are left out of the ratio panel."
+                    )
+
+        # --- hypervolume and sparsity ---------------------------------------------------------
+        st.subheader("Hypervolume and sparsity")
+        if base is not None and len(base["returns"]):
+            with ui.guard("metrics"):
+                from core.metrics import front_summary
+
+                keys = [f"ref_{index}" for index in range(spec.n_obj)]
+                if any(key not in st.session_state for key in keys):
+                    try:
+                        start = prefs.parse_vector(ui.url_value("ref"), spec.n_obj, "reference")
+                    except Exception:  # noqa: BLE001 - a bad URL value falls back
+                        start = None
+                    if start is None:
+                        start = np.asarray(spec.reference_point, dtype=np.float64)
+                    for key, value in zip(keys, start, strict=True):
+                        st.session_state[key] = float(value)
+
+                def reset_reference() -> None:
+                    for key, value in zip(keys, spec.reference_point, strict=True):
+                        st.session_state[key] = float(value)
+
+                columns = st.columns(spec.n_obj + 1, vertical_alignment="bottom")
+                for index, column in enumerate(columns[:-1]):
+                    column.number_input(
+                        f"reference {names[index]}", key=keys[index], step=10.0, format="%.1f"
+                    )
+                columns[-1].button("Env's reference point", on_click=reset_reference)
+                reference = np.array([float(st.session_state[key]) for key in keys])
+                changed = not np.allclose(reference, spec.reference_point)
+                ui.set_url(ref=prefs.format_vector(reference, 6) if changed else None)
+                st.caption(
+                    f"Env default: {tuple(spec.reference_point)} — {spec.reference_point_source}."
+                )
+                summary = front_summary(base["returns"], reference, base["preferences"])
+                st.session_state["metrics_result"] = {
+                    "hypervolume": summary.hypervolume,
+                    "sparsity": summary.sparsity,
+                    "cardinality": summary.cardinality,
+                    "reference": [float(v) for v in reference],
+                }
+                columns = st.columns(4)
+                columns[0].metric("hypervolume", f"{summary.hypervolume:.4g}")
+                columns[1].metric("sparsity (lower is denser)", f"{summary.sparsity:.4g}")
+                columns[2].metric("cardinality", summary.cardinality)
+                columns[3].metric(
+                    "expected utility",
+                    "—" if summary.expected_utility is None else f"{summary.expected_utility:.4g}",
+                )
+                axes = ui.axis_pickers(spec, "hv_axes")
+                st.plotly_chart(
+                    hypervolume_figure(
+                        names,
+                        [FrontSeries(asset.label, base["returns"], base["preferences"])],
+                        reference,
+                        axes=axes[:2],
+                    ),
+                    key="hv_figure",
+                    width="stretch",
+                )
+                if spec.n_obj > 2:
+                    st.caption(
+                        "The shaded region is the 2-D projection on the chosen axes; the "
+                        "hypervolume above is computed in all objectives."
+                    )
