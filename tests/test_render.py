@@ -19,6 +19,7 @@ from core.render import backend
 from core.render.backend import RenderingUnavailable, ensure_gl_backend
 from core.render.frames import (
     FrameRecord,
+    caption_lines,
     default_every,
     playback_fps,
     side_by_side,
@@ -372,3 +373,31 @@ def test_a_chosen_backend_that_fails_gets_the_projects_message() -> None:
     assert completed.returncode == 2, completed.stderr
     assert "error: rendering unavailable: the egl OpenGL backend failed" in completed.stdout
     assert "Traceback" not in completed.stderr
+
+
+def test_caption_lines_name_each_objective() -> None:
+    from core.rollout import StepRecord
+
+    record = StepRecord(
+        step=3,
+        observation=np.zeros(17),
+        action=np.zeros(6),
+        reward=np.zeros(2),
+        cumulative_return=np.array([1.26, 250.0]),
+        remaining_target=np.array([98.74, -50.0]),
+        done=True,
+        terminated=True,
+        diverged=False,
+    )
+    image = np.zeros((8, 8, 3), np.uint8)
+    frame = FrameRecord(record, image, np.array([0.3, 0.7]), np.array([100.0, 200.0]))
+    spec = get_spec(ENV)
+    assert caption_lines(spec, frame, title="agent A") == (
+        "agent A",
+        "preference\trun 0.30\tenergy 0.70",
+        "target\trun 100\tenergy 200",
+        "return\trun 1.3\tenergy 250.0",
+        "step 3/500 (fell)",
+    )
+    without_target = FrameRecord(record, frame.frame, frame.preference, frame.target, False)
+    assert not any(line.startswith("target") for line in caption_lines(spec, without_target))

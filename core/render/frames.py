@@ -34,6 +34,7 @@ class FrameRecord:
     frame: np.ndarray  # (height, width, 3) uint8 RGB
     preference: np.ndarray  # (n_obj,) the rollout's preference
     target: np.ndarray  # (n_obj,) the initial target the agent was given
+    reads_target: bool = True  # whether the agent is return-conditioned (else targets are moot)
 
     @property
     def step(self) -> int:
@@ -72,14 +73,12 @@ def _format_vector(spec: EnvSpec, values: np.ndarray, digits: int) -> str:
     )
 
 
-def caption_lines(
-    spec: EnvSpec, frame: FrameRecord, show_target: bool = True, title: str | None = None
-) -> tuple[str, ...]:
+def caption_lines(spec: EnvSpec, frame: FrameRecord, title: str | None = None) -> tuple[str, ...]:
     """Caption text: title, preference, target (if the agent reads one), running return, step."""
     record = frame.record
     lines = [] if title is None else [title]
     lines.append("preference\t" + _format_vector(spec, frame.preference, 2))
-    if show_target:
+    if frame.reads_target:
         lines.append("target\t" + _format_vector(spec, frame.target, 0))
     lines.append("return\t" + _format_vector(spec, record.cumulative_return, 1))
     status = " (fell)" if record.terminated else " (diverged)" if record.diverged else ""
@@ -111,7 +110,7 @@ def stream_frames(
     ensure_gl_backend()
     preference_vector = np.asarray(preference, dtype=np.float64).reshape(-1)
     target_vector = None if target is None else np.asarray(target, dtype=np.float64)
-    show_target = bool(agent.spec.conditioning.return_conditioned)
+    reads_target = bool(agent.spec.conditioning.return_conditioned)
     renderer: FrameRenderer | None = None
     last_frame: np.ndarray | None = None
     try:
@@ -136,9 +135,10 @@ def stream_frames(
                 frame,
                 preference_vector,
                 record.remaining_target + record.cumulative_return,
+                reads_target,
             )
             if caption:
-                lines = caption_lines(spec, frame_record, show_target)
+                lines = caption_lines(spec, frame_record)
                 frame_record = replace(frame_record, frame=draw_caption(frame, lines))
             yield frame_record
     finally:
@@ -151,7 +151,6 @@ def side_by_side(
     titles: Sequence[str],
     env_id: str,
     columns: int | None = None,
-    show_targets: bool | Sequence[bool] = True,
 ) -> Iterator[np.ndarray]:
     """N rollouts tiled into one video, each labelled (title, preference, running return).
 
@@ -161,19 +160,15 @@ def side_by_side(
     if len(titles) != len(streams):
         raise ParetoscopeError(f"titles: expected {len(streams)} titles, got {len(titles)}")
     spec = get_spec(env_id)
-    targets = [show_targets] * len(streams) if isinstance(show_targets, bool) else show_targets
 
-    def labelled(stream: Iterable[FrameRecord], title: str, show: bool) -> Iterator[LabelledFrame]:
+    def labelled(stream: Iterable[FrameRecord], title: str) -> Iterator[LabelledFrame]:
         for frame in stream:
-            yield LabelledFrame(frame.frame, caption_lines(spec, frame, show, title))
+            yield LabelledFrame(frame.frame, caption_lines(spec, frame, title))
 
     iterators = [iter(stream) for stream in streams]
     try:
         yield from tile_videos(
-            [
-                labelled(stream, title, show)
-                for stream, title, show in zip(iterators, titles, targets, strict=True)
-            ],
+            [labelled(stream, title) for stream, title in zip(iterators, titles, strict=True)],
             columns,
         )
     finally:
