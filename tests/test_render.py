@@ -401,3 +401,15 @@ def test_caption_lines_name_each_objective() -> None:
     )
     without_target = FrameRecord(record, frame.frame, frame.preference, frame.target, False)
     assert not any(line.startswith("target") for line in caption_lines(spec, without_target))
+
+
+@pytest.mark.parametrize("env_id", [spec.id for spec in list_specs()])
+def test_every_registered_env_renders(env_id: str) -> None:
+    spec = get_spec(env_id)
+    preference = np.full(spec.n_obj, 1 / spec.n_obj)
+    stream = stream_frames(LinearAgent(env_id, scale=0.05), env_id, preference, 0, size=(48, 40))
+    with contextlib.closing(stream):
+        frame = next(stream)
+    assert frame.step == 1
+    assert frame.frame.shape == (40, 48, 3)
+    assert_not_blank(frame.frame)

@@ -84,3 +84,15 @@ def test_render_refuses_bad_options(
 ) -> None:
     with pytest.raises(ParetoscopeError, match=message):
         render_command([str(agent_path), "--env", ENV, "--quiet", *options])
+
+
+def test_render_refuses_an_agent_made_for_another_env_and_leaves_no_file(
+    agent_path: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "never.mp4"
+    with pytest.raises(ParetoscopeError, match="agent made for MO-HalfCheetah-v2"):
+        render_command(
+            [str(agent_path), "--env", "MO-Hopper-v2", "--preference", "0.5,0.5"]
+            + ["--out", str(out), "--quiet"]
+        )
+    assert not out.exists()
