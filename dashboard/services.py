@@ -444,7 +444,7 @@ def tour_frames(
                 for count, frame in enumerate(frames):
                     fraction = min(1.0, (count + 1) / moving)
                     point = previous + (destination - previous) * fraction
-                    lines = caption_lines(spec, frame, show_target=False)
+                    lines = caption_lines(spec, frame)
                     rollout = draw_caption(frame.frame, lines)
                     yield tile_frames([rollout, panel.draw(point, trail)], gap=0)
         trail.append(np.asarray(destination, dtype=np.float64))

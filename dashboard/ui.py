@@ -318,6 +318,7 @@ def _choose(key: str, options: Sequence[str], default: str | None) -> None:
 def sidebar() -> Context:
     """Draw the sidebar and return the choices; call once per run, before the page."""
     _load_url_once()
+    apply_pending()
     found = catalog()
     defaults = found.defaults
     ctx_store = _store(tuple(str(p) for p in found.results_dirs), str(cache_dir()))
@@ -585,6 +586,45 @@ def _peda_import_form(asset: AgentAsset) -> None:
 # --- the preference control -----------------------------------------------------------------------
 
 
+def clicked_points(figure: Any, event: Any) -> list[list[int]]:
+    """The ``customdata`` of the points a `st.plotly_chart(..., on_select="rerun")` returned."""
+    from dashboard.figures import selected_custom_data
+
+    try:
+        points = event["selection"]["points"]
+    except (KeyError, TypeError):
+        return []
+    return selected_custom_data(figure, points or [])
+
+
+def request_change(
+    preference: Sequence[float] | None = None,
+    widgets: dict[str, Any] | None = None,
+    bump: str | None = None,
+) -> None:
+    """Change widgets that are already on the page: remembered now, applied at the start of the
+    next run (before any widget exists), which starts at once. `bump` names a counter that
+    renews a chart's key, clearing its selection."""
+    pending = st.session_state.setdefault("_pending", {})
+    if preference is not None:
+        pending["preference"] = tuple(float(v) for v in preference)
+    pending.setdefault("widgets", {}).update(widgets or {})
+    if bump:
+        st.session_state[bump] = st.session_state.get(bump, 0) + 1
+    st.rerun()
+
+
+def apply_pending() -> None:
+    """Apply the changes `request_change` asked for (called before the sidebar's widgets)."""
+    pending = st.session_state.pop("_pending", None)
+    if not pending:
+        return
+    if pending.get("preference") is not None:
+        set_preference(pending["preference"])
+    for key, value in (pending.get("widgets") or {}).items():
+        st.session_state[key] = value
+
+
 def current_preference(n_obj: int, granularity: int) -> np.ndarray:
     """The session's preference for this objective count (from the URL on first use)."""
     stored = st.session_state.get("preference")
@@ -680,28 +720,17 @@ def preference_control(spec: EnvSpec, granularity: int, prefix: str = "") -> np.
 
             chart_key = f"{prefix}ternary_{st.session_state.get('_ternary_version', 0)}"
 
-            def picked() -> None:
-                event = st.session_state.get(chart_key)
-                points = (event or {}).get("selection", {}).get("points", [])
-                for point in points:
-                    data = point.get("customdata")
-                    if data is None and point.get("curve_number", 0) == 0:
-                        data = [point.get("point_index", point.get("point_number"))]
-                    if data is None or data[0] is None:
-                        continue
-                    set_preference(candidates[int(data[0])], prefix)
-                    st.session_state["_ternary_version"] = (
-                        st.session_state.get("_ternary_version", 0) + 1
-                    )
-                    return
-
-            st.plotly_chart(
-                ternary_figure(names, candidates, preference),
+            figure = ternary_figure(names, candidates, preference)
+            event = st.plotly_chart(
+                figure,
                 key=chart_key,
-                on_select=picked,
+                on_select="rerun",
                 selection_mode="points",
                 width="stretch",
             )
+            for data in clicked_points(figure, event):
+                if data[0] is not None and 0 <= data[0] < len(candidates):
+                    request_change(preference=candidates[int(data[0])], bump="_ternary_version")
     else:
         columns = st.columns(min(n_obj, 4))
         for index in range(n_obj):

@@ -153,7 +153,6 @@ if ui.need(ctx, agent=False):
                             [labels[name] for name in ready],
                             env_id,
                             columns=len(ready) if len(ready) <= 3 else None,
-                            show_targets=[loaded_agents[n].return_conditioned for n in ready],
                         )
                         count = stream_frames_into_page(
                             tiles,

@@ -88,26 +88,15 @@ if ui.need(ctx, agent=False):
                     selected=int(st.session_state["trajectory"]),
                     axes=axes,
                 )
-                version = st.session_state.get("_dataset_version", 0)
-                chart_key = f"dataset_returns_{version}"
-
-                def clicked(chart_key: str = chart_key) -> None:
-                    event = st.session_state.get(chart_key)
-                    points = (event or {}).get("selection", {}).get("points", [])
-                    for point in points:
-                        data = point.get("customdata")
-                        if data:
-                            st.session_state["trajectory"] = int(data[0])
-                            st.session_state["_dataset_version"] = version + 1
-                            return
-
-                st.plotly_chart(
+                event = st.plotly_chart(
                     figure,
-                    key=chart_key,
-                    on_select=clicked,
+                    key=f"dataset_returns_{st.session_state.get('_dataset_version', 0)}",
+                    on_select="rerun",
                     selection_mode="points",
                     width="stretch",
                 )
+                for data in ui.clicked_points(figure, event)[:1]:
+                    ui.request_change(widgets={"trajectory": int(data[0])}, bump="_dataset_version")
                 st.caption("Click a trajectory to open it in the browser below.")
             with right, ui.guard("coverage"):
                 st.markdown("**Preference coverage**")

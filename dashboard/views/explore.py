@@ -9,7 +9,7 @@ import streamlit as st
 from core.render import RenderingUnavailable
 from dashboard import preferences as prefs
 from dashboard import ui
-from dashboard.figures import FrontSeries, Marker, front_figure, selected_custom_data, target_grid
+from dashboard.figures import FrontSeries, Marker, front_figure, target_grid
 from dashboard.live import live_rollout
 from dashboard.services import RolloutRequest, record_returns_only, record_rollout
 
@@ -153,51 +153,31 @@ if loaded is not None:
         )
         version = st.session_state.get("_front_version", 0)
         chart_key = f"front_{version}"
-        st.session_state["_front_meta"] = {
-            "figure": figure,
-            "preferences": series.preferences,
-            "returns": series.returns,
-            "targets": series.targets,
-            "seeds": series.seeds,
-            "explicit": points["explicit"],
-            "grid": grid,
-            "target_mode": target_mode,
-            "granularity": ctx.granularity,
-            "chart_key": chart_key,
-        }
-
-        def clicked() -> None:
-            meta = st.session_state.get("_front_meta") or {}
-            event = st.session_state.get(meta.get("chart_key", ""))
-            selection = (event or {}).get("selection", {}) if event else {}
-            chosen = selected_custom_data(meta["figure"], selection.get("points", []))
-            if not chosen:
-                return
-            series_index, row = chosen[0]
-            n = len(meta["returns"][0]) if len(meta["returns"]) else 0
-            if series_index == -1 and meta["grid"] is not None:
-                new_target = meta["grid"][row]
-            elif series_index >= 0 and meta["target_mode"]:
-                new_target = meta["returns"][row]
-            else:
-                new_target = None
-                ui.set_preference(meta["preferences"][row])
-                st.session_state["seed"] = int(meta["seeds"][row])
-                if meta["explicit"][row]:
-                    st.session_state["target_mode"] = True
-                    new_target = meta["targets"][row]
-            if new_target is not None:
-                for index in range(n):
-                    st.session_state[f"w_target_{index}"] = float(round(new_target[index], 1))
-            st.session_state["_front_version"] = st.session_state.get("_front_version", 0) + 1
-
-        st.plotly_chart(
+        event = st.plotly_chart(
             figure,
-            key=chart_key,
-            on_select=clicked,
+            key=f"front_{st.session_state.get('_front_version', 0)}",
+            on_select="rerun",
             selection_mode="points",
             width="stretch",
         )
+        for series_index, row in ui.clicked_points(figure, event)[:1]:
+            widgets: dict[str, object] = {}
+            new_target = None
+            new_preference = None
+            if series_index == -1 and grid is not None:
+                new_target = grid[row]
+            elif series_index == 0 and target_mode:
+                new_target = series.returns[row]
+            elif series_index == 0:
+                new_preference = series.preferences[row]
+                widgets["seed"] = int(series.seeds[row])
+                if points["explicit"][row]:
+                    widgets["target_mode"] = True
+                    new_target = series.targets[row]
+            if new_target is not None:
+                for index in range(n_obj):
+                    widgets[f"w_target_{index}"] = float(round(new_target[index], 1))
+            ui.request_change(preference=new_preference, widgets=widgets, bump="_front_version")
         if target is not None and recording is not None:
             st.dataframe(
                 pd.DataFrame(
