@@ -2,6 +2,8 @@
 
 - ``train behaviour --env ID --preferences K --out DIR``: one ARS linear policy per preference,
   saved as a ``policy_set`` checkpoint in DIR; rerun the same command to resume.
+- ``train morvs|bc|modt --data PATH --out DIR [--steps N] [--seed S] [--resume]``: an offline
+  agent trained on a dataset with PEDA's losses and sampling (`core.train.offline`).
 
 Each sub-command has an ``add_*_parser(commands)`` function listed in `SUBCOMMANDS`; a new
 trainer adds its own function there.
@@ -21,7 +23,7 @@ import numpy as np
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "train",
-        help="train agents (behaviour policies, ...)",
+        help="train agents (behaviour policies, offline MORvS / BC / MODT)",
         description="Train agents. Every trainer shows a progress bar and resumes when rerun "
         "with the same output directory.",
     )
@@ -195,4 +197,175 @@ def format_members(
     return "\n".join(lines)
 
 
-SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (add_behaviour_parser,)
+# --- train morvs | bc | modt -----------------------------------------------------------------
+
+OFFLINE_HELP = {
+    "morvs": "MORvS: an MLP over (state, preference, average return still to collect per step)",
+    "bc": "BC: an MLP over the last states (and the preference); no return",
+    "modt": "MODT: a decision transformer over (return, state, action) steps",
+}
+
+
+def add_offline_parsers(commands: Any) -> None:
+    """`train morvs`, `train bc` and `train modt`: the same options, one sub-command each."""
+    for kind, summary in OFFLINE_HELP.items():
+        parser = commands.add_parser(
+            kind,
+            help=f"train an offline {kind} agent on a dataset",
+            description=f"{summary}. Trained offline on a dataset with PEDA's conventions: "
+            "batch 64, AdamW lr 1e-4, weight decay 1e-3, linear warm-up, action MSE. Saves "
+            "the agent and the training state every --checkpoint-every steps; --resume "
+            "continues an interrupted run bit-identically on CPU.",
+        )
+        parser.add_argument(
+            "--data", required=True, help="dataset: native directory, D4MORL .pkl or Minari"
+        )
+        parser.add_argument("--out", type=Path, required=True, help="output directory")
+        parser.add_argument("--env", default=None, help="environment id (checked against the data)")
+        parser.add_argument(
+            "--steps", type=int, default=100_000, help="optimisation steps (default 100000)"
+        )
+        parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+        parser.add_argument("--resume", action="store_true", help="continue the run in --out")
+        parser.add_argument("--batch-size", type=int, default=64, help="default 64")
+        parser.add_argument("--learning-rate", type=float, default=1e-4, help="default 1e-4")
+        parser.add_argument("--weight-decay", type=float, default=1e-3, help="default 1e-3")
+        parser.add_argument(
+            "--warmup-steps",
+            type=int,
+            default=None,
+            help="linear learning-rate warm-up (default 10000, or a tenth of --steps if shorter)",
+        )
+        parser.add_argument(
+            "--gradient-clip",
+            type=float,
+            default=None,
+            help="clip the gradient norm (default: 0.25 for modt, off for morvs and bc; 0 = off)",
+        )
+        parser.add_argument(
+            "--checkpoint-every", type=int, default=1000, help="steps between checkpoints"
+        )
+        parser.add_argument(
+            "--hidden",
+            type=int,
+            default=None,
+            help="hidden width: each MLP layer, or the transformer's size (default 512)",
+        )
+        parser.add_argument(
+            "--layers",
+            type=int,
+            default=None,
+            help="hidden MLP layers or transformer blocks (default 3)",
+        )
+        parser.add_argument("--dropout", type=float, default=None, help="default 0.1")
+        if kind == "modt":
+            parser.add_argument("--heads", type=int, default=None, help="attention heads (1)")
+            parser.add_argument(
+                "--inner", type=int, default=None, help="MLP size in a block (4 x hidden)"
+            )
+            parser.add_argument(
+                "--context", type=int, default=None, help="steps of context when acting (5)"
+            )
+            parser.add_argument(
+                "--train-context", type=int, default=None, help="steps per training window (20)"
+            )
+        if kind == "bc":
+            parser.add_argument(
+                "--context", type=int, default=None, help="states in the input window (20)"
+            )
+        if kind == "morvs":
+            parser.add_argument(
+                "--horizon",
+                type=int,
+                default=None,
+                help="episode length the goal divides by (default: the dataset's)",
+            )
+        parser.add_argument("--device", default="cpu", help="cpu (default) or cuda")
+        parser.add_argument(
+            "--threads", type=int, default=None, help="torch intra-op threads (default: torch's)"
+        )
+        parser.add_argument("--quiet", action="store_true", help="no progress bar")
+        parser.set_defaults(func=run_offline, kind=kind)
+
+
+def architecture_changes(kind: str, args: argparse.Namespace) -> dict[str, Any]:
+    """Fields of the default architecture of `kind` that the command line changes."""
+    from core.agents.architecture import ARCHITECTURES
+
+    changes: dict[str, Any] = {}
+    if args.dropout is not None:
+        changes["dropout"] = args.dropout
+    if kind == "modt":
+        for option, field in (
+            ("hidden", "hidden_size"),
+            ("layers", "n_layer"),
+            ("heads", "n_head"),
+            ("inner", "inner_size"),
+            ("context", "context_length"),
+            ("train_context", "train_context_length"),
+        ):
+            if getattr(args, option) is not None:
+                changes[field] = getattr(args, option)
+        if args.hidden is not None and args.inner is None:
+            changes["inner_size"] = 4 * args.hidden  # PEDA: n_inner = 4 * embed_dim
+        return changes
+    if args.hidden is not None or args.layers is not None:
+        default_sizes = ARCHITECTURES[kind]().hidden_sizes  # type: ignore[union-attr]
+        width = args.hidden if args.hidden is not None else default_sizes[0]
+        depth = args.layers if args.layers is not None else len(default_sizes)
+        changes["hidden_sizes"] = (width,) * depth
+    if kind == "bc" and args.context is not None:
+        changes["context_length"] = args.context
+    if kind == "morvs" and args.horizon is not None:
+        changes["horizon"] = args.horizon
+    return changes
+
+
+def run_offline(args: argparse.Namespace) -> int:
+    import torch
+
+    from core.errors import ParetoscopeError
+    from core.train.offline import OfflineConfig, train_offline
+
+    if args.threads is not None:
+        if args.threads < 1:
+            raise ParetoscopeError(f"--threads: expected >= 1, got {args.threads}")
+        torch.set_num_threads(args.threads)
+    config = OfflineConfig(
+        steps=args.steps,
+        batch_size=args.batch_size,
+        learning_rate=args.learning_rate,
+        weight_decay=args.weight_decay,
+        warmup_steps=args.warmup_steps,
+        gradient_clip=args.gradient_clip,
+        checkpoint_every=args.checkpoint_every,
+        seed=args.seed,
+    )
+    try:
+        agent = train_offline(
+            args.kind,
+            args.data,
+            args.out,
+            config=config,
+            architecture=architecture_changes(args.kind, args),
+            env_id=args.env,
+            resume=args.resume,
+            device=args.device,
+            progress=not args.quiet,
+        )
+    except KeyboardInterrupt:
+        print(
+            f"paretoscope: the last checkpoint is in {args.out}; rerun with --resume to continue",
+            file=sys.stderr,
+        )
+        raise
+    history = agent.training.get("loss_history") or []
+    loss = f", final loss {history[-1][1]:.5f}" if history else ""
+    print(
+        f"saved {args.kind} agent ({agent.parameter_count} parameters, "
+        f"{agent.training.get('steps')} steps{loss}) to {args.out}"
+    )
+    return 0
+
+
+SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (add_behaviour_parser, add_offline_parsers)

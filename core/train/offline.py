@@ -1,0 +1,557 @@
+"""Offline trainers for MORvS, BC and MODT: supervised action regression on a dataset (PEDA).
+
+`train_offline(kind, data, out_dir)` reads top to bottom like a CleanRL script:
+
+1. open the dataset, check it fits the env, take its fingerprint;
+2. build a fresh agent: observation normalisation from the data, PEDA's linear initial-target
+   model fitted on the data's (preference, return) pairs, the seeded network;
+3. each step: draw a batch (`core.train.batches`), set the warm-up learning rate, minimise the
+   MSE between predicted and dataset actions (divided by the action bound) with AdamW;
+4. every `checkpoint_every` steps: save the training state and the agent atomically;
+5. at the end: save the agent with `core.agents.checkpoint.save` into `out_dir`.
+
+PEDA's conventions (REFERENCE.md section 3): batch 64, AdamW lr 1e-4, weight decay 1e-3, linear
+warm-up over 10k steps (shortened to a tenth of the run for runs under 100k steps), gradient
+norm clipped at 0.25 for MODT only, MODT trained with context 20.
+
+Determinism: the randomness of step i (batch and dropout) is drawn from (seed, i) alone, and
+the state saved at a checkpoint is everything else that changes (weights, AdamW moments and
+step counts; the learning rate is a function of the step). So on CPU a run that is stopped and
+resumed ends bit-identical to one that was not, and two runs with the same seed are equal.
+The caller's global torch RNG and deterministic-algorithms flag are restored afterwards.
+
+Layout of `out_dir`:
+
+    config.json, weights.safetensors   the agent (latest checkpoint, then the final one)
+    training/run.json                  settings that fix the outcome; a resume must match them
+    training/state.pt                  step, weights, optimizer state, loss history
+                                       (torch.save of tensors and plain values only; read back
+                                       with weights_only=True)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from core.agents.architecture import (
+    Architecture,
+    BCArchitecture,
+    MORvSArchitecture,
+    TransformerArchitecture,
+    architecture_to_dict,
+)
+from core.agents.checkpoint import save as save_agent
+from core.agents.conditioned import (
+    AGENT_CLASSES,
+    DEFAULT_CONDITIONING,
+    ConditionedAgent,
+    ObservationNormalizer,
+    create_agent,
+)
+from core.agents.target_model import fit_linear_target_model
+from core.data.d4morl import parse_d4morl_name
+from core.data.sources import open_dataset
+from core.data.trajectories import Trajectories
+from core.envs import get_spec
+from core.errors import ParetoscopeError
+from core.train.batches import (
+    BATCH_BUILDERS,
+    TrainingData,
+    action_loss,
+    observation_statistics,
+    sample_steps,
+)
+
+OFFLINE_KINDS = ("morvs", "bc", "modt")
+RUN_FORMAT = "paretoscope-offline-run"
+RUN_FORMAT_VERSION = 1
+TRAINING_DIR = "training"
+RUN_FILE = "run.json"
+STATE_FILE = "state.pt"
+# PEDA warms the learning rate up over 10k of its 500k steps; shorter runs warm up over a tenth.
+PEDA_WARMUP_STEPS = 10_000
+# PEDA clips the gradient norm in its sequence (MODT) trainer only.
+DEFAULT_GRADIENT_CLIP = {"modt": 0.25, "morvs": None, "bc": None}
+# Settings that may change between a run and its resume.
+RESUMABLE_CHANGES = ("steps", "checkpoint_every")
+
+StepCallback = Callable[[int, float], None]
+
+
+@dataclass(frozen=True)
+class OfflineConfig:
+    """The hyper-parameters of an offline run; PEDA's values by default."""
+
+    steps: int = 100_000
+    batch_size: int = 64
+    learning_rate: float = 1e-4
+    weight_decay: float = 1e-3
+    # None: PEDA's 10k steps, or a tenth of `steps` when that is shorter.
+    warmup_steps: int | None = None
+    # None: the kind's default (MODT 0.25, the MLP kinds no clipping); 0 switches it off.
+    gradient_clip: float | None = None
+    checkpoint_every: int = 1000
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("steps", "batch_size", "checkpoint_every"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ParetoscopeError(f"{name.replace('_', '-')}: expected >= 1, got {value!r}")
+        for name in ("learning_rate",):
+            if not np.isfinite(getattr(self, name)) or getattr(self, name) <= 0:
+                raise ParetoscopeError(f"learning rate: expected > 0, got {self.learning_rate}")
+        if not np.isfinite(self.weight_decay) or self.weight_decay < 0:
+            raise ParetoscopeError(f"weight decay: expected >= 0, got {self.weight_decay}")
+        if self.warmup_steps is not None and self.warmup_steps < 1:
+            raise ParetoscopeError(f"warmup steps: expected >= 1, got {self.warmup_steps}")
+        if self.gradient_clip is not None and not self.gradient_clip >= 0:
+            raise ParetoscopeError(f"gradient clip: expected >= 0, got {self.gradient_clip}")
+        if self.seed < 0:
+            raise ParetoscopeError(f"seed: expected >= 0, got {self.seed}")
+
+    def resolved(self, kind: str) -> OfflineConfig:
+        """The config with the per-kind and per-length defaults filled in."""
+        warmup = self.warmup_steps or min(PEDA_WARMUP_STEPS, max(1, self.steps // 10))
+        clip = DEFAULT_GRADIENT_CLIP[kind] if self.gradient_clip is None else self.gradient_clip
+        return replace(self, warmup_steps=warmup, gradient_clip=clip or 0.0)
+
+
+def learning_rate_at(config: OfflineConfig, step: int) -> float:
+    """PEDA's LambdaLR schedule: lr · min((step + 1) / warmup, 1) for the 0-based step."""
+    assert config.warmup_steps is not None
+    return config.learning_rate * min((step + 1) / config.warmup_steps, 1.0)
+
+
+def default_architecture(kind: str, trajectories: Trajectories) -> Architecture:
+    """PEDA's default sizes; MORvS's goal divides by the episode length the data were collected
+    with, MODT's timestep table covers the env's horizon."""
+    if kind == "modt":
+        return TransformerArchitecture(max_timestep=get_spec(trajectories.info.env_id).horizon)
+    if kind == "morvs":
+        return MORvSArchitecture(horizon=trajectories.info.horizon)
+    return BCArchitecture()
+
+
+# --- the trainer ---------------------------------------------------------------------------------
+
+
+def train_offline(
+    kind: str,
+    data: str | os.PathLike[str] | Trajectories,
+    out_dir: str | os.PathLike[str],
+    config: OfflineConfig | None = None,
+    architecture: Architecture | Mapping[str, Any] | None = None,
+    env_id: str | None = None,
+    resume: bool = False,
+    device: str = "cpu",
+    progress: bool = True,
+    on_step: StepCallback | None = None,
+) -> ConditionedAgent:
+    """Train a `kind` agent (morvs, bc, modt) on `data` and save it into `out_dir`.
+
+    `data` is a dataset path (any format `core.data.open_dataset` reads) or `Trajectories`.
+    `architecture` is the network's (default: PEDA's sizes, `default_architecture`), or a
+    mapping of fields to change in the default, e.g. ``{"hidden_sizes": (64, 64)}``.
+    `env_id`, when given, must be the dataset's env. With `resume`, a run interrupted in
+    `out_dir` continues from its last checkpoint (same settings; `config.steps` may grow).
+    `on_step(step, loss)` is called after every optimisation step (1-based step).
+    """
+    if kind not in OFFLINE_KINDS:
+        raise ParetoscopeError(f"kind: {kind!r}, expected one of {', '.join(OFFLINE_KINDS)}")
+    config = config or OfflineConfig()
+    folder = Path(out_dir)
+
+    # 1. The dataset, and the run this call starts or resumes.
+    trajectories = _open_training_data(data, env_id)
+    env = get_spec(trajectories.info.env_id)
+    dataset_record = dataset_provenance(trajectories, data)
+    if architecture is None or isinstance(architecture, Mapping):
+        changes = dict(architecture or {})
+        if "hidden_sizes" in changes:
+            changes["hidden_sizes"] = tuple(changes["hidden_sizes"])
+        try:
+            architecture = replace(default_architecture(kind, trajectories), **changes)
+        except TypeError as error:
+            raise ParetoscopeError(f"architecture: {error}") from None
+    if not isinstance(architecture, AGENT_CLASSES[kind].architecture_type):
+        raise ParetoscopeError(
+            f"architecture: a {type(architecture).__name__} cannot describe a {kind} agent"
+        )
+    previous_run = _existing_run(folder, resume)
+    if previous_run is not None and config.warmup_steps is None:
+        # An automatic warm-up was fixed by the first run's length; a longer resume keeps it.
+        config = replace(config, warmup_steps=int(previous_run["warmup_steps"]))
+    config = config.resolved(kind)
+    run = _run_record(kind, env.id, config, architecture, dataset_record)
+    previous_state = None
+    if previous_run is None:
+        _start_run(folder, run)
+    else:
+        _check_same_settings(folder, previous_run, run)
+        previous_state = _load_state(folder / TRAINING_DIR / STATE_FILE)
+
+    # 2. A fresh, seeded agent with normalisation and initial targets from the data.
+    mean, std = observation_statistics(trajectories.observations)
+    target_model = None
+    if DEFAULT_CONDITIONING[kind].return_conditioned:
+        if trajectories.n_trajectories < 2:
+            raise ParetoscopeError(
+                f"dataset {dataset_record['file']}: a {kind} agent fits its initial target on "
+                f"at least 2 trajectories, the dataset has {trajectories.n_trajectories}"
+            )
+        target_model = fit_linear_target_model(
+            trajectories.preferences,
+            trajectories.returns,
+            source=f"least squares on dataset {dataset_record['sha256'][:16]} "
+            f"({trajectories.n_trajectories} trajectories)",
+        )
+    agent = create_agent(
+        kind,
+        env.id,
+        architecture=architecture,
+        normalizer=ObservationNormalizer(mean=tuple(mean), std=tuple(std)),
+        target_model=target_model,
+        device=device,
+        seed=config.seed,
+    )
+    network = agent.network
+    optimizer = torch.optim.AdamW(
+        network.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
+    )
+    training_data = TrainingData.from_trajectories(trajectories)
+    build_batch = BATCH_BUILDERS[kind]
+
+    first_step, loss_history = 0, []
+    if previous_state is not None:
+        network.load_state_dict(previous_state["network"])
+        optimizer.load_state_dict(previous_state["optimizer"])
+        first_step = int(previous_state["step"])
+        loss_history = [list(row) for row in previous_state["loss_history"].tolist()]
+
+    def checkpoint(step: int) -> None:
+        _save_state(folder, run, step, network, optimizer, loss_history)
+        agent.training = _training_info(kind, run, dataset_record, step, loss_history)
+        save_agent(agent, folder)
+
+    # 3. The loop.
+    bar = tqdm(
+        total=config.steps,
+        initial=first_step,
+        desc=f"{kind} {env.id}",
+        unit="step",
+        disable=not progress,
+        dynamic_ncols=True,
+    )
+    interval_losses: list[float] = []
+    with bar, _reproducible_torch(agent.device):
+        network.train()
+        for step in range(first_step, config.steps):
+            rng = np.random.default_rng([config.seed, step])
+            torch.manual_seed(int(rng.integers(2**62)))
+            batch = build_batch(
+                agent, training_data, sample_steps(training_data, rng, config.batch_size)
+            )
+            for group in optimizer.param_groups:
+                group["lr"] = learning_rate_at(config, step)
+
+            loss = action_loss(network, batch)
+            optimizer.zero_grad()
+            loss.backward()
+            if config.gradient_clip:
+                torch.nn.utils.clip_grad_norm_(network.parameters(), config.gradient_clip)
+            optimizer.step()
+
+            value = float(loss.detach())
+            interval_losses.append(value)
+            bar.update(1)
+            if (step + 1) % 10 == 0 or step + 1 == config.steps:
+                bar.set_postfix(loss=f"{np.mean(interval_losses[-100:]):.4f}")
+            if on_step is not None:
+                on_step(step + 1, value)
+            # 4. Periodic checkpoints (and one at the end).
+            if (step + 1) % config.checkpoint_every == 0 or step + 1 == config.steps:
+                loss_history.append([step + 1, float(np.mean(interval_losses))])
+                interval_losses = []
+                checkpoint(step + 1)
+        network.eval()
+
+    # 5. The final agent (already written by the last checkpoint unless nothing was left to do).
+    if first_step >= config.steps:
+        agent.training = _training_info(kind, run, dataset_record, first_step, loss_history)
+        save_agent(agent, folder)
+    return agent
+
+
+# --- the dataset ---------------------------------------------------------------------------------
+
+
+def _open_training_data(
+    data: str | os.PathLike[str] | Trajectories, env_id: str | None
+) -> Trajectories:
+    """The dataset as `Trajectories`, checked against `env_id` and the env's dims."""
+    if isinstance(data, Trajectories):
+        trajectories = data
+        where = f"dataset {data.info.source or data.info.env_id}"
+    else:
+        path = Path(data)
+        named = parse_d4morl_name(path.name)
+        if env_id is not None and named is not None and named.env_id != env_id:
+            raise ParetoscopeError(
+                f"{path}: the file name says {named.env_id}, but --env is {env_id}"
+            )
+        trajectories = open_dataset(path, env_id=env_id)
+        where = str(path)
+    if env_id is not None:
+        get_spec(env_id)  # an unknown id is its own error
+        if trajectories.info.env_id != env_id:
+            raise ParetoscopeError(
+                f"{where}: the dataset is for {trajectories.info.env_id}, not {env_id}"
+            )
+    if trajectories.n_trajectories == 0 or trajectories.n_steps == 0:
+        raise ParetoscopeError(f"{where}: the dataset holds no trajectories")
+    env = get_spec(trajectories.info.env_id)
+    for field, actual, expected in (
+        ("obs_dim", trajectories.obs_dim, env.obs_dim),
+        ("act_dim", trajectories.act_dim, env.act_dim),
+        ("n_obj", trajectories.n_obj, env.n_obj),
+    ):
+        if actual != expected:
+            raise ParetoscopeError(
+                f"{where}: {field} is {actual}, but {env.id} has {field}={expected}"
+            )
+    return trajectories
+
+
+def dataset_fingerprint(trajectories: Trajectories) -> str:
+    """sha256 of a dataset's content summary, the same whatever format holds it.
+
+    Covers the env, the dims, the trajectory offsets, preferences and returns (which depend on
+    every reward), the first observation and the last action of every trajectory. Cheap on
+    datasets of millions of steps: it reads 2 rows per trajectory, not the step columns.
+    """
+    digest = hashlib.sha256(b"paretoscope-dataset-content-v1")
+    header = {
+        "env_id": trajectories.info.env_id,
+        "obs_dim": trajectories.obs_dim,
+        "act_dim": trajectories.act_dim,
+        "n_obj": trajectories.n_obj,
+    }
+    digest.update(json.dumps(header, sort_keys=True).encode("utf-8"))
+    offsets = np.asarray(trajectories.offsets, dtype=np.int64)
+    for array in (
+        offsets,
+        np.asarray(trajectories.preferences, dtype=np.float64),
+        np.asarray(trajectories.returns, dtype=np.float64),
+        np.asarray(trajectories.observations[offsets[:-1]], dtype=np.float64),
+        np.asarray(trajectories.actions[offsets[1:] - 1], dtype=np.float64),
+    ):
+        digest.update(np.ascontiguousarray(array).tobytes())
+    return digest.hexdigest()
+
+
+def dataset_provenance(
+    trajectories: Trajectories, data: str | os.PathLike[str] | Trajectories
+) -> dict[str, Any]:
+    """The `training.dataset` entry of the agent's config."""
+    info = trajectories.info
+    file = info.source if isinstance(data, Trajectories) else str(Path(data).resolve())
+    return {
+        "file": file,
+        "sha256": dataset_fingerprint(trajectories),
+        "sha256_of": "content summary (dataset_fingerprint in core.train.offline)",
+        "n_trajectories": trajectories.n_trajectories,
+        "n_steps": trajectories.n_steps,
+        "env_id": info.env_id,
+        "quality": info.quality,
+        "preference_distribution": info.preference_distribution,
+    }
+
+
+# --- run settings, state and provenance ----------------------------------------------------------
+
+
+def _run_record(
+    kind: str,
+    env_id: str,
+    config: OfflineConfig,
+    architecture: Architecture,
+    dataset: dict[str, Any],
+) -> dict[str, Any]:
+    return {
+        "format": RUN_FORMAT,
+        "format_version": RUN_FORMAT_VERSION,
+        "kind": kind,
+        "env_id": env_id,
+        **asdict(config),
+        "architecture": architecture_to_dict(architecture),
+        "dataset_sha256": dataset["sha256"],
+        "dataset_file": dataset["file"],
+    }
+
+
+def _existing_run(folder: Path, resume: bool) -> dict[str, Any] | None:
+    """The settings of the run saved in `folder` when resuming it; None for a new run."""
+    run_path = folder / TRAINING_DIR / RUN_FILE
+    if not run_path.is_file():
+        if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+            raise ParetoscopeError(
+                f"{folder}: exists and is not an offline training run; choose a new or empty "
+                "output directory"
+            )
+        return None  # --resume without a run: start one
+    if not resume:
+        raise ParetoscopeError(
+            f"{folder} already holds an offline training run; pass --resume to continue it, "
+            "or choose another output directory"
+        )
+    return _read_json(run_path)
+
+
+def _start_run(folder: Path, run: dict[str, Any]) -> None:
+    (folder / TRAINING_DIR).mkdir(parents=True, exist_ok=True)
+    _write_atomically(folder / TRAINING_DIR / RUN_FILE, json.dumps(run, indent=2).encode("utf-8"))
+
+
+def _check_same_settings(folder: Path, previous: dict[str, Any], run: dict[str, Any]) -> None:
+    """A resume must use the settings that fix the outcome (the step budget may grow)."""
+    ignored = {*RESUMABLE_CHANGES, "dataset_file"}
+    different = sorted(
+        key
+        for key in set(run) | set(previous)
+        if key not in ignored and previous.get(key) != run.get(key)
+    )
+    if different:
+        details = "; ".join(
+            f"{key}: was {previous.get(key)!r}, now {run.get(key)!r}" for key in different
+        )
+        raise ParetoscopeError(
+            f"{folder}: cannot resume with other settings ({details}); resume with the same "
+            "ones or choose another output directory"
+        )
+
+
+def _save_state(
+    folder: Path,
+    run: dict[str, Any],
+    step: int,
+    network: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    loss_history: list[list[float]],
+) -> None:
+    import io
+
+    buffer = io.BytesIO()
+    torch.save(
+        {
+            "format": RUN_FORMAT,
+            "step": step,
+            "network": {
+                name: tensor.detach().cpu() for name, tensor in network.state_dict().items()
+            },
+            "optimizer": _to_cpu(optimizer.state_dict()),
+            "loss_history": torch.tensor(loss_history, dtype=torch.float64).reshape(-1, 2),
+            "dataset_sha256": run["dataset_sha256"],
+        },
+        buffer,
+    )
+    _write_atomically(folder / TRAINING_DIR / STATE_FILE, buffer.getvalue())
+
+
+def _load_state(path: Path) -> dict[str, Any] | None:
+    if not path.is_file():
+        return None
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        if not isinstance(state, dict) or state.get("format") != RUN_FORMAT:
+            raise ValueError("not an offline training state")
+        for key in ("step", "network", "optimizer", "loss_history"):
+            if key not in state:
+                raise KeyError(key)
+    except Exception as error:  # noqa: BLE001 - any failure here means a damaged file
+        raise ParetoscopeError(
+            f"{path}: damaged training state ({error}); delete it to start the run again"
+        ) from None
+    return state
+
+
+def _training_info(
+    kind: str,
+    run: dict[str, Any],
+    dataset: dict[str, Any],
+    step: int,
+    loss_history: list[list[float]],
+) -> dict[str, Any]:
+    """The `training` entry of the agent's config: provenance, hyper-parameters, losses."""
+    return {
+        "source": f"paretoscope train {kind}",
+        "steps": step,
+        "dataset": dataset,
+        "hyperparameters": {
+            key: run[key]
+            for key in (
+                "batch_size",
+                "learning_rate",
+                "weight_decay",
+                "warmup_steps",
+                "gradient_clip",
+                "seed",
+            )
+        },
+        "loss_history": loss_history,
+    }
+
+
+@contextlib.contextmanager
+def _reproducible_torch(device: torch.device) -> Iterator[None]:
+    """Fork the global RNG (restored on exit) and, on CPU, use deterministic algorithms."""
+    devices = [device.index or 0] if device.type == "cuda" else []
+    deterministic = torch.are_deterministic_algorithms_enabled()
+    warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
+    with torch.random.fork_rng(devices=devices):
+        if device.type == "cpu":
+            torch.use_deterministic_algorithms(True)
+        try:
+            yield
+        finally:
+            torch.use_deterministic_algorithms(deterministic, warn_only=warn_only)
+
+
+def _to_cpu(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu()
+    if isinstance(value, dict):
+        return {key: _to_cpu(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_to_cpu(item) for item in value]
+    return value
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        content = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ParetoscopeError(f"{path}: not valid JSON ({error})") from None
+    if not isinstance(content, dict):
+        raise ParetoscopeError(f"{path}: expected a JSON object")
+    return content
+
+
+def _write_atomically(path: Path, payload: bytes) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(temporary, "wb") as handle:
+        handle.write(payload)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
