@@ -425,10 +425,16 @@ def describe_agent(
         env = get_spec(env_id)
     except ParetoscopeError as error:
         raise ParetoscopeError(f"{where}: {error}") from None
-    if config.get("n_obj") != env.n_obj:
-        raise ParetoscopeError(
-            f"{where}: n_obj is {config.get('n_obj')!r}, but {env_id} has {env.n_obj}"
-        )
+    for field_name, expected in (
+        ("n_obj", env.n_obj),
+        ("obs_dim", env.obs_dim),
+        ("act_dim", env.act_dim),
+    ):
+        if config.get(field_name) != expected:
+            raise ParetoscopeError(
+                f"{where}: {field_name} is {config.get(field_name)!r}, "
+                f"but {env_id} has {field_name}={expected}"
+            )
     conditioning = config.get("conditioning")
     if not isinstance(conditioning, Mapping):
         raise ParetoscopeError(f"{where}: conditioning must be an object")

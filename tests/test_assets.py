@@ -111,6 +111,7 @@ def test_broken_entries_become_problems_and_the_rest_stays(tmp_path: Path) -> No
     bad_dims = _config()
     bad_dims["n_obj"] = 3
     _agent_dir(tmp_path, "wrong-dims", bad_dims)
+    _agent_dir(tmp_path, "wrong-obs", _config(obs_dim=5))
     unknown_env = _config()
     unknown_env["env_id"] = "NoSuchEnv-v0"
     _agent_dir(tmp_path, "unknown-env", unknown_env)
@@ -123,6 +124,7 @@ def test_broken_entries_become_problems_and_the_rest_stays(tmp_path: Path) -> No
     assert [agent.name for agent in catalog.agents] == ["good"]
     messages = {problem.path.name: problem.message for problem in catalog.problems}
     assert "n_obj is 3" in messages["wrong-dims"]
+    assert "obs_dim is 5, but MO-HalfCheetah-v2 has obs_dim=17" in messages["wrong-obs"]
     assert "NoSuchEnv-v0" in messages["unknown-env"]
     assert "not readable JSON" in messages["not-json"]
     assert "does not say its env" in messages["mystery.pkl"]

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.metrics import non_dominated
 from core.render import RenderingUnavailable
 from dashboard import preferences as prefs
 from dashboard import ui
@@ -153,6 +154,15 @@ if loaded is not None:
         )
         version = st.session_state.get("_front_version", 0)
         chart_key = f"front_{version}"
+        # What the chart shows, for tests and for reading clicks back.
+        st.session_state["_front_figure"] = figure
+        st.session_state["_front_points"] = {
+            "name": series.name,
+            "preferences": series.preferences,
+            "returns": series.returns,
+            "undominated": non_dominated(series.returns),
+            "grid": grid,
+        }
         event = st.plotly_chart(
             figure,
             key=f"front_{st.session_state.get('_front_version', 0)}",

@@ -1,0 +1,387 @@
+"""Every dashboard page driven with Streamlit's AppTest on a tiny generated assets folder.
+
+Widgets are set as a user would; outputs are checked against independent computations
+(rollouts run directly with core, metrics computed from the stored sweep)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.agents import load
+from core.metrics import front_summary, hypervolume
+from core.rollout import rollout_batch
+from dashboard.demo_fixture import build_tiny_assets
+from tests.conftest import PEDA_FIXTURES, REPO_DIR
+
+APP = str(REPO_DIR / "dashboard" / "app.py")
+HORIZON = 30
+CHEETAH = "MO-HalfCheetah-v2"
+HOPPER3 = "MO-Hopper-v3"
+TIMEOUT = 120
+
+
+@pytest.fixture(scope="module")
+def assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_assets(
+        tmp_path_factory.mktemp("assets"), horizon=HORIZON, peda_fixtures=PEDA_FIXTURES
+    )
+
+
+@pytest.fixture
+def app_env(assets: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The assets folder for the app and a fresh cache (so nothing is pre-rendered)."""
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    yield tmp_path / "cache"
+
+
+def _app(query: dict[str, str] | None = None):  # noqa: ANN202 - an AppTest
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update({"size": "240", **(query or {})})
+    return at.run()
+
+
+def _ok(at) -> None:  # noqa: ANN001
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def _returns(assets: Path, agent: str, env_id: str, preference, seed=0, target=None):  # noqa: ANN001, ANN202
+    """The return of one episode computed directly with core (independent of the app)."""
+    result = rollout_batch(
+        load(assets / "agents" / agent),
+        env_id,
+        np.asarray([preference], dtype=np.float64),
+        [seed],
+        targets=None if target is None else np.asarray([target], dtype=np.float64),
+        horizon=HORIZON,
+    )
+    return result.returns[0]
+
+
+def _select(at, key: str, curve: int, index: int, customdata: list[int]) -> None:  # noqa: ANN001
+    at.session_state[key] = {
+        "selection": {
+            "points": [{"curve_number": curve, "point_index": index, "customdata": customdata}],
+            "point_indices": [index],
+            "box": [],
+            "lasso": [],
+        }
+    }
+
+
+def _curve(at, name: str) -> int:  # noqa: ANN001
+    figure = at.session_state["_front_figure"]
+    return next(index for index, trace in enumerate(figure.data) if trace.name == name)
+
+
+# --- Explore -----------------------------------------------------------------------------------
+
+
+def test_explore_streams_a_rollout_that_matches_core(app_env: Path, assets: Path) -> None:
+    import imageio.v2 as imageio
+
+    at = _app()
+    _ok(at)
+    result = at.session_state["explore_result"]
+    assert result["preference"] == [0.5, 0.5] and result["has_video"]
+    np.testing.assert_allclose(
+        result["returns"], _returns(assets, "cheetah-morvs", CHEETAH, [0.5, 0.5]), rtol=1e-9
+    )
+    assert at.get("video"), "the finished MP4 is on the page"
+    assert any(button.label == "Download MP4" for button in at.get("download_button"))
+    video = app_env / "rollouts" / f"{result['key']}.mp4"
+    reader = imageio.get_reader(str(video), "ffmpeg")
+    assert reader.count_frames() == result["frames"]
+    assert reader.get_data(0).shape == (240, 240, 3)
+    assert at.slider[0].label == "Preference between run and energy"
+    assert at.query_params["env"] == [CHEETAH] or at.query_params["env"] == CHEETAH
+
+
+def test_slider_change_renders_once_per_preference(
+    app_env: Path, assets: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dashboard.services as services
+
+    calls = []
+    original = services.record_rollout
+
+    def counting(loaded, request, on_frame=None):  # noqa: ANN001, ANN202
+        calls.append(request.preference)
+        return original(loaded, request, on_frame)
+
+    monkeypatch.setattr(services, "record_rollout", counting)
+    at = _app()
+    at.slider[0].set_value(0.8).run()
+    _ok(at)
+    result = at.session_state["explore_result"]
+    assert result["preference"] == pytest.approx([0.2, 0.8])
+    np.testing.assert_allclose(
+        result["returns"], _returns(assets, "cheetah-morvs", CHEETAH, [0.2, 0.8]), rtol=1e-9
+    )
+    at.slider[0].set_value(0.5).run()
+    _ok(at)
+    assert at.session_state["explore_result"]["preference"] == [0.5, 0.5]
+    assert len(calls) == 2  # 0.5 once, 0.8 once: going back to 0.5 used the recording
+
+
+def test_url_reproduces_the_view(app_env: Path, assets: Path) -> None:
+    at = _app({"env": HOPPER3, "agent": "hopper3-modt", "pref": "0.25,0.25,0.5", "seed": "1"})
+    _ok(at)
+    assert [slider.value for slider in at.slider] == [0.25, 0.25, 0.5]
+    assert at.number_input(key="seed").value == 1
+    result = at.session_state["explore_result"]
+    assert result["seed"] == 1 and result["preference"] == [0.25, 0.25, 0.5]
+    np.testing.assert_allclose(
+        result["returns"],
+        _returns(assets, "hopper3-modt", HOPPER3, [0.25, 0.25, 0.5], seed=1),
+        rtol=1e-6,
+        atol=1e-6,
+    )
+    assert at.get("plotly_chart"), "front and ternary plot"
+
+
+def test_three_objective_sliders_stay_on_the_simplex(app_env: Path) -> None:
+    at = _app({"env": HOPPER3, "agent": "hopper3-modt"})
+    assert [slider.value for slider in at.slider] == [0.5, 0.25, 0.25]
+    at.slider(key="w_pref3_1").set_value(0.5).run()
+    _ok(at)
+    values = [slider.value for slider in at.slider]
+    assert values[1] == 0.5 and sum(values) == pytest.approx(1.0)
+    assert all(v * 4 == pytest.approx(round(v * 4)) for v in values)  # on the grid of 1/4
+    # Clicking the ternary plot's candidate with all weight on energy.
+    from core.metrics import preference_grid
+
+    grid = preference_grid(3, 4)
+    energy = int(np.flatnonzero((grid == [0.0, 0.0, 1.0]).all(axis=1))[0])
+    _select(at, "ternary_0", 0, energy, [energy])
+    at.run()
+    _ok(at)
+    assert [slider.value for slider in at.slider] == [0.0, 0.0, 1.0]
+    assert at.session_state["explore_result"]["preference"] == [0.0, 0.0, 1.0]
+
+
+def test_clicking_a_front_point_replays_that_episode(app_env: Path, assets: Path) -> None:
+    at = _app()
+    meta = at.session_state["_front_points"]
+    row = int(np.argmax(meta["returns"][:, 0]))
+    curve = _curve(at, meta["name"] if meta["undominated"][row] else meta["name"] + " (dominated)")
+    _select(at, "front_0", curve, 0, [0, row])
+    at.run()
+    _ok(at)
+    result = at.session_state["explore_result"]
+    np.testing.assert_allclose(result["preference"], meta["preferences"][row])
+    # A batch of 21 rows and a single row differ in the last bits of torch arithmetic.
+    np.testing.assert_allclose(result["returns"], meta["returns"][row], rtol=1e-6)
+    assert at.slider[0].value == pytest.approx(meta["preferences"][row][1])
+
+
+def test_target_mode_asks_for_a_return(app_env: Path, assets: Path) -> None:
+    at = _app()
+    at.toggle(key="target_mode").set_value(True).run()
+    _ok(at)
+    at.number_input(key="w_target_0").set_value(300.0)
+    at.number_input(key="w_target_1").set_value(150.0).run()
+    _ok(at)
+    result = at.session_state["explore_result"]
+    assert result["target"] == [300.0, 150.0]
+    np.testing.assert_allclose(
+        result["returns"],
+        _returns(assets, "cheetah-morvs", CHEETAH, [0.5, 0.5], target=[300.0, 150.0]),
+        rtol=1e-9,
+    )
+    assert at.query_params["tm"] in ("1", ["1"])
+    # Clicking anywhere in objective space (a point of the hidden grid) sets the target.
+    grid = at.session_state["_front_points"]["grid"]
+    _select(at, "front_0", 0, 7, [-1, 7])
+    at.run()
+    _ok(at)
+    expected = [float(round(value, 1)) for value in grid[7]]
+    assert at.session_state["explore_result"]["target"] == pytest.approx(expected)
+
+
+def test_policy_set_has_no_target_mode(app_env: Path) -> None:
+    at = _app({"agent": "cheetah-policies"})
+    _ok(at)
+    assert not at.toggle
+    assert at.session_state["explore_result"]["has_video"]
+
+
+# --- the other pages ---------------------------------------------------------------------------
+
+
+def test_compare_page(app_env: Path, assets: Path) -> None:
+    import imageio.v2 as imageio
+
+    from core.results_store import ResultsStore
+
+    at = _app()
+    at.switch_page("views/compare.py").run()
+    _ok(at)
+    assert at.multiselect(key="compare_agents").value == ["cheetah-morvs", "cheetah-policies"]
+    result = at.session_state["compare_result"]
+    assert result["has_video"] and result["agents"] == ["cheetah-morvs", "cheetah-policies"]
+    frame = imageio.get_reader(str(app_env / "rollouts" / f"{result['key']}.mp4")).get_data(0)
+    assert frame.shape[0] == 240 and frame.shape[1] >= 2 * 240  # both agents side by side
+    table = at.session_state["compare_metrics"]
+    stored = ResultsStore(assets / "results").read(CHEETAH)
+    for name, label in (("cheetah-morvs", "MORvS (untrained)"), ("cheetah-policies", None)):
+        rows = stored[stored["agent"] == name]
+        returns = rows[["return_run", "return_energy"]].to_numpy()
+        preferences = rows[["preference_run", "preference_energy"]].to_numpy()
+        expected = front_summary(returns, (0.0, 0.0), preferences)
+        row = table.loc[label or "Linear policy set"]
+        assert row["hypervolume"] == pytest.approx(expected.hypervolume)
+        assert row["cardinality"] == expected.cardinality
+    assert np.isnan(table.loc["Linear policy set", "RTG weighted error"])
+    assert at.get("arrow_data_frame") or at.dataframe
+
+
+def test_rtg_and_metrics_page(app_env: Path, assets: Path) -> None:
+    from core.results_store import ResultsStore
+
+    at = _app()
+    at.switch_page("views/rtg.py").run()
+    _ok(at)
+    assert at.session_state["rtg_result"]["episodes"] == 21
+    at.multiselect(key="rtg_scales").set_value([0.5, 1.0]).run()
+    _ok(at)
+    assert at.session_state["rtg_result"]["episodes"] == 42
+    at.number_input(key="ref_0").set_value(20.0).run()
+    _ok(at)
+    metrics = at.session_state["metrics_result"]
+    stored = ResultsStore(assets / "results").read(CHEETAH)
+    rows = stored[(stored["agent"] == "cheetah-morvs") & ~stored["explicit_target"]]
+    expected = hypervolume(rows[["return_run", "return_energy"]].to_numpy(), (20.0, 0.0))
+    assert metrics["reference"] == [20.0, 0.0]
+    assert metrics["hypervolume"] == pytest.approx(expected)
+    assert at.query_params["ref"] in ("20,0", ["20,0"])
+
+
+def test_rtg_page_explains_agents_without_targets(app_env: Path) -> None:
+    at = _app({"agent": "cheetah-policies"})
+    at.switch_page("views/rtg.py").run()
+    _ok(at)
+    assert any("does not read a target" in info.value for info in at.info)
+    assert "metrics_result" in at.session_state
+
+
+def test_dataset_page_replays_a_stored_trajectory(app_env: Path, assets: Path) -> None:
+    from core.data import open_dataset
+
+    at = _app()
+    at.switch_page("views/dataset.py").run()
+    _ok(at)
+    result = at.session_state["dataset_result"]
+    # Collected by paretoscope: the env seed is known, so the replay is the same episode.
+    np.testing.assert_allclose(result["replayed"], result["stored"], rtol=1e-9)
+    data = open_dataset(assets / "datasets" / "cheetah-amateur")
+    np.testing.assert_allclose(result["stored"], data.returns[0])
+    _select(at, "dataset_returns_0", 0, 5, [5])
+    at.run()
+    _ok(at)
+    assert at.number_input(key="trajectory").value == 5
+    result = at.session_state["dataset_result"]
+    assert result["trajectory"] == 5
+    np.testing.assert_allclose(result["replayed"], data.returns[5], rtol=1e-9)
+
+
+def test_presentation_page_makes_a_tour(app_env: Path) -> None:
+    import imageio.v2 as imageio
+
+    at = _app()
+    at.switch_page("views/presentation.py").run()
+    _ok(at)
+    at.slider(key="tour_stops").set_value(3)
+    at.slider(key="tour_steps").set_value(10)
+    at.run()
+    at.button(key="tour_make").click().run()
+    _ok(at)
+    result = at.session_state["tour_result"]
+    assert result["stops"] == 3
+    reader = imageio.get_reader(str(app_env / "rollouts" / f"{result['key']}.mp4"))
+    assert reader.count_frames() == result["frames"] <= 3 * 10
+    assert reader.get_data(0).shape == (240, 480, 3)
+
+
+# --- errors --------------------------------------------------------------------------------------
+
+
+def test_errors_are_messages_and_the_page_goes_on(
+    app_env: Path, assets: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = tmp_path / "broken"
+    shutil.copytree(assets, broken)
+    weights = broken / "agents" / "cheetah-policies" / "weights.safetensors"
+    weights.write_bytes(b"not safetensors")
+    config = broken / "agents" / "wrong-dims"
+    config.mkdir()
+    (config / "config.json").write_text(
+        (broken / "agents" / "cheetah-morvs" / "config.json")
+        .read_text()
+        .replace('"obs_dim": 17', '"obs_dim": 5')
+    )
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(broken))
+    at = _app({"agent": "cheetah-policies"})
+    assert not at.exception
+    assert any("cheetah-policies" in error.value for error in at.error)
+    assert any("could not be read" in expander.label for expander in at.expander)
+    at.selectbox(key="agent").set_value("cheetah-morvs").run()
+    _ok(at)
+
+    from core.render import RenderingUnavailable
+
+    def unavailable(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise RenderingUnavailable("rendering unavailable: no OpenGL here (test)")
+
+    monkeypatch.setattr("core.render.frames.stream_frames", unavailable)
+    at.slider[0].set_value(0.3).run()
+    assert not at.exception and not at.error
+    assert any("no OpenGL here" in warning.value for warning in at.warning)
+    result = at.session_state["explore_result"]
+    assert not result["has_video"]
+    np.testing.assert_allclose(
+        result["returns"], _returns(assets, "cheetah-morvs", CHEETAH, [0.7, 0.3]), rtol=1e-9
+    )
+
+
+def test_add_a_folder_and_upload_files(app_env: Path, assets: Path, tmp_path: Path) -> None:
+    import io
+    import zipfile
+
+    from core.errors import ParetoscopeError
+    from dashboard.ui import store_upload
+
+    extra = tmp_path / "extra"
+    shutil.copytree(assets / "agents" / "cheetah-policies", extra / "agents" / "mine")
+    at = _app()
+    at.text_input(key="_folder_input").input(str(extra))
+    at.button(key="_add_folder").click().run()
+    _ok(at)
+    assert "mine" in at.selectbox(key="agent").options
+
+    uploads = tmp_path / "uploads"
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for file in (assets / "agents" / "cheetah-morvs").iterdir():
+            archive.write(file, f"zipped-agent/{file.name}")
+    target = store_upload(uploads, "agent.zip", buffer.getvalue())
+    assert (target / "config.json").is_file() and target.parent.name == "agents"
+    evil = io.BytesIO()
+    with zipfile.ZipFile(evil, "w") as archive:
+        archive.writestr("../outside/config.json", "{}")
+    with pytest.raises(ParetoscopeError, match="leaves the folder"):
+        store_upload(uploads, "evil.zip", evil.getvalue())
+    with pytest.raises(ParetoscopeError, match="expected"):
+        store_upload(uploads, "notes.txt", b"hello")
+    with pytest.raises(ParetoscopeError, match="empty"):
+        store_upload(uploads, "x.pkl", b"")
+    assert os.path.isfile(store_upload(uploads, "MO-Hopper-v3_10_expert_wide.pkl", b"data"))
