@@ -60,19 +60,13 @@ def test_the_server_starts_and_answers(tmp_path: Path) -> None:
     (assets / "agents").mkdir(parents=True)
     port = _free_port()
     environment = dict(os.environ, PARETOSCOPE_CACHE=str(tmp_path / "cache"))
+    if "core.cli.dashboard" in _registered():
+        command = [sys.executable, "-m", "core.cli", "dashboard", "--assets", str(assets)]
+        command += ["--port", str(port)]
+    else:
+        command = dashboard_cli.streamlit_command(assets, "127.0.0.1", port)
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "core.cli",
-            "dashboard",
-            "--assets",
-            str(assets),
-            "--port",
-            str(port),
-        ]
-        if "core.cli.dashboard" in _registered()
-        else dashboard_cli.streamlit_command(assets, "127.0.0.1", port),
+        command,
         env=environment,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
