@@ -49,6 +49,16 @@ def pad_to_even(frame: np.ndarray) -> np.ndarray:
     return np.pad(frame, ((0, height % 2), (0, width % 2), (0, 0)), mode="edge")
 
 
+def _check_output(path: str | Path, suffix: str) -> Path:
+    """`path` as a Path ending in `suffix` whose folder exists, or a ParetoscopeError."""
+    target = Path(path)
+    if target.suffix.lower() != suffix:
+        raise ParetoscopeError(f"{target}: expected a {suffix} file name")
+    if not target.parent.is_dir():
+        raise ParetoscopeError(f"{target}: the folder {target.parent} does not exist")
+    return target
+
+
 def _check_fps(fps: float) -> float:
     if not (isinstance(fps, int | float) and math.isfinite(fps) and 0 < fps <= 1000):
         raise ParetoscopeError(f"fps: expected a number in (0, 1000], got {fps!r}")
@@ -136,9 +146,7 @@ class Mp4Encoder:
             os.close(handle)
             target = Path(name)
         else:
-            target = Path(path)
-            if target.suffix.lower() != ".mp4":
-                raise ParetoscopeError(f"{target}: expected a .mp4 file name")
+            target = _check_output(path, ".mp4")
         params = ["-preset", preset, "-crf", str(int(crf)), "-movflags", "+faststart"]
         self._writer = _FfmpegWriter(target, fps, "libx264", "yuv420p", params)
         self._finished = False
@@ -202,10 +210,9 @@ def encode_gif(frames: Iterable[np.ndarray], fps: float, path: str | Path | None
         f"fps={min(fps, GIF_MAX_FPS):g},split[frames][copy];"
         "[copy]palettegen=stats_mode=diff[palette];[frames][palette]paletteuse"
     )
-    if path is not None and Path(path).suffix.lower() != ".gif":
-        raise ParetoscopeError(f"{path}: expected a .gif file name")
+    chosen = None if path is None else _check_output(path, ".gif")
     with tempfile.TemporaryDirectory(prefix="paretoscope-") as folder:
-        target = Path(path) if path is not None else Path(folder) / "video.gif"
+        target = chosen if chosen is not None else Path(folder) / "video.gif"
         writer = _FfmpegWriter(target, fps, "gif", "pal8", ["-vf", palette_filter, "-loop", "0"])
         try:
             for frame in frames:

@@ -238,3 +238,10 @@ def test_caption_aligns_tab_separated_cells() -> None:
         return int(columns[gaps[-1] + 1])
 
     assert abs(second_cell_left(0) - second_cell_left(1)) <= 1
+
+
+@pytest.mark.parametrize("name", ["missing/clip.mp4", "clip.avi", "missing/clip.gif"])
+def test_output_paths_are_checked_before_encoding(tmp_path: Path, name: str) -> None:
+    encode = encode_gif if name.endswith(".gif") else encode_mp4
+    with pytest.raises(ParetoscopeError, match="folder .* does not exist|expected a"):
+        encode(moving_square(2), fps=10, path=tmp_path / name)

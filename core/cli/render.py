@@ -147,6 +147,8 @@ def run(args: argparse.Namespace) -> int:
     with contextlib.closing(frames), progress:
         encode = encode_mp4 if suffix == ".mp4" else encode_gif
         encode(frames_with_progress(), fps, out)
+        progress.total = last[0].step  # an episode that ended early is complete all the same
+        progress.refresh()
     steps, returns = last[0].step, last[0].record.cumulative_return
     names = ", ".join(
         f"{name} {value:.1f}" for name, value in zip(spec.objective_names, returns, strict=True)
