@@ -28,14 +28,29 @@ from dashboard import ui  # noqa: E402
 
 _VIEWS = Path(__file__).resolve().parent / "views"
 
-st.set_page_config(page_title="paretoscope", page_icon="📈", layout="wide")
+st.set_page_config(page_title="paretoscope", page_icon=":material/insights:", layout="wide")
 page = st.navigation(
     [
-        st.Page(_VIEWS / "explore.py", title="Explore", icon="🎛️", url_path="explore", default=True),
-        st.Page(_VIEWS / "compare.py", title="Compare", icon="⚖️", url_path="compare"),
-        st.Page(_VIEWS / "rtg.py", title="RTG & metrics", icon="🎯", url_path="rtg"),
-        st.Page(_VIEWS / "dataset.py", title="Dataset", icon="🗂️", url_path="dataset"),
-        st.Page(_VIEWS / "presentation.py", title="Presentation", icon="🎬", url_path="tour"),
+        st.Page(
+            _VIEWS / "explore.py",
+            title="Explore",
+            icon=":material/tune:",
+            url_path="explore",
+            default=True,
+        ),
+        st.Page(
+            _VIEWS / "compare.py", title="Compare", icon=":material/compare:", url_path="compare"
+        ),
+        st.Page(_VIEWS / "rtg.py", title="RTG & metrics", icon=":material/target:", url_path="rtg"),
+        st.Page(
+            _VIEWS / "dataset.py", title="Dataset", icon=":material/dataset:", url_path="dataset"
+        ),
+        st.Page(
+            _VIEWS / "presentation.py",
+            title="Presentation",
+            icon=":material/movie:",
+            url_path="tour",
+        ),
     ]
 )
 st.session_state.pop("_context", None)

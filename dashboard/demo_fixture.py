@@ -65,6 +65,11 @@ def build_tiny_assets(
     notes: dict[str, dict[str, object]] = {}
     try:
         morvs = create_agent("morvs", CHEETAH, target_model=published_target_model(CHEETAH), seed=0)
+        with torch.no_grad():
+            # Larger weights: the untrained policy's actions then depend visibly on the
+            # preference, so the front has distinct points.
+            for layer in [*morvs.network.layers, morvs.network.output]:
+                layer.weight.mul_(2.5)
         save(morvs, agents_dir / "cheetah-morvs")
         plans["cheetah-morvs"] = SweepPlan(granularity=20, seeds=(0,), horizon=horizon)
         notes["cheetah-morvs"] = {"label": "MORvS (untrained)", "dataset": "cheetah-amateur"}

@@ -69,9 +69,16 @@ def stream_frames_into_page(
         if on_each is not None:
             on_each(frame)
         if throttle.ready():
-            slot.image(frame, caption=caption(count) if caption else None, output_format="JPEG")
+            slot.image(
+                frame,
+                caption=caption(count) if caption else None,
+                output_format="JPEG",
+                width="stretch",
+            )
     if last is not None:
-        slot.image(last, caption=caption(count) if caption else None, output_format="JPEG")
+        slot.image(
+            last, caption=caption(count) if caption else None, output_format="JPEG", width="stretch"
+        )
     return count
 
 
@@ -107,6 +114,7 @@ def live_rollout(
                 frame.frame,  # type: ignore[attr-defined]
                 caption=f"step {record.step} / {horizon}",
                 output_format="JPEG",
+                width="stretch",
             )
         if chart and (chart_throttle.ready() or record.done):
             chart_slot.plotly_chart(

@@ -79,7 +79,7 @@ if loaded is not None:
             ui.set_url(tm="1", target=prefs.format_vector(target, 6))
         else:
             ui.set_url(tm=None, target=None)
-            st.caption(f"The agent asks itself for {prefs.format_vector(own_target, 5)} here.")
+            st.caption("The agent asks itself for " + ui.describe(names, own_target) + " here.")
 
     from core.render import default_every
 

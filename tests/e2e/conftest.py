@@ -1,0 +1,141 @@
+"""Browser tests: a real dashboard server on a free port with tiny generated assets, and
+Debian's Chromium driven by Playwright. Skipped, with the reason, when Chromium is missing."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PEDA_FIXTURES, REPO_DIR
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--autoplay-policy=no-user-gesture-required",
+]
+ARTIFACTS = REPO_DIR / "test-artifacts" / "e2e"
+E2E_HORIZON = 60
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_healthy(url: str, process: subprocess.Popen, timeout: float = 90.0) -> float:
+    """Seconds until the server's health endpoint answers 'ok' (the process must stay up)."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        if process.poll() is not None:
+            output = process.stdout.read().decode(errors="replace") if process.stdout else ""
+            raise RuntimeError(f"the dashboard server exited early:\n{output}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
+                if reply.read().decode() == "ok":
+                    return time.monotonic() - started
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"the dashboard server did not answer within {timeout} s")
+
+
+def start_server(assets: Path, cache: Path) -> tuple[subprocess.Popen, str]:
+    """`paretoscope dashboard` (the same command line) on a free port; returns (process, url)."""
+    from core.cli.dashboard import streamlit_command
+
+    port = free_port()
+    environment = dict(os.environ, PARETOSCOPE_CACHE=str(cache), MUJOCO_GL="egl")
+    process = subprocess.Popen(
+        streamlit_command(assets, "127.0.0.1", port),
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    return process, f"http://127.0.0.1:{port}"
+
+
+def stop_server(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Path:
+    if not CHROMIUM.is_file():
+        pytest.skip(
+            f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) "
+            "to run the browser tests"
+        )
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        pytest.skip("the playwright Python package is missing (pip install 'paretoscope[test]')")
+    return CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def e2e_assets(tmp_path_factory: pytest.TempPathFactory, chromium: Path) -> Path:
+    from dashboard.demo_fixture import build_tiny_assets
+
+    return build_tiny_assets(
+        tmp_path_factory.mktemp("e2e-assets"), horizon=E2E_HORIZON, peda_fixtures=PEDA_FIXTURES
+    )
+
+
+@pytest.fixture(scope="session")
+def server(e2e_assets: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    process, url = start_server(e2e_assets, tmp_path_factory.mktemp("e2e-cache"))
+    try:
+        wait_healthy(url, process)
+        yield url
+    finally:
+        stop_server(process)
+
+
+@pytest.fixture(scope="session")
+def browser(chromium: Path) -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(chromium), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def page(browser: object, request: pytest.FixtureRequest) -> Iterator[object]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})  # type: ignore[attr-defined]
+    page = context.new_page()
+    try:
+        yield page
+    finally:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"{request.node.name}-final.png"), full_page=True)
+        context.close()
+
+
+def screenshot(page: object, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)  # type: ignore[attr-defined]

@@ -1,0 +1,129 @@
+"""The dashboard in a real browser: load, move the slider, watch frames stream and the video
+play, click a point on the front, switch to Compare. Screenshots go to test-artifacts/e2e/."""
+
+from __future__ import annotations
+
+import re
+import time
+from urllib.parse import parse_qs, urlparse
+
+from tests.e2e.conftest import screenshot
+
+TIMEOUT_MS = 90_000
+
+# True once a new video plays: decoded (readyState >= 2) and its clock advancing.
+VIDEO_PLAYING = """
+async (previousSource) => {
+  const video = document.querySelector('video[data-testid="stVideo"]');
+  if (!video || video.readyState < 2 || (previousSource && video.currentSrc === previousSource)) {
+    return null;
+  }
+  const first = video.currentTime;
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  return video.currentTime > first ? video.currentSrc : null;
+}
+"""
+
+# Remembers whether a streamed frame (an st.image) appeared since it was installed.
+WATCH_FRAMES = """
+() => {
+  window.__framesSeen = 0;
+  const count = () => {
+    if (document.querySelector('[data-testid="stImage"] img')) window.__framesSeen += 1;
+  };
+  new MutationObserver(count).observe(document.body, {subtree: true, childList: true,
+                                                     attributes: true});
+}
+"""
+
+
+# Viewport centres of the points of the trace whose legend entry is `name`.
+POINTS_OF_TRACE = """
+(name) => {
+  for (const chart of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
+    const names = [...chart.querySelectorAll('.legend .traces .legendtext')].map(
+      (element) => element.textContent);
+    const index = names.indexOf(name);
+    if (index < 0) continue;
+    const trace = chart.querySelectorAll('.scatterlayer .trace')[index];
+    return [...trace.querySelectorAll('.point')].map((point) => {
+      const box = point.getBoundingClientRect();
+      return [box.x + box.width / 2, box.y + box.height / 2];
+    });
+  }
+  return null;
+}
+"""
+
+
+def wait_for_playing_video(page, previous_source: str | None = None) -> str:  # noqa: ANN001
+    """The src of a video that plays (a new one when `previous_source` is given)."""
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while time.monotonic() < deadline:
+        source = page.evaluate(VIDEO_PLAYING, previous_source)
+        if source:
+            return source
+        time.sleep(0.2)
+    raise AssertionError("no playing video appeared")
+
+
+def slider_value(page) -> float:  # noqa: ANN001
+    return float(page.locator('[data-testid="stSlider"] input[type="range"]').first.input_value())
+
+
+def url_preference(page) -> str:  # noqa: ANN001
+    return parse_qs(urlparse(page.url).query).get("pref", [""])[0]
+
+
+def test_explore_slider_stream_video_and_click_replay(server: str, page) -> None:  # noqa: ANN001
+    page.goto(f"{server}/?size=240", timeout=TIMEOUT_MS)
+    slider = page.locator('[data-testid="stSlider"] input[type="range"]').first
+    slider.wait_for(state="attached", timeout=TIMEOUT_MS)
+    first_video = wait_for_playing_video(page)
+    screenshot(page, "01-explore-loaded")
+    assert slider_value(page) == 0.5 and url_preference(page) == "0.5,0.5"
+
+    # Move the slider one step: frames stream in, then the finished MP4 plays.
+    page.evaluate(WATCH_FRAMES)
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => window.__framesSeen > 0", timeout=TIMEOUT_MS)
+    screenshot(page, "02-explore-streaming")
+    second_video = wait_for_playing_video(page, first_video)
+    assert slider_value(page) == 0.55
+    page.wait_for_function(
+        "() => location.search.includes('pref=0.45%2C0.55')"
+        " || location.search.includes('pref=0.45,0.55')",
+        timeout=TIMEOUT_MS,
+    )
+    screenshot(page, "03-explore-new-video")
+
+    # Click the rightmost undominated point of the agent's front: its episode replays.
+    centres = page.evaluate(POINTS_OF_TRACE, "MORvS (untrained)")
+    assert centres, "no front points found"
+    x, y = max(centres)  # the rightmost: the most of the first objective
+    page.mouse.move(x, y)
+    page.mouse.click(x, y)
+    page.wait_for_function(
+        "(old) => !location.search.includes(old)",
+        arg="pref=0.45%2C0.55",
+        timeout=TIMEOUT_MS,
+    )
+    wait_for_playing_video(page, second_video)
+    assert slider_value(page) != 0.55
+    assert re.fullmatch(r"[0-9.]+,[0-9.]+", url_preference(page))
+    screenshot(page, "04-explore-clicked-point")
+
+    # Compare: both agents' fronts, the metrics table, and their rollouts side by side.
+    page.get_by_role("link", name="Compare").click()
+    page.wait_for_url(re.compile(r".*/compare.*"), timeout=TIMEOUT_MS)
+    page.get_by_text("best per column highlighted").wait_for(timeout=TIMEOUT_MS)
+    wait_for_playing_video(page)
+    size = page.evaluate(
+        "() => { const v = document.querySelector('video[data-testid=\"stVideo\"]');"
+        " return [v.videoWidth, v.videoHeight]; }"
+    )
+    assert size[1] == 240 and size[0] >= 2 * 240, size  # two agents in one synchronised video
+    # The metrics table (a canvas grid: checked for presence; its numbers by the AppTests).
+    page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=TIMEOUT_MS)
+    screenshot(page, "05-compare")
