@@ -497,6 +497,11 @@ def test_bad_requests_raise_clear_errors(
     one = Trajectories.from_trajectories([trajectories.trajectory(0)], trajectories.info)
     with pytest.raises(ParetoscopeError, match="at least 2 trajectories"):
         train_offline("morvs", one, tmp_path / "d", config(5))
+    assert not (tmp_path / "d").exists()  # refused before anything was written
+    if not torch.cuda.is_available():
+        with pytest.raises(ParetoscopeError, match="CUDA is not available"):
+            train_offline("bc", dataset_path, tmp_path / "g", config(5), device="cuda")
+        assert not (tmp_path / "g").exists()
     with pytest.raises(ParetoscopeError, match="architecture"):
         train_offline("bc", dataset_path, tmp_path / "e", config(5), architecture={"width": 3})
     not_a_run = tmp_path / "f"

@@ -109,9 +109,8 @@ class OfflineConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ParetoscopeError(f"{name.replace('_', '-')}: expected >= 1, got {value!r}")
-        for name in ("learning_rate",):
-            if not np.isfinite(getattr(self, name)) or getattr(self, name) <= 0:
-                raise ParetoscopeError(f"learning rate: expected > 0, got {self.learning_rate}")
+        if not np.isfinite(self.learning_rate) or self.learning_rate <= 0:
+            raise ParetoscopeError(f"learning rate: expected > 0, got {self.learning_rate}")
         if not np.isfinite(self.weight_decay) or self.weight_decay < 0:
             raise ParetoscopeError(f"weight decay: expected >= 0, got {self.weight_decay}")
         if self.warmup_steps is not None and self.warmup_steps < 1:
@@ -173,7 +172,7 @@ def train_offline(
     config = config or OfflineConfig()
     folder = Path(out_dir)
 
-    # 1. The dataset, and the run this call starts or resumes.
+    # 1. The dataset, and the settings of the run this call starts or resumes.
     trajectories = _open_training_data(data, env_id)
     env = get_spec(trajectories.info.env_id)
     dataset_record = dataset_provenance(trajectories, data)
@@ -195,12 +194,8 @@ def train_offline(
         config = replace(config, warmup_steps=int(previous_run["warmup_steps"]))
     config = config.resolved(kind)
     run = _run_record(kind, env.id, config, architecture, dataset_record)
-    previous_state = None
-    if previous_run is None:
-        _start_run(folder, run)
-    else:
+    if previous_run is not None:
         _check_same_settings(folder, previous_run, run)
-        previous_state = _load_state(folder / TRAINING_DIR / STATE_FILE)
 
     # 2. A fresh, seeded agent with normalisation and initial targets from the data.
     mean, std = observation_statistics(trajectories.observations)
@@ -233,12 +228,15 @@ def train_offline(
     training_data = TrainingData.from_trajectories(trajectories)
     build_batch = BATCH_BUILDERS[kind]
 
+    # Everything checked out: start the run on disk, or pick up where it stopped.
     first_step, loss_history = 0, []
-    if previous_state is not None:
-        network.load_state_dict(previous_state["network"])
-        optimizer.load_state_dict(previous_state["optimizer"])
-        first_step = int(previous_state["step"])
-        loss_history = [list(row) for row in previous_state["loss_history"].tolist()]
+    if previous_run is None:
+        _start_run(folder, run)
+    elif (state := _load_state(folder / TRAINING_DIR / STATE_FILE)) is not None:
+        network.load_state_dict(state["network"])
+        optimizer.load_state_dict(state["optimizer"])
+        first_step = int(state["step"])
+        loss_history = [list(row) for row in state["loss_history"].tolist()]
 
     def checkpoint(step: int) -> None:
         _save_state(folder, run, step, network, optimizer, loss_history)
