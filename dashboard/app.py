@@ -16,6 +16,11 @@ _ROOT = Path(__file__).resolve().parents[1]
 if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
+# Served by `dashboard.serve`: let its warm-up imports finish before this thread imports.
+from dashboard import warmup  # noqa: E402
+
+warmup.wait()
+
 # Choose the OpenGL backend before anything imports mujoco (sets MUJOCO_GL when unset).
 from core.render.backend import RenderingUnavailable, ensure_gl_backend  # noqa: E402
 

@@ -100,7 +100,30 @@ def catalog() -> AssetCatalog:
     uploads = st.session_state.get("_upload_dir")
     if uploads and any(Path(uploads).iterdir()):
         roots.append(Path(uploads))
-    return discover_many(roots)
+    return _discover(tuple(str(root) for root in roots), _folder_stamps(roots))
+
+
+def _folder_stamps(roots: Sequence[Path]) -> tuple[float, ...]:
+    """Modification times of the folders whose entries discovery lists: adding, removing or
+    replacing an agent or dataset changes one of them."""
+    stamps = []
+    for root in roots:
+        for folder in (root, root / "agents", root / "datasets"):
+            try:
+                stamps.append(folder.stat().st_mtime)
+            except OSError:
+                stamps.append(0.0)
+            if folder != root and folder.is_dir():
+                stamps.extend(_mtime(child) for child in folder.iterdir())
+        manifest = root / "manifest.json"
+        stamps.append(manifest.stat().st_mtime if manifest.is_file() else 0.0)
+    return tuple(stamps)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _discover(roots: tuple[str, ...], stamps: tuple[float, ...]) -> AssetCatalog:
+    del stamps  # part of the cache key only
+    return discover_many([Path(root) for root in roots])
 
 
 @st.cache_resource(show_spinner=False)

@@ -29,7 +29,7 @@ def test_defaults_bind_localhost_on_8501(tmp_path: Path, capsys: pytest.CaptureF
     assert (args.host, args.port) == ("127.0.0.1", 8501)
     assert args.func(args) == 0
     printed = capsys.readouterr().out.split()
-    assert printed[:4] == [sys.executable, "-m", "streamlit", "run"]
+    assert printed[:4] == [sys.executable, "-m", "dashboard.serve", "run"]
     assert printed[4] == str(dashboard_cli.app_path()) and Path(printed[4]).is_file()
     assert printed[printed.index("--server.address") + 1] == "127.0.0.1"
     assert printed[printed.index("--server.port") + 1] == "8501"

@@ -54,11 +54,14 @@ def register(subparsers: Any) -> None:
 
 
 def streamlit_command(assets: Path, host: str, port: int) -> list[str]:
-    """The command line that serves the app (headless: it prints the URL, opens no browser)."""
+    """The command line that serves the app (headless: it prints the URL, opens no browser).
+
+    `dashboard.serve` is ``python -m streamlit`` plus imports warmed while the server starts.
+    """
     return [
         sys.executable,
         "-m",
-        "streamlit",
+        "dashboard.serve",
         "run",
         str(app_path()),
         "--server.address",

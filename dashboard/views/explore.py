@@ -24,6 +24,8 @@ st.caption(
 
 loaded = None
 if ui.need(ctx):
+    # The slider first: it works while the agent loads.
+    preference = ui.preference_control(ctx.spec, ctx.granularity)
     with ui.guard(f"agent {ctx.agent.name}"):
         from core.rollout import check_agent_fits
 
@@ -35,7 +37,6 @@ if loaded is not None:
     names = spec.objective_names
     n_obj = spec.n_obj
     env_id = ctx.env_id
-    preference = ui.preference_control(spec, ctx.granularity)
 
     # --- target mode (return-conditioned agents) ----------------------------------------------
     target = None

@@ -1,0 +1,158 @@
+"""Dashboard speed in a real browser (Playwright + Debian's Chromium), as a user feels it.
+
+    python benchmarks/bench_dashboard.py [--assets DIR] [--size 320] [--repeats 5]
+
+Measures, with a fresh video cache:
+- cold start: from launching `paretoscope dashboard` to an interactive page (the preference
+  slider usable), and on to the first frame and the first playing video;
+- slider change to the first streamed frame (a preference never seen before);
+- a previously seen preference: slider change to its video ready to play (readyState >= 2).
+Defaults to the bundled demo (assets/ with a manifest), else tiny generated assets with
+full-length episodes. Prints medians (and all runs) of each figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from tests.e2e.conftest import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    start_server,
+    stop_server,
+    wait_healthy,
+)
+
+# Browser-side timers: each returns milliseconds measured with performance.now().
+ARM = """
+() => {
+  window.__bench = {start: performance.now(), frame: null, video: null};
+  const oldVideo = document.querySelector('video[data-testid="stVideo"]');
+  window.__bench.oldSource = oldVideo ? oldVideo.currentSrc : null;
+  const check = () => {
+    const now = performance.now();
+    if (window.__bench.frame === null &&
+        document.querySelector('[data-testid="stImage"] img')) window.__bench.frame = now;
+    const video = document.querySelector('video[data-testid="stVideo"]');
+    if (window.__bench.video === null && video && video.readyState >= 2 &&
+        video.currentSrc !== window.__bench.oldSource) window.__bench.video = now;
+    if (window.__bench.video === null) requestAnimationFrame(check);
+  };
+  new MutationObserver(() => {
+    if (window.__bench.frame === null &&
+        document.querySelector('[data-testid="stImage"] img')) {
+      window.__bench.frame = performance.now();
+    }
+  }).observe(document.body, {subtree: true, childList: true});
+  requestAnimationFrame(check);
+}
+"""
+READ = "() => window.__bench"
+SLIDER = '[data-testid="stSlider"] input[type="range"]'
+
+
+def default_assets(size_note: list[str]) -> Path:
+    bundled = REPO / "assets"
+    if (bundled / "manifest.json").is_file():
+        size_note.append("the bundled demo (assets/)")
+        return bundled
+    from dashboard.demo_fixture import build_tiny_assets
+
+    folder = Path(tempfile.mkdtemp(prefix="bench-assets-"))
+    size_note.append("tiny generated assets, 500-step episodes (the bundled demo is not built)")
+    return build_tiny_assets(folder, horizon=500)
+
+
+def wait_bench(page, key: str, timeout: float = 120.0) -> float:  # noqa: ANN001
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = page.evaluate(READ)
+        if state and state.get(key) is not None:
+            return (state[key] - state["start"]) / 1000.0
+        time.sleep(0.02)
+    raise TimeoutError(f"no {key} within {timeout} s")
+
+
+def move(page, key: str) -> None:  # noqa: ANN001
+    page.evaluate(ARM)
+    page.locator(SLIDER).first.focus()
+    page.keyboard.press(key)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--assets", type=Path, default=None)
+    parser.add_argument("--size", type=int, default=320)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    if not CHROMIUM.is_file():
+        sys.exit(f"{CHROMIUM} is missing: apt-get install -y chromium")
+    note: list[str] = []
+    assets = args.assets or default_assets(note)
+    from playwright.sync_api import sync_playwright
+
+    cold, to_frame, to_video, new_frames, new_videos, seen = [], [], [], [], [], []
+    healthy: list[float] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        for run in range(max(1, args.repeats // 2)):
+            cache = Path(tempfile.mkdtemp(prefix="bench-cache-"))
+            started = time.monotonic()
+            process, url = start_server(assets, cache)
+            try:
+                wait_healthy(url, process)
+                healthy.append(time.monotonic() - started)
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                page.goto(f"{url}/?size={args.size}")
+                page.locator(SLIDER).first.wait_for(state="attached", timeout=120_000)
+                cold.append(time.monotonic() - started)
+                page.wait_for_selector('[data-testid="stImage"] img, video', timeout=120_000)
+                to_frame.append(time.monotonic() - started)
+                page.wait_for_function(
+                    "() => { const v = document.querySelector('video'); "
+                    "return v && v.readyState >= 2; }",
+                    timeout=300_000,
+                )
+                to_video.append(time.monotonic() - started)
+                if run == 0:
+                    # New preferences: right, one step at a time (each streams a new episode).
+                    for _ in range(args.repeats):
+                        move(page, "ArrowRight")
+                        new_frames.append(wait_bench(page, "frame"))
+                        new_videos.append(wait_bench(page, "video", timeout=300))
+                    # Seen preferences: back left over the same steps.
+                    for _ in range(args.repeats):
+                        move(page, "ArrowLeft")
+                        seen.append(wait_bench(page, "video"))
+                page.close()
+            finally:
+                stop_server(process)
+        browser.close()
+
+    def line(name: str, values: list[float]) -> str:
+        runs = ", ".join(f"{value:.2f}" for value in values)
+        return f"{name:<52} median {statistics.median(values):6.2f} s   ({runs})"
+
+    print(f"assets: {note[0] if note else assets}; video {args.size}x{args.size}")
+    print(line("cold start -> server answers", healthy))
+    print(line("cold start -> interactive page (slider)", cold))
+    print(line("cold start -> first frame or video", to_frame))
+    print(line("cold start -> first video playable", to_video))
+    print(line("slider -> first streamed frame (new preference)", new_frames))
+    print(line("slider -> finished video playable (new preference)", new_videos))
+    print(line("slider -> video playable (seen preference)", seen))
+
+
+if __name__ == "__main__":
+    main()

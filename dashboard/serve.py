@@ -1,0 +1,29 @@
+"""Serve the dashboard: Streamlit's own command line, with the heavy imports warmed meanwhile.
+
+``python -m dashboard.serve run dashboard/app.py [streamlit flags] -- --assets DIR`` is
+``python -m streamlit run ...`` plus one background thread (`dashboard.warmup`) that, while the
+server starts and the browser loads the page, chooses the OpenGL backend and imports what the
+first page run needs (pandas, plotly, torch, the agents, evaluation, rendering).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    # Streamlit first: importing it builds plotly objects, which must not meet a half-imported
+    # pandas from the warm-up thread.
+    from streamlit.web import cli
+
+    from dashboard import warmup
+
+    warmup.start()
+
+    sys.argv = ["streamlit", *(sys.argv[1:] if argv is None else argv)]
+    cli.main(prog_name="streamlit")
+
+
+if __name__ == "__main__":
+    main()
