@@ -14,7 +14,7 @@ import shutil
 import sys
 import tempfile
 import zipfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -827,18 +827,3 @@ def axis_pickers(spec: EnvSpec, key: str, count: int = 2) -> list[int]:
             )
         )
     return chosen
-
-
-def run_with_progress(label: str, total: int, work: Callable[[Callable[[int], None]], Any]) -> Any:
-    """Run `work(advance)` under a progress bar of `total` steps."""
-    bar = st.progress(0.0, text=label)
-    done = [0]
-
-    def advance(count: int = 1) -> None:
-        done[0] += count
-        bar.progress(min(1.0, done[0] / max(total, 1)), text=label)
-
-    try:
-        return work(advance)
-    finally:
-        bar.empty()

@@ -169,6 +169,48 @@ def test_three_objective_sliders_stay_on_the_simplex(app_env: Path) -> None:
     assert at.session_state["explore_result"]["preference"] == [0.0, 0.0, 1.0]
 
 
+def test_three_objectives_front_in_3d_and_clickable_projection(app_env: Path) -> None:
+    import plotly.graph_objects as go
+
+    at = _app({"env": HOPPER3, "agent": "hopper3-modt"})
+    _ok(at)
+    assert isinstance(at.session_state["_front_figure"].data[0], go.Scatter3d)
+    at.radio(key="front_view").set_value("2-D projection (clickable)").run()
+    at.selectbox(key="front_axes_1").set_value(2).run()
+    _ok(at)
+    figure = at.session_state["_front_figure"]
+    assert figure.layout.yaxis.title.text == "energy return"
+    meta = at.session_state["_front_points"]
+    row = len(meta["returns"]) - 1
+    curve = _curve(at, meta["name"] if meta["undominated"][row] else meta["name"] + " (dominated)")
+    _select(at, "front_0", curve, 0, [0, row])
+    at.run()
+    _ok(at)
+    np.testing.assert_allclose(
+        at.session_state["explore_result"]["preference"], meta["preferences"][row]
+    )
+
+
+def test_upload_a_peda_checkpoint_and_import_it(app_env: Path) -> None:
+    source = PEDA_FIXTURES / "ckpts" / CHEETAH / "dt" / "step=1.ckpt"
+    if not source.is_file():
+        pytest.skip(f"PEDA fixtures missing at {source}")
+    at = _app()
+    at.file_uploader(key="_uploads").upload("mystery.ckpt", source.read_bytes()).run()
+    _ok(at)
+    # HalfCheetah and Walker2d have the same dims: the env must be asked for.
+    env_box = at.selectbox(key="_peda_env_mystery")
+    assert set(env_box.options) >= {CHEETAH, "MO-Walker2d-v2"}
+    env_box.set_value(CHEETAH)
+    assert at.selectbox(key="_peda_type_mystery").value == "dt"
+    at.button(key="_peda_import_mystery").click().run()
+    _ok(at)
+    assert "mystery-dt" in at.selectbox(key="agent").options
+    at.selectbox(key="agent").set_value("mystery-dt").run()
+    _ok(at)
+    assert at.session_state["explore_result"]["has_video"]
+
+
 def test_clicking_a_front_point_replays_that_episode(app_env: Path, assets: Path) -> None:
     at = _app()
     meta = at.session_state["_front_points"]

@@ -126,7 +126,21 @@ if loaded is not None:
             )
             if same.any():
                 current = Marker(arrays["returns"][np.flatnonzero(same)[0]], "this preference")
-        axes = ui.axis_pickers(spec, "front_axes") if n_obj > 3 else None
+        axes = None
+        if n_obj == 3:
+            view = st.radio(
+                "Front view",
+                ["3-D", "2-D projection (clickable)"],
+                horizontal=True,
+                key="front_view",
+                label_visibility="collapsed",
+            )
+            if view != "3-D":
+                axes = ui.axis_pickers(spec, "front_axes", count=2)
+            else:
+                st.caption("Rotate with the mouse; to click points, use the 2-D projection.")
+        elif n_obj > 3:
+            axes = ui.axis_pickers(spec, "front_axes")
         grid = None
         if target_mode and (n_obj == 2 or (axes is not None and len(axes) == 2)):
             shown = [0, 1] if axes is None else list(axes)
