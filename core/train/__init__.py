@@ -1,8 +1,8 @@
-"""Trainers: the behaviour-policy trainer (ARS, one linear policy per preference).
+"""Trainers: behaviour policies (ARS, one linear policy per preference) and offline agents.
 
-`train_behaviour` writes a `policy_set` checkpoint and can be interrupted and resumed;
-`core.train.ars` holds the algorithm for one policy. The offline trainers (BC, MORvS, MODT)
-live beside them in their own modules.
+`train_behaviour` writes a `policy_set` checkpoint; `train_offline` trains a MORvS, BC or MODT
+agent on a dataset. Both can be interrupted and resumed; `core.train.ars` holds the algorithm
+for one behaviour policy, `core.train.batches` the offline kinds' training inputs.
 """
 
 from core.train.ars import ARSConfig, EpisodePool, ObservationStats, ars_iteration
@@ -12,14 +12,17 @@ from core.train.behaviour import (
     default_preferences,
     train_behaviour,
 )
+from core.train.offline import OfflineConfig, train_offline
 
 __all__ = [
     "ARSConfig",
     "Budget",
+    "OfflineConfig",
     "EpisodePool",
     "ObservationStats",
     "ars_iteration",
     "auto_survival_shift",
     "default_preferences",
     "train_behaviour",
+    "train_offline",
 ]
