@@ -433,3 +433,25 @@ def test_add_a_folder_and_upload_files(app_env: Path, assets: Path, tmp_path: Pa
     with pytest.raises(ParetoscopeError, match="empty"):
         store_upload(uploads, "x.pkl", b"")
     assert os.path.isfile(store_upload(uploads, "MO-Hopper-v3_10_expert_wide.pkl", b"data"))
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "views/explore.py",
+        "views/compare.py",
+        "views/rtg.py",
+        "views/dataset.py",
+        "views/presentation.py",
+    ],
+)
+def test_every_page_explains_an_empty_assets_folder(
+    page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(tmp_path / "empty"))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "empty").mkdir()
+    at = _app()
+    at.switch_page(page).run()
+    _ok(at)
+    assert any("No agents or datasets were found" in info.value for info in at.info)
