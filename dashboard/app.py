@@ -40,7 +40,6 @@ page = st.navigation(
             _VIEWS / "explore.py",
             title="Explore",
             icon=":material/tune:",
-            url_path="explore",
             default=True,
         ),
         st.Page(

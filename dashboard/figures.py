@@ -527,7 +527,9 @@ def rtg_target_figure(
         figure.update_xaxes(title_text="target weighted return", row=1, col=index + 1)
         figure.update_yaxes(title_text="achieved weighted return", row=1, col=index + 1)
     figure.update_layout(
-        height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10}, legend={"orientation": "h"}
+        height=height,
+        margin={"l": 10, "r": 10, "t": 70, "b": 10},
+        legend={"orientation": "h", "y": 1.25, "x": 0},
     )
     return figure
 
@@ -575,7 +577,9 @@ def rtg_ratio_figure(
         )
         figure.update_yaxes(title_text="achieved return ratio", row=1, col=index + 1)
     figure.update_layout(
-        height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10}, legend={"orientation": "h"}
+        height=height,
+        margin={"l": 10, "r": 10, "t": 70, "b": 10},
+        legend={"orientation": "h", "y": 1.25, "x": 0},
     )
     return figure
 
