@@ -99,150 +99,158 @@ if loaded is not None:
 
     video_column, front_column = st.columns([1, 1], gap="medium")
 
-    # --- the front (drawn first, so it shows while the video streams) ------------------------
-    with front_column, ui.guard("front"):
-        table = ui.sweep_table(ctx.agent)
-        points = ui.mean_per_preference(table, env_id)
-        series = FrontSeries(
-            ctx.agent.label,
-            points["returns"],
-            points["preferences"],
-            points["targets"],
-            points["seeds"],
-        )
-        cloud = None
-        if ctx.dataset is not None:
-            with ui.guard(f"dataset {ctx.dataset.name}"):
-                cloud = ui.dataset_summary(ctx.dataset).table.returns
-        current = None
-        if recording is not None:
-            current = Marker(recording.returns, "this rollout")
-        elif target is None and len(table):
-            arrays = ui.objective_arrays(table, env_id)
-            same = (
-                (np.abs(arrays["preferences"] - preference[None, :]) < 1e-9).all(axis=1)
-                & (arrays["seeds"] == ctx.seed)
-                & ~arrays["explicit"]
+    # --- the front (before a streamed video: it shows while frames come) ------------------------
+    def draw_front() -> None:
+        with front_column, ui.guard("front"):
+            table = ui.sweep_table(ctx.agent)
+            points = ui.mean_per_preference(table, env_id)
+            series = FrontSeries(
+                ctx.agent.label,
+                points["returns"],
+                points["preferences"],
+                points["targets"],
+                points["seeds"],
             )
-            if same.any():
-                current = Marker(arrays["returns"][np.flatnonzero(same)[0]], "this preference")
-        axes = None
-        if n_obj == 3:
-            view = st.radio(
-                "Front view",
-                ["3-D", "2-D projection (clickable)"],
-                horizontal=True,
-                key="front_view",
-                label_visibility="collapsed",
+            cloud = None
+            if ctx.dataset is not None:
+                with ui.guard(f"dataset {ctx.dataset.name}"):
+                    cloud = ui.dataset_summary(ctx.dataset).table.returns
+            current = None
+            if recording is not None:
+                current = Marker(recording.returns, "this rollout")
+            elif target is None and len(table):
+                arrays = ui.objective_arrays(table, env_id)
+                same = (
+                    (np.abs(arrays["preferences"] - preference[None, :]) < 1e-9).all(axis=1)
+                    & (arrays["seeds"] == ctx.seed)
+                    & ~arrays["explicit"]
+                )
+                if same.any():
+                    current = Marker(arrays["returns"][np.flatnonzero(same)[0]], "this preference")
+            axes = None
+            if n_obj == 3:
+                view = st.radio(
+                    "Front view",
+                    ["3-D", "2-D projection (clickable)"],
+                    horizontal=True,
+                    key="front_view",
+                    label_visibility="collapsed",
+                )
+                if view != "3-D":
+                    axes = ui.axis_pickers(spec, "front_axes", count=2)
+                else:
+                    st.caption("Rotate with the mouse; to click points, use the 2-D projection.")
+            elif n_obj > 3:
+                axes = ui.axis_pickers(spec, "front_axes")
+            grid = None
+            if target_mode and (n_obj == 2 or (axes is not None and len(axes) == 2)):
+                shown = [0, 1] if axes is None else list(axes)
+                everything = [series.returns[:, shown]]
+                if cloud is not None:
+                    everything.append(np.asarray(cloud)[:, shown])
+                if target is not None:
+                    everything.append(target[None, shown])
+                stacked = np.vstack(everything)
+                low, high = stacked.min(axis=0), stacked.max(axis=0)
+                span = np.where(high > low, high - low, 1.0)
+                grid_2d = target_grid(low - 0.15 * span, high + 0.15 * span, steps=25)
+                # A full objective vector per grid point: the hidden objectives keep the target's.
+                base = target if target is not None else series.returns.mean(axis=0)
+                grid = np.tile(base, (len(grid_2d), 1))
+                grid[:, shown] = grid_2d
+            figure = front_figure(
+                names,
+                [series],
+                dataset_returns=cloud,
+                reference_point=spec.reference_point,
+                current=current,
+                target=None if target is None else Marker(target, "target"),
+                axes=axes,
+                target_grid=grid,
             )
-            if view != "3-D":
-                axes = ui.axis_pickers(spec, "front_axes", count=2)
-            else:
-                st.caption("Rotate with the mouse; to click points, use the 2-D projection.")
-        elif n_obj > 3:
-            axes = ui.axis_pickers(spec, "front_axes")
-        grid = None
-        if target_mode and (n_obj == 2 or (axes is not None and len(axes) == 2)):
-            shown = [0, 1] if axes is None else list(axes)
-            everything = [series.returns[:, shown]]
-            if cloud is not None:
-                everything.append(np.asarray(cloud)[:, shown])
-            if target is not None:
-                everything.append(target[None, shown])
-            stacked = np.vstack(everything)
-            low, high = stacked.min(axis=0), stacked.max(axis=0)
-            span = np.where(high > low, high - low, 1.0)
-            grid_2d = target_grid(low - 0.15 * span, high + 0.15 * span, steps=25)
-            # A full objective vector per grid point: the hidden objectives keep the target's.
-            base = target if target is not None else series.returns.mean(axis=0)
-            grid = np.tile(base, (len(grid_2d), 1))
-            grid[:, shown] = grid_2d
-        figure = front_figure(
-            names,
-            [series],
-            dataset_returns=cloud,
-            reference_point=spec.reference_point,
-            current=current,
-            target=None if target is None else Marker(target, "target"),
-            axes=axes,
-            target_grid=grid,
-        )
-        version = st.session_state.get("_front_version", 0)
-        chart_key = f"front_{version}"
-        # What the chart shows, for tests and for reading clicks back.
-        st.session_state["_front_figure"] = figure
-        st.session_state["_front_points"] = {
-            "name": series.name,
-            "preferences": series.preferences,
-            "returns": series.returns,
-            "undominated": non_dominated(series.returns),
-            "grid": grid,
-        }
-        event = st.plotly_chart(
-            figure,
-            key=f"front_{st.session_state.get('_front_version', 0)}",
-            on_select="rerun",
-            selection_mode="points",
-            width="stretch",
-        )
-        for series_index, row in ui.clicked_points(figure, event)[:1]:
-            widgets: dict[str, object] = {}
-            new_target = None
-            new_preference = None
-            if series_index == -1 and grid is not None:
-                new_target = grid[row]
-            elif series_index == 0 and target_mode:
-                new_target = series.returns[row]
-            elif series_index == 0:
-                new_preference = series.preferences[row]
-                widgets["seed"] = int(series.seeds[row])
-                if points["explicit"][row]:
-                    widgets["target_mode"] = True
-                    new_target = series.targets[row]
-            if new_target is not None:
-                for index in range(n_obj):
-                    widgets[f"w_target_{index}"] = float(round(new_target[index], 1))
-            ui.request_change(preference=new_preference, widgets=widgets, bump="_front_version")
-        if target is not None and recording is not None:
-            st.dataframe(
-                pd.DataFrame(
-                    {"target": target, "achieved": recording.returns},
-                    index=list(names),
-                ).assign(difference=lambda frame: frame["achieved"] - frame["target"]),
+            # What the chart shows, for tests and for reading clicks back.
+            st.session_state["_front_figure"] = figure
+            st.session_state["_front_points"] = {
+                "name": series.name,
+                "preferences": series.preferences,
+                "returns": series.returns,
+                "undominated": non_dominated(series.returns),
+                "grid": grid,
+            }
+            event = st.plotly_chart(
+                figure,
+                key=f"front_{st.session_state.get('_front_version', 0)}",
+                on_select="rerun",
+                selection_mode="points",
                 width="stretch",
             )
+            for series_index, row in ui.clicked_points(figure, event)[:1]:
+                widgets: dict[str, object] = {}
+                new_target = None
+                new_preference = None
+                if series_index == -1 and grid is not None:
+                    new_target = grid[row]
+                elif series_index == 0 and target_mode:
+                    new_target = series.returns[row]
+                elif series_index == 0:
+                    new_preference = series.preferences[row]
+                    widgets["seed"] = int(series.seeds[row])
+                    if points["explicit"][row]:
+                        widgets["target_mode"] = True
+                        new_target = series.targets[row]
+                if new_target is not None:
+                    for index in range(n_obj):
+                        widgets[f"w_target_{index}"] = float(round(new_target[index], 1))
+                ui.request_change(preference=new_preference, widgets=widgets, bump="_front_version")
+            if target is not None and recording is not None:
+                st.dataframe(
+                    pd.DataFrame(
+                        {"target": target, "achieved": recording.returns},
+                        index=list(names),
+                    ).assign(difference=lambda frame: frame["achieved"] - frame["target"]),
+                    width="stretch",
+                )
 
     # --- the live rollout ---------------------------------------------------------------------
-    with video_column:
+    def draw_video() -> None:
+        with video_column:
 
-        @st.fragment
-        def video_part() -> None:
-            with ui.guard("rollout"):
+            @st.fragment
+            def video_part() -> None:
+                with ui.guard("rollout"):
 
-                def produce(on_frame):  # noqa: ANN001, ANN202 - see live_rollout
-                    try:
-                        return record_rollout(loaded, request, on_frame)
-                    except RenderingUnavailable as error:
-                        st.warning(f"video unavailable: {error}")
-                        return record_returns_only(loaded, request, str(error))
+                    def produce(on_frame):  # noqa: ANN001, ANN202 - see live_rollout
+                        try:
+                            return record_rollout(loaded, request, on_frame)
+                        except RenderingUnavailable as error:
+                            st.warning(f"video unavailable: {error}")
+                            return record_returns_only(loaded, request, str(error))
 
-                shown = live_rollout(
-                    ctx.library,
-                    key,
-                    produce,
-                    names,
-                    request.horizon,
-                    file_name=f"{ctx.agent.name}-{prefs.format_vector(preference, 3)}.mp4",
-                )
-                if shown is not None:
-                    st.session_state["explore_result"] = {
-                        "key": key,
-                        "returns": [float(v) for v in shown.returns],
-                        "frames": shown.length,
-                        "has_video": bool(shown.video),
-                        "preference": list(request.preference),
-                        "target": None if request.target is None else list(request.target),
-                        "seed": request.seed,
-                    }
+                    shown = live_rollout(
+                        ctx.library,
+                        key,
+                        produce,
+                        names,
+                        request.horizon,
+                        file_name=f"{ctx.agent.name}-{prefs.format_vector(preference, 3)}.mp4",
+                    )
+                    if shown is not None:
+                        st.session_state["explore_result"] = {
+                            "key": key,
+                            "returns": [float(v) for v in shown.returns],
+                            "frames": shown.length,
+                            "has_video": bool(shown.video),
+                            "preference": list(request.preference),
+                            "target": None if request.target is None else list(request.target),
+                            "seed": request.seed,
+                        }
 
-        video_part()
+            video_part()
+
+    # A finished video goes first (it then plays sooner); a new one streams after the front.
+    if recording is not None:
+        draw_video()
+        draw_front()
+    else:
+        draw_front()
+        draw_video()
