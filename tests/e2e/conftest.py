@@ -3,6 +3,7 @@ Debian's Chromium driven by Playwright. Skipped, with the reason, when Chromium 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -131,8 +132,9 @@ def page(browser: object, request: pytest.FixtureRequest) -> Iterator[object]:
     try:
         yield page
     finally:
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / f"{request.node.name}-final.png"), full_page=True)
+        # The last state of the page, pass or fail (a broken page must not hide the failure).
+        with contextlib.suppress(Exception):
+            screenshot(page, f"{request.node.name}-final")
         context.close()
 
 
