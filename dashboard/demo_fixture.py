@@ -131,6 +131,7 @@ def build_tiny_assets(
                 store=store,
                 agent_id=name,
                 workers=1,
+                batch_size=1,  # as the dashboard sweeps: a clicked point replays exactly
                 progress=False,
             )
     finally:

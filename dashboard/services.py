@@ -134,6 +134,12 @@ def make_store(results_dirs: Iterable[Path], cache: Path | None = None) -> Layer
     return LayeredStore([ResultsStore(folder) for folder in results_dirs], writable)
 
 
+# Sweeps run one episode per agent call. Torch's batched matrix products differ from a single
+# row's in the last bits, and the physics amplifies that, so an episode swept in a batch may not
+# be the one the live view (one row) replays. One row at a time, a clicked point replays exactly.
+SWEEP_BATCH_SIZE = 1
+
+
 def sweep_horizon(plan: SweepPlan, env_id: str) -> int:
     spec = get_spec(env_id)
     return min(spec.horizon, plan.horizon) if plan.horizon else spec.horizon
@@ -162,6 +168,7 @@ def run_sweep(
             store=store,
             agent_id=loaded.name,
             workers=1,
+            batch_size=SWEEP_BATCH_SIZE,
             progress=False,
         )
 
