@@ -22,6 +22,8 @@ _COMMAND_MODULES = (
     "core.cli.agent",
     "core.cli.train",
     "core.cli.evaluate",
+    "core.cli.render",
+    "core.cli.dashboard",
 )
 
 

@@ -36,6 +36,13 @@ def register(subparsers: Any) -> None:
         default="results",
         help="results folder: stored episodes are reused, new ones added (default ./results)",
     )
+    parser.add_argument(
+        "--batch-size",
+        type=int,
+        default=64,
+        help="episodes stepped in lockstep with one agent call per step (default 64); 1 makes "
+        "every episode replay exactly as a single rollout, whatever the agent's arithmetic",
+    )
     parser.add_argument("--device", default="cpu", help="torch device for the agent (cpu, cuda)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.set_defaults(func=run)
@@ -95,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
         address=args.address,
         store=ResultsStore(Path(args.out)),
         agent_id=Path(args.agent).name,
+        batch_size=args.batch_size,
         progress=not args.json,
     )
     record = summary_record(table, args.env)
