@@ -40,6 +40,10 @@ from core.rollout import check_agent_fits, check_preferences, rollout_batch
 
 Backend = Literal["local", "ray"]
 
+# A finished batch waits for others until this many rows or seconds, then all go in one shard.
+_SHARD_ROWS = 64
+_SHARD_SECONDS = 2.0
+
 
 @dataclass(frozen=True)
 class EpisodeRequest:
@@ -196,12 +200,20 @@ def sweep(
         table.insert(1, "agent_fingerprint", fingerprint)
         table.insert(2, "env", env_id)
         table[KEY_COLUMN] = [_key_of(fingerprint, env_id, request, horizon) for request in batch]
-        if store is not None:
-            store.write(env_id, table)
         return table
 
     batches = list(_chunks(missing, batch_size))
     computed: list[pd.DataFrame] = []
+    unstored: list[pd.DataFrame] = []
+    last_write = time.monotonic()
+
+    def write_unstored() -> None:
+        nonlocal last_write
+        if store is not None and unstored:
+            store.write(env_id, pd.concat(unstored, ignore_index=True))
+        unstored.clear()
+        last_write = time.monotonic()
+
     with tqdm(
         total=len(requests),
         initial=len(requests) - len(missing),
@@ -209,11 +221,20 @@ def sweep(
         unit="episode",
         disable=not progress,
     ) as bar:
-        for batch, table in _run_batches(
-            agent, env_id, batches, horizon, backend, workers, address
-        ):
-            computed.append(finish(batch, table))
-            bar.update(len(batch))
+        try:
+            for batch, table in _run_batches(
+                agent, env_id, batches, horizon, backend, workers, address
+            ):
+                computed.append(finish(batch, table))
+                unstored.append(computed[-1])
+                bar.update(len(batch))
+                # Small batches are grouped into one shard; a kill loses at most a few seconds.
+                pending = sum(len(part) for part in unstored)
+                if pending >= _SHARD_ROWS or time.monotonic() - last_write >= _SHARD_SECONDS:
+                    write_unstored()
+        finally:
+            # Keep what was computed, also when interrupted (Ctrl-C) or on a worker's error.
+            write_unstored()
 
     table = pd.concat([stored, *computed], ignore_index=True) if computed else stored
     if len(table) == 0:

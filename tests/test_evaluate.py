@@ -140,34 +140,34 @@ def test_killed_sweep_resumes_with_only_what_is_missing(tmp_path: Path) -> None:
         from core.evaluate import sweep
         from core.results_store import ResultsStore
         from tests.agents_for_tests import LinearAgent
-        sweep(LinearAgent({ENV_ID!r}), {ENV_ID!r}, granularity=19, episodes=2, horizon=400,
+        sweep(LinearAgent({ENV_ID!r}), {ENV_ID!r}, granularity=39, episodes=2, horizon=1000,
               workers=1, batch_size=4, store=ResultsStore({str(tmp_path)!r}), progress=False)
         """
     )
     process = subprocess.Popen([sys.executable, "-c", script])
     folder = tmp_path / ENV_ID
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and len(list(folder.glob("*.parquet"))) < 2:
+    while time.monotonic() < deadline and not list(folder.glob("*.parquet")):
         time.sleep(0.05)
     process.send_signal(signal.SIGKILL)
     process.wait()
     partial = ResultsStore(tmp_path).read(ENV_ID)
-    assert 0 < len(partial) < 40, "the sweep was not interrupted midway"
+    assert 0 < len(partial) < 80, "the sweep was not interrupted midway"
 
     resumed = sweep(
         LinearAgent(ENV_ID),
         ENV_ID,
-        granularity=19,
+        granularity=39,
         episodes=2,
-        horizon=400,
+        horizon=1000,
         workers=1,
         batch_size=4,
         store=ResultsStore(tmp_path),
         progress=False,
     )
-    assert len(resumed) == 40 and resumed[KEY_COLUMN].is_unique
+    assert len(resumed) == 80 and resumed[KEY_COLUMN].is_unique
     stored = ResultsStore(tmp_path).read(ENV_ID)
-    assert len(stored) == 40
+    assert len(stored) == 80
     # Rows computed before the kill were reused, not recomputed.
     reused = resumed.set_index(KEY_COLUMN).loc[partial[KEY_COLUMN], "wall_time"]
     np.testing.assert_array_equal(reused.to_numpy(), partial["wall_time"].to_numpy())
@@ -227,3 +227,11 @@ def test_ray_and_local_backends_give_equal_tables() -> None:
     on_ray = small_sweep(backend="ray", batch_size=4)
     columns = [c for c in local.columns if c != "wall_time"]
     pd.testing.assert_frame_equal(local[columns], on_ray[columns])
+
+
+def test_small_batches_are_grouped_into_few_shards(tmp_path: Path) -> None:
+    store = ResultsStore(tmp_path)
+    table = small_sweep(store=store, batch_size=1)
+    shards = list((tmp_path / ENV_ID).glob("*.parquet"))
+    assert len(table) == 10 and len(shards) < 10
+    assert len(store.read(ENV_ID)) == 10
