@@ -328,3 +328,20 @@ def test_weights_from_another_save_are_refused(tmp_path: Path) -> None:
     shutil.copy(second / WEIGHTS_FILE, first / WEIGHTS_FILE)
     with pytest.raises(ParetoscopeError, match="sha256"):
         load_policy_set(first)
+
+
+def test_fingerprint_follows_the_policies_not_their_use_or_provenance(tmp_path) -> None:
+    from core.agents.checkpoint import load, save
+
+    agent = random_set()
+    before = agent.fingerprint()
+    agent.reset(2)
+    agent.act(
+        np.zeros((2, agent.spec.obs_dim)), np.full((2, agent.spec.n_obj), 0.5), np.zeros((2, 2))
+    )
+    assert agent.fingerprint() == before
+    save(agent, tmp_path / "set")
+    assert load(tmp_path / "set").fingerprint() == before
+    changed = random_set()
+    changed.matrices[0, 0, 0] += 1e-9
+    assert changed.fingerprint() != before

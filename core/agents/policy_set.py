@@ -221,6 +221,19 @@ class PolicySetAgent:
         """The arrays that go to weights.safetensors."""
         return {MATRICES_TENSOR: np.ascontiguousarray(self.matrices)}
 
+    def fingerprint(self) -> str:
+        """A digest of everything that decides the actions (members and weights, not provenance).
+
+        Stored mean returns are left out too: they describe the policies, they do not act.
+        """
+        config = self.checkpoint_config()
+        config.pop("training")
+        for member in config["members"]:
+            member.pop("mean_return")
+        digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode("utf-8"))
+        digest.update(np.ascontiguousarray(self.matrices).tobytes())
+        return digest.hexdigest()[:32]
+
     @classmethod
     def from_checkpoint(
         cls,
