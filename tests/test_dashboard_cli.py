@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -85,11 +86,12 @@ def test_the_server_starts_and_answers(tmp_path: Path) -> None:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/") as reply:
             assert "<html" in reply.read().decode().lower()
     finally:
-        process.terminate()
+        # The server runs in its own session: stop the whole group, leave nothing behind.
+        os.killpg(process.pid, signal.SIGTERM)
         try:
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
-            process.kill()
+            os.killpg(process.pid, signal.SIGKILL)
             process.wait()
 
 

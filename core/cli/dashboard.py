@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -106,8 +105,8 @@ def run(args: argparse.Namespace) -> int:
     environment = dict(os.environ)
     if args.cache is not None:
         environment[CACHE_ENV_VAR] = str(args.cache.expanduser())
-    print(f"paretoscope dashboard on http://{args.host}:{args.port} (assets: {assets})")
-    try:
-        return subprocess.call(command, env=environment)
-    except KeyboardInterrupt:
-        return 130
+    print(f"paretoscope dashboard on http://{args.host}:{args.port} (assets: {assets})", flush=True)
+    # Become the server rather than wait for a child: a signal to this process (Ctrl-C, a
+    # supervisor's SIGTERM) then reaches the server itself and nothing is left running.
+    os.execve(command[0], command, environment)
+    return 0  # pragma: no cover - execve does not return

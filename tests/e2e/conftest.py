@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import time
@@ -70,11 +71,12 @@ def start_server(assets: Path, cache: Path) -> tuple[subprocess.Popen, str]:
 
 
 def stop_server(process: subprocess.Popen) -> None:
-    process.terminate()
+    # The server runs in its own session: stop the whole group, leave nothing behind.
+    os.killpg(process.pid, signal.SIGTERM)
     try:
         process.wait(timeout=20)
     except subprocess.TimeoutExpired:
-        process.kill()
+        os.killpg(process.pid, signal.SIGKILL)
         process.wait()
 
 
