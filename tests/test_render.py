@@ -413,3 +413,31 @@ def test_every_registered_env_renders(env_id: str) -> None:
     assert frame.step == 1
     assert frame.frame.shape == (40, 48, 3)
     assert_not_blank(frame.frame)
+
+
+def render_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("paretoscope-render")]
+
+
+def test_a_render_thread_draws_what_the_renderer_draws_and_ends_on_close() -> None:
+    from core.render.renderer import RenderThread
+
+    model, states = simulation_states(3)
+    camera = get_spec(ENV).camera
+    with FrameRenderer(model, camera, SIZE) as renderer:
+        expected = [renderer.render(data) for data in states]
+    with RenderThread(model, camera, SIZE, depth=2) as worker:
+        futures = [worker.submit(data) for data in states]  # more than `depth` in flight
+        assert len(render_threads()) == 1
+        for future, frame in zip(futures, expected, strict=True):
+            assert np.array_equal(future.result(), frame)
+    assert render_threads() == []
+
+
+def test_a_stream_closed_early_releases_its_render_thread() -> None:
+    stream = stream_frames(LinearAgent(ENV), ENV, [0.5, 0.5], 0, size=SIZE, horizon=20)
+    first = next(stream)
+    assert first.step == 1
+    assert len(render_threads()) == 1
+    stream.close()
+    assert render_threads() == []

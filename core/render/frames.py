@@ -10,7 +10,9 @@ with ``contextlib.closing``, to release it at once.
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Generator, Iterable, Iterator, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -19,7 +21,7 @@ from core.agents.base import Agent
 from core.envs import EnvSpec, get_spec
 from core.errors import ParetoscopeError
 from core.render.backend import ensure_gl_backend
-from core.render.renderer import DEFAULT_SIZE, FrameRenderer, check_size
+from core.render.renderer import DEFAULT_SIZE, RenderThread, check_size
 from core.rollout import StepRecord, stream_rollout
 from core.video import LabelledFrame, draw_caption, tile_videos
 
@@ -111,36 +113,49 @@ def stream_frames(
     preference_vector = np.asarray(preference, dtype=np.float64).reshape(-1)
     target_vector = None if target is None else np.asarray(target, dtype=np.float64)
     reads_target = bool(agent.spec.conditioning.return_conditioned)
-    renderer: FrameRenderer | None = None
+    renderer: RenderThread | None = None
+    # Frames being drawn while the rollout goes on: (record, frame or its future), in order.
+    pending: deque[tuple[StepRecord, Future[np.ndarray] | np.ndarray]] = deque()
     last_frame: np.ndarray | None = None
+
+    def finish(record: StepRecord, drawn: Future[np.ndarray] | np.ndarray) -> FrameRecord:
+        nonlocal last_frame
+        frame = drawn.result() if isinstance(drawn, Future) else drawn
+        last_frame = frame
+        frame_record = FrameRecord(
+            record,
+            frame,
+            preference_vector,
+            record.remaining_target + record.cumulative_return,
+            reads_target,
+        )
+        if caption:
+            lines = caption_lines(spec, frame_record)
+            frame_record = replace(frame_record, frame=draw_caption(frame, lines))
+        return frame_record
+
     try:
         for record in stream_rollout(
             agent, env_id, preference_vector, seed, target_vector, horizon
         ):
             if record.step % every and not record.done:
                 continue
+            plain_record = replace(record, model=None, data=None)
             if record.model is None or record.data is None:
                 # A non-finite action stops the episode before the step: hold the last frame.
-                if last_frame is None:
-                    return
-                frame = last_frame
-            else:
-                if renderer is None:
-                    renderer = FrameRenderer(record.model, spec.camera, size, shadows)
-                frame = renderer.render(record.data)
-            last_frame = frame
-            plain_record = replace(record, model=None, data=None)
-            frame_record = FrameRecord(
-                plain_record,
-                frame,
-                preference_vector,
-                record.remaining_target + record.cumulative_return,
-                reads_target,
-            )
-            if caption:
-                lines = caption_lines(spec, frame_record)
-                frame_record = replace(frame_record, frame=draw_caption(frame, lines))
-            yield frame_record
+                while pending:
+                    yield finish(*pending.popleft())
+                if last_frame is not None:
+                    yield finish(plain_record, last_frame)
+                return
+            if renderer is None:
+                renderer = RenderThread(record.model, spec.camera, size, shadows)
+            pending.append((plain_record, renderer.submit(record.data)))
+            # One frame is drawn while the caller uses the previous one and the rollout goes on.
+            while len(pending) > 1:
+                yield finish(*pending.popleft())
+        while pending:
+            yield finish(*pending.popleft())
     finally:
         if renderer is not None:
             renderer.close()

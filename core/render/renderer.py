@@ -7,12 +7,18 @@ thread, or renderers in several threads at once, never draw into each other's bu
 an old renderer cannot blank a newer one, and a renderer left behind by a finished thread can
 still be released. A lock serialises the calls on one renderer. Create, use and close a
 renderer in one thread all the same, with ``with``, so its release is deterministic.
+
+`render(data)` is `draw(capture(data, scene))`: `capture` copies the state into an `MjvScene`
+without GL, `draw` renders it; `RenderThread` runs the drawing in a thread of its own so that
+the simulation, the policy and encoding go on meanwhile (MuJoCo releases the GIL while it
+draws).
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
 import mujoco
@@ -60,7 +66,7 @@ class FrameRenderer:
     ) -> None:
         self.width, self.height = check_size(size)
         self.shadows = shadows
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._model = model
         self._gl_context: Any = None
         self._render_context: mujoco.MjrContext | None = None
@@ -90,17 +96,24 @@ class FrameRenderer:
             raise RenderingUnavailable(backend_failure_message(backend, error)) from error
 
         self._option = mujoco.MjvOption()
-        self._scene = mujoco.MjvScene(model, maxgeom=max(1000, 2 * model.ngeom))
-        self._scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = shadows
-        self._scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = shadows
+        self._capture_lock = threading.Lock()
+        self._scene = self.new_scene()
         self._viewport = mujoco.MjrRect(0, 0, self.width, self.height)
         self._pixels = np.empty((self.height, self.width, 3), dtype=np.uint8)
 
-    def render(self, data: mujoco.MjData) -> np.ndarray:
-        """A new (height, width, 3) uint8 frame of `data` (positions must be up to date)."""
-        with self._lock:
-            if self._render_context is None:
-                raise RuntimeError("FrameRenderer.render called after close")
+    def new_scene(self) -> mujoco.MjvScene:
+        """An empty scene for `capture` and `draw`, with this renderer's shadow setting."""
+        scene = mujoco.MjvScene(self._model, maxgeom=max(1000, 2 * self._model.ngeom))
+        scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = self.shadows
+        scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = self.shadows
+        return scene
+
+    def capture(self, data: mujoco.MjData, scene: mujoco.MjvScene) -> mujoco.MjvScene:
+        """Copy what the camera sees of `data` into `scene`; no GL, so any thread may call it.
+
+        With `draw` in another thread, the simulation can move on while the scene is drawn.
+        """
+        with self._capture_lock:
             self._camera.lookat[:] = data.xpos[self._body_id] + self._lookat_offset
             mujoco.mjv_updateScene(
                 self._model,
@@ -109,13 +122,25 @@ class FrameRenderer:
                 None,
                 self._camera,
                 mujoco.mjtCatBit.mjCAT_ALL,
-                self._scene,
+                scene,
             )
+        return scene
+
+    def draw(self, scene: mujoco.MjvScene) -> np.ndarray:
+        """A new (height, width, 3) uint8 frame of a captured scene."""
+        with self._lock:
+            if self._render_context is None:
+                raise RuntimeError("FrameRenderer.render called after close")
             with self._gl_context.as_current():
-                mujoco.mjr_render(self._viewport, self._scene, self._render_context)
+                mujoco.mjr_render(self._viewport, scene, self._render_context)
                 mujoco.mjr_readPixels(self._pixels, None, self._viewport, self._render_context)
             # OpenGL's rows run bottom-up.
             return np.ascontiguousarray(self._pixels[::-1])
+
+    def render(self, data: mujoco.MjData) -> np.ndarray:
+        """A new (height, width, 3) uint8 frame of `data` (positions must be up to date)."""
+        with self._lock:  # re-entrant: the shared scene stays ours until drawn
+            return self.draw(self.capture(data, self._scene))
 
     def close(self) -> None:
         """Release the GL context now (idempotent)."""
@@ -142,3 +167,64 @@ class FrameRenderer:
     def __del__(self) -> None:
         with contextlib.suppress(Exception):  # never raise from a finaliser
             self.close()
+
+
+class RenderThread:
+    """A `FrameRenderer` that lives in a thread of its own: created, used and closed there.
+
+    `submit(data)` captures the state at once (in the caller's thread) and draws it in the
+    render thread; the caller collects the frame from the returned future when it needs it
+    and meanwhile advances the simulation. Up to `depth` scenes are in flight.
+    """
+
+    def __init__(
+        self,
+        model: mujoco.MjModel,
+        camera: CameraSpec,
+        size: tuple[int, int] = DEFAULT_SIZE,
+        shadows: bool = False,
+        depth: int = 2,
+    ) -> None:
+        self._executor: ThreadPoolExecutor | None = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="paretoscope-render"
+        )
+        try:
+            self._renderer = self._executor.submit(
+                FrameRenderer, model, camera, size, shadows
+            ).result()
+        except BaseException:
+            self._executor.shutdown(wait=True)
+            raise
+        self._scenes = [self._renderer.new_scene() for _ in range(max(1, depth))]
+        self._in_flight: list[Future[np.ndarray] | None] = [None] * len(self._scenes)
+        self._next = 0
+
+    def submit(self, data: mujoco.MjData) -> Future[np.ndarray]:
+        """Capture `data` now and draw it in the render thread; the frame comes in the future."""
+        slot = self._next
+        self._next = (slot + 1) % len(self._scenes)
+        previous = self._in_flight[slot]
+        if previous is not None:
+            wait([previous])  # its scene is about to be overwritten
+        if self._executor is None:
+            raise RuntimeError("RenderThread.submit called after close")
+        scene = self._renderer.capture(data, self._scenes[slot])
+        future = self._executor.submit(self._renderer.draw, scene)
+        self._in_flight[slot] = future
+        return future
+
+    def close(self) -> None:
+        """Release the renderer in its own thread, then end the thread (idempotent)."""
+        if self._executor is None:
+            return
+        executor, self._executor = self._executor, None
+        try:
+            executor.submit(self._renderer.close).result()
+        finally:
+            executor.shutdown(wait=True)
+
+    def __enter__(self) -> RenderThread:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
