@@ -45,6 +45,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from core.atomic import write_bytes_atomically
 from core.envs import get_spec
 from core.errors import ParetoscopeError
 
@@ -662,7 +663,7 @@ def write_recording(folder: str | os.PathLike[str], key: str, recording: Rollout
     directory = Path(folder)
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        _write_atomically(directory / f"{key}.mp4", recording.video)
+        write_bytes_atomically(directory / f"{key}.mp4", recording.video)
         rewards = np.asarray(recording.rewards, dtype=np.float64)
         sidecar = {
             "version": RECORDING_VERSION,
@@ -671,7 +672,7 @@ def write_recording(folder: str | os.PathLike[str], key: str, recording: Rollout
             "meta": dict(recording.meta),
             "video_sha256": hashlib.sha256(recording.video).hexdigest(),
         }
-        _write_atomically(directory / f"{key}.json", json.dumps(sidecar).encode("utf-8"))
+        write_bytes_atomically(directory / f"{key}.json", json.dumps(sidecar).encode("utf-8"))
     except OSError as error:
         raise ParetoscopeError(
             f"cannot write a rollout recording to {directory}: {error}"
@@ -702,15 +703,3 @@ def read_recording(folders: Iterable[str | os.PathLike[str]], key: str) -> Rollo
             video=video, rewards=rewards, fps=float(sidecar["fps"]), meta=sidecar.get("meta", {})
         )
     return None
-
-
-def _write_atomically(path: Path, payload: bytes) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(temporary, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
