@@ -82,7 +82,7 @@ _CHEETAH_CAMERA = CameraSpec(body="torso", distance=4.0, elevation=-20.0)
 _HOPPER_CAMERA = CameraSpec(body="torso", distance=3.0, elevation=-20.0, lookat_height=0.0)
 _WALKER_CAMERA = CameraSpec(body="torso", distance=4.0, elevation=-20.0, lookat_height=-0.2)
 _ANT_CAMERA = CameraSpec(body="torso", distance=6.0, elevation=-35.0)
-_SWIMMER_CAMERA = CameraSpec(body="torso", distance=3.0, elevation=-60.0)
+_SWIMMER_CAMERA = CameraSpec(body="mid", distance=4.5, elevation=-45.0)
 
 _ENERGY = Objective("energy", None, _ENERGY_NOTE)
 # MO-Gymnasium's control cost objective is negative: minus the sum of squared actions.
