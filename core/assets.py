@@ -45,6 +45,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from core.agents.base import check_config_fits_env
 from core.atomic import write_bytes_atomically
 from core.envs import get_spec
 from core.errors import ParetoscopeError
@@ -419,23 +420,7 @@ def describe_agent(
         raise ParetoscopeError(
             f"{where}: not a paretoscope agent (format {config.get('format')!r})"
         )
-    env_id = config.get("env_id")
-    if not isinstance(env_id, str):
-        raise ParetoscopeError(f"{where}: env_id must be a string")
-    try:
-        env = get_spec(env_id)
-    except ParetoscopeError as error:
-        raise ParetoscopeError(f"{where}: {error}") from None
-    for field_name, expected in (
-        ("n_obj", env.n_obj),
-        ("obs_dim", env.obs_dim),
-        ("act_dim", env.act_dim),
-    ):
-        if config.get(field_name) != expected:
-            raise ParetoscopeError(
-                f"{where}: {field_name} is {config.get(field_name)!r}, "
-                f"but {env_id} has {field_name}={expected}"
-            )
+    env_id = check_config_fits_env(config, where).id
     conditioning = config.get("conditioning")
     if not isinstance(conditioning, Mapping):
         raise ParetoscopeError(f"{where}: conditioning must be an object")

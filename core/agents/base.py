@@ -18,10 +18,14 @@ Contract (every kind keeps it):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
+
+from core.envs import EnvSpec, get_spec
+from core.errors import ParetoscopeError
 
 AgentKind = Literal["morvs", "bc", "modt", "policy_set"]
 
@@ -50,6 +54,31 @@ class AgentSpec:
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
+
+
+def check_config_fits_env(config: Mapping[str, Any], where: str) -> EnvSpec:
+    """The env a checkpoint config names, after checking its n_obj/obs_dim/act_dim against it.
+
+    Raises `ParetoscopeError` prefixed with `where` (the file) naming the first field that is
+    wrong. Torch-free, so asset discovery can call it without loading any weights code.
+    """
+    env_id = config.get("env_id")
+    if not isinstance(env_id, str):
+        raise ParetoscopeError(f"{where}: env_id must be a string, got {env_id!r}")
+    try:
+        env = get_spec(env_id)
+    except ParetoscopeError as error:
+        raise ParetoscopeError(f"{where}: {error}") from None
+    for field, expected in (
+        ("n_obj", env.n_obj),
+        ("obs_dim", env.obs_dim),
+        ("act_dim", env.act_dim),
+    ):
+        if config.get(field) != expected:
+            raise ParetoscopeError(
+                f"{where}: {field} is {config.get(field)!r}, but {env_id} has {field}={expected}"
+            )
+    return env
 
 
 @runtime_checkable

@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 from core.agents.architecture import architecture_from_dict, build_network
-from core.agents.base import Agent, AgentSpec, Conditioning
+from core.agents.base import Agent, AgentSpec, Conditioning, check_config_fits_env
 from core.agents.conditioned import (
     AGENT_CLASSES,
     ConditionedAgent,
@@ -36,7 +36,6 @@ from core.agents.conditioned import (
 )
 from core.agents.target_model import LinearTargetModel
 from core.atomic import write_bytes_atomically
-from core.envs import get_spec
 from core.errors import ParetoscopeError
 
 FORMAT = "paretoscope-agent"
@@ -107,22 +106,7 @@ def check_common_config(config: Mapping[str, Any], where: str) -> None:
     kind = config.get("kind")
     if kind not in _LOADERS:
         raise ParetoscopeError(f"{where}: kind is {kind!r}, expected one of {known_kinds()}")
-    env_id = config.get("env_id")
-    if not isinstance(env_id, str):
-        raise ParetoscopeError(f"{where}: env_id must be a string, got {env_id!r}")
-    try:
-        env = get_spec(env_id)
-    except ParetoscopeError as error:
-        raise ParetoscopeError(f"{where}: {error}") from None
-    for field, expected in (
-        ("n_obj", env.n_obj),
-        ("obs_dim", env.obs_dim),
-        ("act_dim", env.act_dim),
-    ):
-        if config.get(field) != expected:
-            raise ParetoscopeError(
-                f"{where}: {field} is {config.get(field)!r}, but {env_id} has {field}={expected}"
-            )
+    check_config_fits_env(config, where)
     if not isinstance(config.get("conditioning"), Mapping):
         raise ParetoscopeError(f"{where}: conditioning must be an object")
 

@@ -27,7 +27,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from core.agents.base import AgentSpec, Conditioning
+from core.agents.base import AgentSpec, Conditioning, check_config_fits_env
 from core.atomic import write_bytes_atomically
 from core.envs import get_spec
 from core.errors import ParetoscopeError
@@ -244,20 +244,7 @@ class PolicySetAgent:
         """Rebuild from a config dict and its tensors; anything missing or malformed raises."""
         if config.get("kind") != KIND:
             raise ParetoscopeError(f"{source}: kind is {config.get('kind')!r}, expected {KIND!r}")
-        env_id = config.get("env_id")
-        if not isinstance(env_id, str):
-            raise ParetoscopeError(f"{source}: config field 'env_id' must be a string")
-        env = get_spec(env_id)
-        for field, expected in (
-            ("n_obj", env.n_obj),
-            ("obs_dim", env.obs_dim),
-            ("act_dim", env.act_dim),
-        ):
-            if config.get(field) != expected:
-                raise ParetoscopeError(
-                    f"{source}: config field {field!r} is {config.get(field)!r}, "
-                    f"but {env_id} has {field}={expected}"
-                )
+        env_id = check_config_fits_env(config, source).id
         members = config.get("members")
         if not isinstance(members, list) or not members:
             raise ParetoscopeError(f"{source}: config field 'members' must be a non-empty list")
