@@ -14,8 +14,10 @@ import numpy as np
 import streamlit as st
 
 from core.assets import RolloutRecording
+from core.render import RenderingUnavailable
+from dashboard import services
 from dashboard.figures import episode_figure
-from dashboard.services import RolloutLibrary, Throttle, frame_steps
+from dashboard.services import LoadedAgent, RolloutLibrary, RolloutRequest, Throttle, frame_steps
 
 # Frames shown per second while streaming (the MP4 gets every frame).
 STREAM_RATE = 12.0
@@ -80,6 +82,23 @@ def stream_frames_into_page(
             last, caption=caption(count) if caption else None, output_format="JPEG", width="stretch"
         )
     return count
+
+
+def rollout_producer(
+    loaded: LoadedAgent, request: RolloutRequest
+) -> Callable[[Callable[[object], None]], RolloutRecording]:
+    """`produce` for `live_rollout`: the rendered episode, or its returns alone (with a warning
+    saying why) when rendering is unavailable."""
+
+    def produce(on_frame: Callable[[object], None]) -> RolloutRecording:
+        # Looked up on the module at call time, as the page scripts do on every rerun.
+        try:
+            return services.record_rollout(loaded, request, on_frame)
+        except RenderingUnavailable as error:
+            st.warning(f"video unavailable: {error}")
+            return services.record_returns_only(loaded, request, str(error))
+
+    return produce
 
 
 def live_rollout(

@@ -8,16 +8,13 @@ import pandas as pd
 import streamlit as st
 
 from core.assets import rollout_key
-from core.render import RenderingUnavailable
 from dashboard import ui
 from dashboard.figures import dataset_returns_figure, preference_coverage_figure
-from dashboard.live import live_rollout
+from dashboard.live import live_rollout, rollout_producer
 from dashboard.services import (
     LoadedAgent,
     ReplayAgent,
     RolloutRequest,
-    record_returns_only,
-    record_rollout,
     trajectory_env_seed,
 )
 
@@ -159,17 +156,10 @@ if ui.need(ctx, agent=False):
                     every=every,
                 )
 
-                def produce(on_frame):  # noqa: ANN001, ANN202 - see live_rollout
-                    try:
-                        return record_rollout(loaded, request, on_frame)
-                    except RenderingUnavailable as error:
-                        st.warning(f"video unavailable: {error}")
-                        return record_returns_only(loaded, request, str(error))
-
                 shown = live_rollout(
                     ctx.library,
                     request.key(),
-                    produce,
+                    rollout_producer(loaded, request),
                     names,
                     len(trajectory),
                     file_name=f"{asset.name}-trajectory-{index}.mp4",

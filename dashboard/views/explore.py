@@ -7,12 +7,11 @@ import pandas as pd
 import streamlit as st
 
 from core.metrics import non_dominated
-from core.render import RenderingUnavailable
 from dashboard import preferences as prefs
 from dashboard import ui
 from dashboard.figures import FrontSeries, Marker, front_figure, target_grid
-from dashboard.live import live_rollout
-from dashboard.services import RolloutRequest, record_returns_only, record_rollout
+from dashboard.live import live_rollout, rollout_producer
+from dashboard.services import RolloutRequest
 
 ctx = ui.context()
 st.title("Explore")
@@ -218,18 +217,10 @@ if loaded is not None:
             @st.fragment
             def video_part() -> None:
                 with ui.guard("rollout"):
-
-                    def produce(on_frame):  # noqa: ANN001, ANN202 - see live_rollout
-                        try:
-                            return record_rollout(loaded, request, on_frame)
-                        except RenderingUnavailable as error:
-                            st.warning(f"video unavailable: {error}")
-                            return record_returns_only(loaded, request, str(error))
-
                     shown = live_rollout(
                         ctx.library,
                         key,
-                        produce,
+                        rollout_producer(loaded, request),
                         names,
                         request.horizon,
                         file_name=f"{ctx.agent.name}-{prefs.format_vector(preference, 3)}.mp4",
