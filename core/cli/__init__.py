@@ -24,6 +24,7 @@ _COMMAND_MODULES = (
     "core.cli.evaluate",
     "core.cli.render",
     "core.cli.dashboard",
+    "core.cli.demo",
 )
 
 

@@ -1,0 +1,15 @@
+"""The bundled demo: its recipe, the `paretoscope demo build` pipeline and its manifest."""
+
+from core.demo.pipeline import STEP_KINDS, BuildReport, build_demo, demo_status
+from core.demo.recipe import FULL, QUICK, RECIPES, DemoRecipe
+
+__all__ = [
+    "FULL",
+    "QUICK",
+    "RECIPES",
+    "STEP_KINDS",
+    "BuildReport",
+    "DemoRecipe",
+    "build_demo",
+    "demo_status",
+]

@@ -1,0 +1,207 @@
+"""The demo's figures, computed from its sweeps, and the quality targets of issue 9.
+
+Everything here is a pure function of sweep tables (`core.evaluate.sweep` rows) and of the
+figures already computed, so the manifest can be rebuilt from the ledger without rollouts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from core.demo.recipe import DemoRecipe
+from core.envs import get_spec
+from core.evaluate import objective_columns, summarize
+from core.metrics import non_dominated
+
+# MO-HalfCheetah-v2 per-step rewards (REFERENCE section 2): run = min(4, v) + 1, energy = 5 - Σa².
+HALFCHEETAH_RUN_OFFSET = 1.0
+HALFCHEETAH_ENERGY_OFFSET = 5.0
+
+
+def _number(value: float | None) -> float | None:
+    """JSON-friendly: None for a missing or non-finite value."""
+    return None if value is None or not math.isfinite(float(value)) else float(value)
+
+
+def front_figures(
+    table: pd.DataFrame, env_id: str, return_conditioned: bool = True
+) -> dict[str, Any]:
+    """Hypervolume, sparsity, cardinality, expected utility (and RTG-following errors for a
+    return-conditioned agent) of a sweep."""
+    summary = summarize(table, env_id)
+    figures: dict[str, Any] = {
+        "episodes": len(table),
+        "preferences": len(summary.per_preference),
+        "hypervolume": _number(summary.front.hypervolume),
+        "reference_point": list(get_spec(env_id).reference_point),
+        "sparsity": _number(summary.front.sparsity),
+        "cardinality": int(summary.front.cardinality),
+        "expected_utility": _number(summary.front.expected_utility),
+        "diverged_episodes": int(table["diverged"].sum()) if "diverged" in table else 0,
+    }
+    if return_conditioned and summary.rtg is not None:
+        figures["rtg_weighted_error"] = _number(summary.rtg.overall_weighted_error)
+        figures["rtg_relative_weighted_error"] = _number(
+            summary.rtg.overall_relative_weighted_error
+        )
+        figures["rtg_ratio_error"] = _number(summary.rtg.overall_ratio_error)
+    return figures
+
+
+def member_figures(table: pd.DataFrame, env_id: str) -> dict[str, Any]:
+    """Each behaviour member evaluated at its own preference: mean returns, non-dominated count.
+
+    `table` holds the sweep at the members' preferences (several seeds each).
+    """
+    spec = get_spec(env_id)
+    preference_columns = objective_columns("preference", spec)
+    return_columns = objective_columns("return", spec)
+    grouped = table.groupby(preference_columns, sort=False)
+    means = grouped[return_columns].mean()
+    returns = means.to_numpy(dtype=np.float64)
+    mask = non_dominated(returns)
+    members = [
+        {
+            "preference": [float(value) for value in preference],
+            "mean_return": [float(value) for value in row],
+            "non_dominated": bool(flag),
+        }
+        for preference, row, flag in zip(means.index.to_list(), returns, mask, strict=True)
+    ]
+    return {"members": members, "non_dominated_members": int(mask.sum())}
+
+
+def halfcheetah_motion(table: pd.DataFrame, preference: Sequence[float]) -> dict[str, Any]:
+    """Mean forward speed (m/s, capped at 4 by the reward) and mean Σa² per step at `preference`.
+
+    Read back from the returns: run = min(4, v) + 1 and energy = 5 - Σa² per step.
+    """
+    rows = table[
+        np.isclose(table["preference_run"], preference[0])
+        & np.isclose(table["preference_energy"], preference[1])
+    ]
+    lengths = rows["length"].to_numpy(dtype=np.float64)
+    speed = rows["return_run"].to_numpy() / lengths - HALFCHEETAH_RUN_OFFSET
+    cost = HALFCHEETAH_ENERGY_OFFSET - rows["return_energy"].to_numpy() / lengths
+    return {
+        "preference": [float(value) for value in preference],
+        "mean_speed": float(np.mean(speed)),
+        "mean_action_cost": float(np.mean(cost)),
+        "episodes": len(rows),
+    }
+
+
+@dataclass(frozen=True)
+class QualityCheck:
+    """One quality target, its measured value, and whether it is met."""
+
+    artefact: str
+    target: str
+    value: float | None
+    met: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "artefact": self.artefact,
+            "target": self.target,
+            "value": self.value,
+            "met": self.met,
+        }
+
+    def line(self) -> str:
+        shown = "missing" if self.value is None else f"{self.value:.4g}"
+        return f"{'met' if self.met else 'NOT met':>7}  {self.artefact}: {self.target} ({shown})"
+
+
+def hypervolume_fractions(
+    recipe: DemoRecipe, figures: Mapping[str, Mapping[str, Any]]
+) -> dict[str, float | None]:
+    """Each offline agent's hypervolume over its env's behaviour set's (same grid and seeds)."""
+    fractions: dict[str, float | None] = {}
+    for env in recipe.envs:
+        behaviour = (figures.get(env.behaviour_name) or {}).get("hypervolume")
+        for agent in env.agents:
+            own = (figures.get(env.agent_name(agent)) or {}).get("hypervolume")
+            if own is None or not behaviour:
+                fractions[env.agent_name(agent)] = None
+            else:
+                fractions[env.agent_name(agent)] = float(own) / float(behaviour)
+    return fractions
+
+
+def quality_checks(
+    recipe: DemoRecipe, figures: Mapping[str, Mapping[str, Any]]
+) -> list[QualityCheck]:
+    """The issue's quality targets on the figures (a missing figure is a miss, never hidden)."""
+    targets = recipe.targets
+    minimum_members = dict(targets.min_non_dominated_members)
+    checks: list[QualityCheck] = []
+    for env in recipe.envs:
+        behaviour = figures.get(env.behaviour_name) or {}
+        if env.env_id in minimum_members:
+            count = behaviour.get("non_dominated_members")
+            total = len(behaviour.get("members") or [])
+            needed = minimum_members[env.env_id]
+            checks.append(
+                QualityCheck(
+                    env.behaviour_name,
+                    f"at least {needed} of the {total} members non-dominated",
+                    None if count is None else float(count),
+                    count is not None and count >= needed,
+                )
+            )
+        if env.motion_figures:
+            run_most = behaviour.get("run_most") or {}
+            speed = run_most.get("mean_speed")
+            checks.append(
+                QualityCheck(
+                    env.behaviour_name,
+                    f"run-most member averages >= {targets.run_most_min_speed:g} m/s forward",
+                    speed,
+                    speed is not None and speed >= targets.run_most_min_speed,
+                )
+            )
+            energy_most = behaviour.get("energy_most") or {}
+            speed = energy_most.get("mean_speed")
+            cost = energy_most.get("mean_action_cost")
+            checks.append(
+                QualityCheck(
+                    env.behaviour_name,
+                    f"energy-most member moves little (|speed| <= "
+                    f"{targets.energy_most_max_speed:g} m/s)",
+                    speed,
+                    speed is not None and abs(speed) <= targets.energy_most_max_speed,
+                )
+            )
+            checks.append(
+                QualityCheck(
+                    env.behaviour_name,
+                    f"energy-most member spends little (sum of squared actions <= "
+                    f"{targets.energy_most_max_action_cost:g} per step)",
+                    cost,
+                    cost is not None and cost <= targets.energy_most_max_action_cost,
+                )
+            )
+    fractions = hypervolume_fractions(recipe, figures)
+    for env in recipe.envs:
+        for agent in env.agents:
+            if agent.kind not in targets.hypervolume_fraction_kinds:
+                continue
+            name = env.agent_name(agent)
+            fraction = fractions.get(name)
+            checks.append(
+                QualityCheck(
+                    name,
+                    f"hypervolume >= {targets.min_hypervolume_fraction:.0%} of "
+                    f"{env.behaviour_name}'s",
+                    fraction,
+                    fraction is not None and fraction >= targets.min_hypervolume_fraction,
+                )
+            )
+    return checks

@@ -1,0 +1,647 @@
+"""`paretoscope demo build`: behaviour sets -> datasets -> offline agents -> sweeps -> manifest.
+
+Every step calls paretoscope's own functions (`train_behaviour`, `collect`, `train_offline`,
+`sweep`), seeded by the recipe, with their progress bars. The steps are resumable because
+those functions are: behaviour training skips finished members, collection and offline
+training continue from their checkpoints, the results store completes only missing episodes.
+On top, a ledger (`core.demo.ledger`) records each finished step with its settings, so a rerun
+skips finished steps at once and a changed setting is redone (budgets that grew) or refused.
+
+A step's settings include the fingerprint of what it consumes (the behaviour set a dataset was
+collected from, the dataset an agent was trained on, the agent a sweep rolled out), so a
+rebuilt upstream artefact shows downstream as a changed setting instead of passing silently.
+Artefacts made earlier by the same commands with the same settings (and no ledger) are
+adopted: checked against their own run records and recorded without rerunning.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.assets import AGENTS_DIR, DATASETS_DIR, RESULTS_DIR, bundled_assets_dir
+from core.demo.figures import front_figures, halfcheetah_motion, member_figures
+from core.demo.ledger import Ledger, differences, settings_hash
+from core.demo.recipe import (
+    DatasetRecipe,
+    DemoRecipe,
+    EnvRecipe,
+    OfflineRecipe,
+)
+from core.envs import get_spec
+from core.errors import ParetoscopeError
+
+STEP_KINDS = ("behaviour", "datasets", "agents", "sweeps", "manifest")
+SWEEP_BATCH_SIZE = 1  # one episode per agent call: a stored episode replays exactly
+
+Log = Callable[[str], None]
+
+
+@dataclass
+class Step:
+    """One unit of the build: what it makes, its settings, how to run or adopt it."""
+
+    id: str
+    kind: str
+    name: str  # the artefact's name ("manifest" for the manifest)
+    outputs: tuple[Path, ...]  # files whose presence says the step's artefact exists
+    settings: Callable[[], dict[str, Any]]
+    run: Callable[[], dict[str, Any]]  # returns details recorded in the ledger
+    growable: frozenset[str] = frozenset()  # settings that may change: the step is redone
+    adopt: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
+
+
+@dataclass
+class StepOutcome:
+    id: str
+    status: str  # built | skipped | adopted | continued
+    seconds: float
+    message: str = ""
+
+
+@dataclass
+class BuildReport:
+    out: Path
+    recipe: str
+    outcomes: list[StepOutcome] = field(default_factory=list)
+
+    def count(self, status: str) -> int:
+        return sum(outcome.status == status for outcome in self.outcomes)
+
+
+# --- the steps -----------------------------------------------------------------------------------
+
+
+def _preferences(env: EnvRecipe) -> list[list[float]]:
+    from core.train.behaviour import check_member_preferences, default_preferences
+
+    n_obj = get_spec(env.env_id).n_obj
+    rows = env.behaviour.preferences
+    array = (
+        default_preferences(n_obj, rows)
+        if isinstance(rows, int)
+        else check_member_preferences(rows, n_obj)
+    )
+    return [[float(value) for value in row] for row in array]
+
+
+def _behaviour_record(env: EnvRecipe) -> dict[str, Any]:
+    """The run.json content `train_behaviour` writes for this recipe (budget aside)."""
+    from core.train import ARSConfig
+    from core.train.behaviour import BehaviourSettings
+
+    recipe = env.behaviour
+    settings = BehaviourSettings(
+        env_id=env.env_id,
+        preferences=tuple(tuple(row) for row in _preferences(env)),
+        ars=ARSConfig(
+            directions=recipe.directions,
+            top_directions=recipe.top_directions,
+            step_size=recipe.step_size,
+            noise=recipe.noise,
+        ),
+        seed=recipe.seed,
+        horizon=recipe.horizon,
+        survival_shift=recipe.survival_shift,
+        warm_start=recipe.warm_start,
+        eval_episodes=recipe.eval_episodes,
+    )
+    return settings.record()
+
+
+class DemoBuild:
+    """The steps of one recipe into one output folder."""
+
+    def __init__(
+        self,
+        out: Path,
+        recipe: DemoRecipe,
+        progress: bool = True,
+        log: Log = print,
+    ) -> None:
+        self.out = out
+        self.recipe = recipe
+        self.progress = progress
+        self.log = log
+        self.ledger = Ledger.open(out)
+
+    # paths
+    def agent_dir(self, name: str) -> Path:
+        return self.out / AGENTS_DIR / name
+
+    def dataset_dir(self, name: str) -> Path:
+        return self.out / DATASETS_DIR / name
+
+    @property
+    def results_dir(self) -> Path:
+        return self.out / RESULTS_DIR
+
+    def display(self, path: Path) -> str:
+        """A path as the command lines show it: under ``assets/`` for the bundled demo."""
+        try:
+            relative = path.resolve().relative_to(self.out.resolve())
+        except ValueError:
+            return str(path)
+        root = "assets" if self.out.resolve() == bundled_assets_dir() else str(self.out)
+        return str(Path(root) / relative)
+
+    # fingerprints of finished upstream artefacts
+    def agent_fingerprint(self, name: str, needed_by: str) -> str:
+        from core.agents import load
+        from core.evaluate import agent_fingerprint
+
+        folder = self.agent_dir(name)
+        if not (folder / "config.json").is_file():
+            raise ParetoscopeError(
+                f"{needed_by} needs the agent {folder}, which is not built yet; run "
+                "`paretoscope demo build` without --steps (or with the earlier steps) first"
+            )
+        return agent_fingerprint(load(folder))
+
+    def dataset_fingerprint(self, name: str, needed_by: str) -> str:
+        from core.data.sources import open_dataset
+        from core.train.offline import dataset_fingerprint
+
+        folder = self.dataset_dir(name)
+        if not (folder / "paretoscope-dataset.json").is_file():
+            raise ParetoscopeError(
+                f"{needed_by} needs the dataset {folder}, which is not built yet; run "
+                "`paretoscope demo build` without --steps (or with the datasets step) first"
+            )
+        return dataset_fingerprint(open_dataset(folder))
+
+    # step builders
+    def steps(self) -> list[Step]:
+        steps: list[Step] = []
+        for env in self.recipe.envs:
+            steps.append(self.behaviour_step(env))
+        for env in self.recipe.envs:
+            steps.extend(self.dataset_step(env, dataset) for dataset in env.datasets)
+        for env in self.recipe.envs:
+            steps.extend(self.agent_step(env, agent) for agent in env.agents)
+        for env in self.recipe.envs:
+            steps.append(self.sweep_step(env, env.behaviour_name, behaviour=True))
+            steps.extend(
+                self.sweep_step(env, env.agent_name(agent), behaviour=False) for agent in env.agents
+            )
+        steps.append(self.manifest_step())
+        return steps
+
+    def behaviour_step(self, env: EnvRecipe) -> Step:
+        folder = self.agent_dir(env.behaviour_name)
+        recipe = env.behaviour
+
+        def settings() -> dict[str, Any]:
+            record = _behaviour_record(env)
+            for key in ("format", "format_version"):
+                record.pop(key)
+            return {**record, "iterations": recipe.iterations}
+
+        def run() -> dict[str, Any]:
+            from core.train import ARSConfig, train_behaviour
+
+            agent = train_behaviour(
+                env.env_id,
+                folder,
+                _preferences(env),
+                iterations=recipe.iterations,
+                workers=recipe.workers,
+                seed=recipe.seed,
+                ars=ARSConfig(
+                    directions=recipe.directions,
+                    top_directions=recipe.top_directions,
+                    step_size=recipe.step_size,
+                    noise=recipe.noise,
+                ),
+                horizon=recipe.horizon,
+                survival_shift=recipe.survival_shift,
+                warm_start=recipe.warm_start,
+                eval_episodes=recipe.eval_episodes,
+                progress=self.progress,
+            )
+            return {"fingerprint": agent.fingerprint()}
+
+        def adopt(_: dict[str, Any]) -> dict[str, Any] | None:
+            return self._adopt_behaviour(env, folder)
+
+        return Step(
+            id=f"behaviour:{env.behaviour_name}",
+            kind="behaviour",
+            name=env.behaviour_name,
+            outputs=(folder / "config.json",),
+            settings=settings,
+            run=run,
+            growable=frozenset({"iterations"}),
+            adopt=adopt,
+        )
+
+    def _adopt_behaviour(self, env: EnvRecipe, folder: Path) -> dict[str, Any] | None:
+        """A policy set trained earlier with the same settings, every member at the budget."""
+        from core.train.behaviour import RUN_FILE, TRAINING_DIR, load_member, member_path
+
+        run_path = folder / TRAINING_DIR / RUN_FILE
+        if not (run_path.is_file() and (folder / "config.json").is_file()):
+            return None
+        previous = json.loads(run_path.read_text(encoding="utf-8"))
+        record = json.loads(json.dumps(_behaviour_record(env)))
+        if previous != record:
+            return None  # train_behaviour itself explains the difference when run
+        iterations = []
+        for index in range(len(record["preferences"])):
+            path = member_path(folder, index)
+            if not path.is_file():
+                return None
+            state = load_member(path)
+            if state.iteration < env.behaviour.iterations or not state.evaluated:
+                return None
+            iterations.append(state.iteration)
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        if (config.get("training") or {}).get("iterations") != iterations:
+            return None  # the members went on after the policy set was saved
+        return {"fingerprint": self.agent_fingerprint(env.behaviour_name, "adoption")}
+
+    def dataset_step(self, env: EnvRecipe, dataset: DatasetRecipe) -> Step:
+        name = env.dataset_name(dataset)
+        folder = self.dataset_dir(name)
+        spec = get_spec(env.env_id)
+
+        def settings() -> dict[str, Any]:
+            return {
+                "env_id": env.env_id,
+                "agent": env.behaviour_name,
+                "agent_fingerprint": self.agent_fingerprint(env.behaviour_name, f"dataset {name}"),
+                **{key: value for key, value in asdict(dataset).items() if key != "batch_size"},
+                "horizon": dataset.horizon or spec.horizon,
+            }
+
+        def run() -> dict[str, Any]:
+            from core.agents import load
+            from core.data.collect import collect
+
+            if (folder / "paretoscope-dataset.json").is_file():
+                raise ParetoscopeError(
+                    f"{folder}: a dataset made with other settings is in the way; delete it to "
+                    "collect it again"
+                )
+            agent = load(self.agent_dir(env.behaviour_name))
+            collect(
+                agent,
+                env.env_id,
+                episodes=dataset.episodes,
+                out=folder,
+                distribution=dataset.distribution,
+                quality=dataset.quality,
+                seed=dataset.seed,
+                batch_size=dataset.batch_size,
+                horizon=dataset.horizon,
+                progress=self.progress,
+                agent_name=env.behaviour_name,
+            )
+            return self._dataset_details(name)
+
+        def adopt(current: dict[str, Any]) -> dict[str, Any] | None:
+            header_path = folder / "paretoscope-dataset.json"
+            if not header_path.is_file():
+                return None
+            header = json.loads(header_path.read_text(encoding="utf-8"))
+            info = header.get("info") or {}
+            extra = info.get("extra") or {}
+            same = (
+                info.get("env_id") == env.env_id
+                and info.get("quality") == dataset.quality
+                and info.get("preference_distribution") == dataset.distribution
+                and extra.get("seed") == dataset.seed
+                and extra.get("episodes_requested") == dataset.episodes
+                and extra.get("horizon") == current["horizon"]
+                and extra.get("agent") == env.behaviour_name
+            )
+            return self._dataset_details(name) if same else None
+
+        return Step(
+            id=f"dataset:{name}",
+            kind="datasets",
+            name=name,
+            outputs=(folder / "paretoscope-dataset.json",),
+            settings=settings,
+            run=run,
+            adopt=adopt,
+        )
+
+    def _dataset_details(self, name: str) -> dict[str, Any]:
+        from core.data.sources import dataset_summary
+
+        summary = dataset_summary(self.dataset_dir(name))
+        return {
+            "fingerprint": self.dataset_fingerprint(name, f"dataset {name}"),
+            "figures": {
+                "trajectories": int(summary.n_trajectories),
+                "steps": int(summary.n_steps),
+                "hypervolume": float(summary.hypervolume),
+                "non_dominated_trajectories": int(summary.n_non_dominated),
+                "return_min": [float(value) for value in summary.return_min],
+                "return_max": [float(value) for value in summary.return_max],
+            },
+        }
+
+    def agent_step(self, env: EnvRecipe, agent: OfflineRecipe) -> Step:
+        name = env.agent_name(agent)
+        folder = self.agent_dir(name)
+        dataset_name = env.dataset_name(agent.dataset)
+
+        def settings() -> dict[str, Any]:
+            return {
+                "env_id": env.env_id,
+                "dataset": dataset_name,
+                "dataset_fingerprint": self.dataset_fingerprint(dataset_name, f"agent {name}"),
+                **asdict(agent),
+            }
+
+        def run() -> dict[str, Any]:
+            from core.agents.checkpoint import parameter_count
+            from core.train.offline import train_offline
+
+            trained = train_offline(
+                agent.kind,
+                self.dataset_dir(dataset_name),
+                folder,
+                config=offline_config(agent),
+                architecture=architecture_changes(agent),
+                env_id=env.env_id,
+                resume=True,
+                progress=self.progress,
+            )
+            history = (trained.training or {}).get("loss_history") or []
+            return {
+                "fingerprint": trained.fingerprint(),
+                "figures": {
+                    "training_steps": int((trained.training or {}).get("steps", 0)),
+                    "final_loss": float(history[-1][1]) if history else None,
+                    "parameters": int(parameter_count(folder)),
+                },
+            }
+
+        return Step(
+            id=f"agent:{name}",
+            kind="agents",
+            name=name,
+            outputs=(folder / "config.json",),
+            settings=settings,
+            run=run,
+            growable=frozenset({"steps", "checkpoint_every"}),
+        )
+
+    def sweep_step(self, env: EnvRecipe, name: str, behaviour: bool) -> Step:
+        plan = env.sweep
+
+        def settings() -> dict[str, Any]:
+            return {
+                "env_id": env.env_id,
+                "agent": name,
+                "agent_fingerprint": self.agent_fingerprint(name, f"the sweep of {name}"),
+                **plan.to_dict(),
+                "batch_size": SWEEP_BATCH_SIZE,
+                "members": behaviour,
+            }
+
+        def run() -> dict[str, Any]:
+            from core.agents import load
+            from core.evaluate import sweep
+            from core.results_store import ResultsStore
+
+            agent = load(self.agent_dir(name))
+            store = ResultsStore(self.results_dir)
+            options: dict[str, Any] = {
+                "seeds": plan.seeds,
+                "horizon": plan.horizon,
+                "store": store,
+                "agent_id": name,
+                "batch_size": SWEEP_BATCH_SIZE,
+                "workers": self.recipe.sweep_workers,
+                "progress": self.progress,
+            }
+            table = sweep(agent, env.env_id, granularity=plan.granularity, **options)
+            figures = front_figures(table, env.env_id, agent.spec.conditioning.return_conditioned)
+            if behaviour:
+                from core.agents.policy_set import PolicySetAgent
+
+                if not isinstance(agent, PolicySetAgent):
+                    raise ParetoscopeError(f"{self.agent_dir(name)}: expected a policy set")
+                members = np.asarray(agent.preferences, dtype=np.float64)
+                member_table = sweep(agent, env.env_id, preferences=members, **options)
+                figures.update(member_figures(member_table, env.env_id))
+                if env.motion_figures:
+                    run_most = members[int(np.argmax(members[:, 0]))]
+                    energy_most = members[int(np.argmax(members[:, -1]))]
+                    figures["run_most"] = halfcheetah_motion(member_table, run_most)
+                    figures["energy_most"] = halfcheetah_motion(member_table, energy_most)
+            return {"figures": figures, "rows": int(len(table))}
+
+        return Step(
+            id=f"sweep:{name}",
+            kind="sweeps",
+            name=name,
+            outputs=(self.results_dir / env.env_id,),
+            settings=settings,
+            run=run,
+            # The results store keeps every episode: a changed plan computes only new ones.
+            growable=frozenset(settings_keys_of_sweep()),
+        )
+
+    def manifest_step(self) -> Step:
+        from core.demo.manifest import README_FILE, write_demo_manifest
+
+        def settings() -> dict[str, Any]:
+            return {
+                "recipe": self.recipe.name,
+                "title": self.recipe.title,
+                "description": self.recipe.description,
+                "targets": asdict(self.recipe.targets),
+                "steps": {
+                    step_id: entry.get("settings_hash")
+                    for step_id, entry in sorted(self.ledger.steps.items())
+                    if not step_id.startswith("manifest")
+                },
+            }
+
+        def run() -> dict[str, Any]:
+            write_demo_manifest(self)
+            return {}
+
+        return Step(
+            id="manifest",
+            kind="manifest",
+            name="manifest",
+            outputs=(self.out / "manifest.json", self.out / README_FILE),
+            settings=settings,
+            run=run,
+            growable=frozenset({"steps", "title", "description", "targets", "recipe"}),
+        )
+
+
+def settings_keys_of_sweep() -> tuple[str, ...]:
+    return ("agent_fingerprint", "granularity", "seeds", "horizon", "batch_size", "members")
+
+
+def offline_config(agent: OfflineRecipe) -> Any:
+    """The `OfflineConfig` of a recipe entry."""
+    from core.train.offline import OfflineConfig
+
+    return OfflineConfig(
+        steps=agent.steps,
+        batch_size=agent.batch_size,
+        learning_rate=agent.learning_rate,
+        weight_decay=agent.weight_decay,
+        warmup_steps=agent.warmup_steps,
+        gradient_clip=agent.gradient_clip,
+        checkpoint_every=agent.checkpoint_every,
+        seed=agent.seed,
+    )
+
+
+def architecture_changes(agent: OfflineRecipe) -> dict[str, Any]:
+    """The architecture fields the recipe changes, exactly as `paretoscope train` maps them."""
+    import argparse
+
+    from core.cli.train import architecture_changes as cli_changes
+
+    options = argparse.Namespace(
+        hidden=agent.hidden,
+        layers=agent.layers,
+        dropout=agent.dropout,
+        heads=agent.heads,
+        inner=agent.inner,
+        context=agent.context,
+        train_context=agent.train_context,
+        horizon=agent.horizon,
+    )
+    return cli_changes(agent.kind, options)
+
+
+# --- running -------------------------------------------------------------------------------------
+
+
+def select_steps(steps: Sequence[Step], kinds: Iterable[str] | None) -> list[Step]:
+    """The steps of the chosen kinds (all when None), in build order."""
+    if kinds is None:
+        return list(steps)
+    chosen = set(kinds)
+    unknown = sorted(chosen - set(STEP_KINDS))
+    if unknown:
+        raise ParetoscopeError(
+            f"--steps: unknown step {', '.join(unknown)}; expected some of {', '.join(STEP_KINDS)}"
+        )
+    return [step for step in steps if step.kind in chosen]
+
+
+def _outputs_exist(step: Step) -> bool:
+    return all(path.exists() for path in step.outputs)
+
+
+def _describe(changes: Mapping[str, tuple[Any, Any]]) -> str:
+    def short(value: Any) -> str:
+        text = json.dumps(value)
+        return text if len(text) <= 40 else text[:37] + "..."
+
+    return "; ".join(f"{key}: {short(old)} -> {short(new)}" for key, (old, new) in changes.items())
+
+
+def run_step(build: DemoBuild, step: Step) -> StepOutcome:
+    """Skip, adopt, continue or build one step, and record it in the ledger."""
+    started = time.perf_counter()
+    settings = step.settings()
+    entry = build.ledger.entry(step.id)
+    status, message = "built", ""
+    if entry is not None and _outputs_exist(step):
+        if entry.get("settings_hash") == settings_hash(settings):
+            return StepOutcome(step.id, "skipped", time.perf_counter() - started)
+        changes = differences(entry.get("settings") or {}, settings)
+        fixed = {key: change for key, change in changes.items() if key not in step.growable}
+        if fixed:
+            where = ", ".join(str(path.parent if path.is_file() else path) for path in step.outputs)
+            raise ParetoscopeError(
+                f"{step.id} was built with other settings ({_describe(fixed)}); its artefact "
+                f"cannot be continued with the new ones: delete {where} to rebuild it, or keep "
+                "the recipe's old settings"
+            )
+        status, message = "continued", f"settings changed ({_describe(changes)}): continuing"
+    elif entry is None and step.adopt is not None:
+        details = step.adopt(settings)
+        if details is not None:
+            build.ledger.record(
+                step.id, settings, time.perf_counter() - started, adopted=True, details=details
+            )
+            return StepOutcome(
+                step.id, "adopted", time.perf_counter() - started, "made earlier, same settings"
+            )
+    if message:
+        build.log(f"  {step.id}: {message}")
+    details = step.run()
+    seconds = time.perf_counter() - started
+    build.ledger.record(
+        step.id, step.settings() if step.kind == "manifest" else settings, seconds, details=details
+    )
+    return StepOutcome(step.id, status, seconds, message)
+
+
+def build_demo(
+    out: str | Path | None = None,
+    recipe: DemoRecipe | None = None,
+    steps: Iterable[str] | None = None,
+    progress: bool = True,
+    log: Log = print,
+) -> BuildReport:
+    """Build (or finish) the demo `recipe` (default: the full one) into `out` (default: the
+    bundled assets folder), only the step kinds in `steps` when given."""
+    from core.demo.recipe import FULL
+
+    recipe = recipe or FULL
+    folder = Path(out).expanduser() if out is not None else bundled_assets_dir()
+    if folder.exists() and not folder.is_dir():
+        raise ParetoscopeError(f"--out {folder}: not a directory")
+    folder.mkdir(parents=True, exist_ok=True)
+    build = DemoBuild(folder, recipe, progress=progress, log=log)
+    chosen = select_steps(build.steps(), steps)
+    report = BuildReport(folder, recipe.name)
+    log(f"demo build ({recipe.name} recipe) into {folder}: {len(chosen)} steps")
+    for index, step in enumerate(chosen, start=1):
+        outcome = run_step(build, step)
+        report.outcomes.append(outcome)
+        log(f"[{index}/{len(chosen)}] {step.id}: {outcome.status} ({outcome.seconds:.1f} s)")
+    from core.demo.manifest import current_checks
+
+    checks = current_checks(build)
+    if checks:
+        log("quality targets:")
+        for check in checks:
+            log("  " + check.line())
+    return report
+
+
+def demo_status(out: str | Path | None = None, recipe: DemoRecipe | None = None) -> list[str]:
+    """One line per step: done (with its settings), changed, or missing. Builds nothing."""
+    from core.demo.recipe import FULL
+
+    recipe = recipe or FULL
+    folder = Path(out).expanduser() if out is not None else bundled_assets_dir()
+    if not folder.is_dir():
+        raise ParetoscopeError(f"{folder}: no such directory (nothing built yet)")
+    build = DemoBuild(folder, recipe, progress=False, log=lambda _: None)
+    lines = []
+    for step in build.steps():
+        entry = build.ledger.entry(step.id)
+        if entry is None or not _outputs_exist(step):
+            lines.append(f"missing   {step.id}")
+            continue
+        try:
+            same = entry.get("settings_hash") == settings_hash(step.settings())
+        except ParetoscopeError:
+            same = False
+        state = "done" if same else "changed"
+        lines.append(f"{state:<9} {step.id} ({entry.get('finished')}, {entry.get('seconds')} s)")
+    return lines

@@ -1,0 +1,319 @@
+"""The demo recipe: every setting of the bundled demo, in typed dataclasses.
+
+`FULL` is the bundled demo (`paretoscope demo build`); `QUICK` is a tiny version with the same
+structure that builds in a minute or two, for tests. The full recipe's numbers all sit in
+`full_recipe()` below, the one place to tune them.
+
+Names of the artefacts follow from the recipe: ``<env short name>-behaviour``,
+``<short name>-<quality>-<distribution>`` for datasets and ``<short name>-<kind>`` for the
+offline agents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from core.assets import SweepPlan
+from core.envs import get_spec
+from core.errors import ParetoscopeError
+
+
+@dataclass(frozen=True)
+class BehaviourRecipe:
+    """ARS behaviour policies (`core.train.train_behaviour`): one linear policy per preference.
+
+    `preferences` is either explicit rows or a member count spread over the simplex.
+    `iterations` is the budget per member: it may grow between builds (training resumes).
+    """
+
+    preferences: tuple[tuple[float, ...], ...] | int
+    iterations: int
+    directions: int = 32
+    top_directions: int = 8
+    step_size: float = 0.02
+    noise: float = 0.03
+    survival_shift: float | None = None  # None: automatic (`--survival-shift auto`)
+    horizon: int | None = None  # None: the env's horizon
+    eval_episodes: int = 5
+    warm_start: bool = True
+    seed: int = 0
+    workers: int | None = None  # worker processes; does not change the result
+
+
+@dataclass(frozen=True)
+class DatasetRecipe:
+    """A dataset collected from the behaviour policies (`core.data.collect`), D4MORL style."""
+
+    quality: str  # expert | amateur
+    episodes: int
+    distribution: str = "uniform"
+    seed: int = 0
+    horizon: int | None = None  # None: the env's horizon
+    batch_size: int = 16  # episodes in lockstep; does not change the data
+
+    @property
+    def suffix(self) -> str:
+        return f"{self.quality}-{self.distribution}"
+
+
+@dataclass(frozen=True)
+class OfflineRecipe:
+    """An offline agent (`core.train.offline.train_offline`) trained on one of the datasets.
+
+    Architecture options mirror `paretoscope train <kind>`'s (None: PEDA's default).
+    `steps` may grow between builds (training resumes).
+    """
+
+    kind: str  # morvs | bc | modt
+    steps: int
+    dataset: str = "expert-uniform"  # which of the env's datasets (quality-distribution)
+    seed: int = 0
+    batch_size: int = 64
+    learning_rate: float = 1e-4
+    weight_decay: float = 1e-3
+    warmup_steps: int | None = None
+    gradient_clip: float | None = None
+    checkpoint_every: int = 1000
+    hidden: int | None = None
+    layers: int | None = None
+    dropout: float | None = None
+    heads: int | None = None  # modt
+    inner: int | None = None  # modt
+    context: int | None = None  # modt (acting context) or bc (state window)
+    train_context: int | None = None  # modt
+    horizon: int | None = None  # morvs: episode length the goal divides by
+
+
+@dataclass(frozen=True)
+class EnvRecipe:
+    """Everything built for one environment."""
+
+    env_id: str
+    short_name: str  # prefix of the artefact names, e.g. "halfcheetah"
+    label: str
+    behaviour: BehaviourRecipe
+    datasets: tuple[DatasetRecipe, ...]
+    agents: tuple[OfflineRecipe, ...]
+    sweep: SweepPlan
+    # HalfCheetah-v2 only: report the run-most member's speed and the energy-most one's cost.
+    motion_figures: bool = False
+
+    @property
+    def behaviour_name(self) -> str:
+        return f"{self.short_name}-behaviour"
+
+    def dataset_name(self, dataset: DatasetRecipe | str) -> str:
+        suffix = dataset if isinstance(dataset, str) else dataset.suffix
+        return f"{self.short_name}-{suffix}"
+
+    def agent_name(self, agent: OfflineRecipe) -> str:
+        return f"{self.short_name}-{agent.kind}"
+
+
+@dataclass(frozen=True)
+class QualityTargets:
+    """The quality bar of issue 9, checked on the sweeps and printed as met / NOT met."""
+
+    # Non-dominated behaviour members (at their own preferences), per env id.
+    min_non_dominated_members: tuple[tuple[str, int], ...] = (
+        ("MO-HalfCheetah-v2", 8),
+        ("MO-Hopper-v3", 10),
+    )
+    run_most_min_speed: float = 3.0  # m/s, HalfCheetah run-most member
+    # "the energy-most one moves little and spends little": our reading of it.
+    energy_most_max_speed: float = 0.5  # m/s
+    energy_most_max_action_cost: float = 0.5  # mean sum of squared actions per step
+    # Offline agents whose hypervolume must reach this fraction of their behaviour set's.
+    min_hypervolume_fraction: float = 0.85
+    hypervolume_fraction_kinds: tuple[str, ...] = ("morvs", "modt")
+
+
+@dataclass(frozen=True)
+class DemoRecipe:
+    """The whole demo: envs, how many sweep worker processes, the quality targets."""
+
+    name: str  # "full" or "quick"
+    title: str
+    description: str
+    envs: tuple[EnvRecipe, ...]
+    sweep_workers: int | None = None  # None: all cores; does not change the results
+    targets: QualityTargets = field(default_factory=QualityTargets)
+
+    def __post_init__(self) -> None:
+        for env in self.envs:
+            spec = get_spec(env.env_id)
+            suffixes = [dataset.suffix for dataset in env.datasets]
+            if len(set(suffixes)) != len(suffixes):
+                raise ParetoscopeError(f"recipe {self.name}: {env.env_id} repeats a dataset")
+            for agent in env.agents:
+                if agent.dataset not in suffixes:
+                    raise ParetoscopeError(
+                        f"recipe {self.name}: {env.env_id} agent {agent.kind} trains on "
+                        f"{agent.dataset!r}, which the recipe does not collect ({suffixes})"
+                    )
+            if isinstance(env.behaviour.preferences, tuple):
+                for row in env.behaviour.preferences:
+                    if len(row) != spec.n_obj:
+                        raise ParetoscopeError(
+                            f"recipe {self.name}: {env.env_id} preference {row} needs "
+                            f"{spec.n_obj} entries"
+                        )
+
+    def env(self, env_id: str) -> EnvRecipe:
+        for env in self.envs:
+            if env.env_id == env_id:
+                return env
+        raise ParetoscopeError(f"recipe {self.name}: no env {env_id!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# --- the full demo: the one place to tune --------------------------------------------------------
+
+# The 11 HalfCheetah preferences of the bundled behaviour set (assets/README.md): dense where the
+# front lives (w_run >= 0.3), one point at the standing-still end.
+HALFCHEETAH_PREFERENCES: tuple[tuple[float, float], ...] = (
+    (1.0, 0.0),
+    (0.9, 0.1),
+    (0.8, 0.2),
+    (0.7, 0.3),
+    (0.65, 0.35),
+    (0.6, 0.4),
+    (0.55, 0.45),
+    (0.5, 0.5),
+    (0.4, 0.6),
+    (0.3, 0.7),
+    (0.0, 1.0),
+)
+
+SWEEP_SEEDS = (0, 1, 2)
+
+
+def _small_modt(steps: int) -> OfflineRecipe:
+    """A MODT small enough to train on a 2-core CPU in minutes."""
+    return OfflineRecipe(
+        kind="modt",
+        steps=steps,
+        hidden=128,
+        layers=2,
+        heads=1,
+        context=5,
+        train_context=10,
+    )
+
+
+def full_recipe() -> DemoRecipe:
+    """The bundled demo. The lead tunes the numbers here (iterations, episodes, steps, sizes)."""
+    halfcheetah = EnvRecipe(
+        env_id="MO-HalfCheetah-v2",
+        short_name="halfcheetah",
+        label="MO-HalfCheetah-v2 (run, energy)",
+        # Exactly the settings of the existing assets/agents/halfcheetah-behaviour.
+        behaviour=BehaviourRecipe(
+            preferences=HALFCHEETAH_PREFERENCES, iterations=200, workers=1, seed=0
+        ),
+        datasets=(
+            # The expert set matches the existing assets/datasets/halfcheetah-expert-uniform.
+            DatasetRecipe(quality="expert", episodes=50, seed=0),
+            DatasetRecipe(quality="amateur", episodes=50, seed=1),
+        ),
+        agents=(
+            OfflineRecipe(kind="morvs", steps=20_000, hidden=256, layers=3),
+            OfflineRecipe(kind="bc", steps=20_000, hidden=256, layers=3),
+            _small_modt(steps=10_000),
+        ),
+        sweep=SweepPlan(granularity=20, seeds=SWEEP_SEEDS),
+        motion_figures=True,
+    )
+    hopper = EnvRecipe(
+        env_id="MO-Hopper-v3",
+        short_name="hopper",
+        label="MO-Hopper-v3 (run, jump, energy)",
+        # The existing assets/agents/hopper-behaviour (200 iterations so far) continues from
+        # its saved state up to `iterations`.
+        behaviour=BehaviourRecipe(
+            preferences=15, iterations=500, directions=16, noise=0.025, workers=2, seed=0
+        ),
+        datasets=(
+            DatasetRecipe(quality="expert", episodes=60, seed=0),
+            DatasetRecipe(quality="amateur", episodes=60, seed=1),
+        ),
+        agents=(
+            OfflineRecipe(kind="morvs", steps=20_000, hidden=256, layers=3),
+            OfflineRecipe(kind="bc", steps=20_000, hidden=256, layers=3),
+            _small_modt(steps=10_000),
+        ),
+        sweep=SweepPlan(granularity=6, seeds=SWEEP_SEEDS),
+    )
+    return DemoRecipe(
+        name="full",
+        title="paretoscope demo",
+        description="ARS behaviour policies for MO-HalfCheetah-v2 and MO-Hopper-v3, expert and "
+        "amateur datasets collected from them D4MORL style, offline MORvS, BC and MODT agents "
+        "trained on the expert sets, and precomputed sweeps of every agent; built by "
+        "`paretoscope demo build`.",
+        envs=(halfcheetah, hopper),
+    )
+
+
+def quick_recipe() -> DemoRecipe:
+    """A tiny demo with the full one's structure: builds in about a minute on 2 cores."""
+    horizon = 40
+
+    def env(env_id: str, short: str, preferences: tuple[tuple[float, ...], ...] | int) -> EnvRecipe:
+        return EnvRecipe(
+            env_id=env_id,
+            short_name=short,
+            label=f"{env_id} (quick)",
+            behaviour=BehaviourRecipe(
+                preferences=preferences,
+                iterations=2,
+                directions=4,
+                top_directions=2,
+                horizon=horizon,
+                eval_episodes=1,
+                workers=1,
+            ),
+            datasets=(
+                DatasetRecipe(quality="expert", episodes=6, horizon=horizon, batch_size=6),
+                DatasetRecipe(quality="amateur", episodes=6, seed=1, horizon=horizon, batch_size=6),
+            ),
+            agents=(
+                OfflineRecipe(kind="morvs", steps=60, hidden=32, layers=1, checkpoint_every=25),
+                OfflineRecipe(
+                    kind="bc", steps=60, hidden=32, layers=1, context=4, checkpoint_every=25
+                ),
+                OfflineRecipe(
+                    kind="modt",
+                    steps=30,
+                    checkpoint_every=25,
+                    hidden=16,
+                    layers=1,
+                    context=3,
+                    train_context=4,
+                ),
+            ),
+            sweep=SweepPlan(
+                granularity=2 if get_spec(env_id).n_obj == 2 else 1, seeds=(0, 1), horizon=horizon
+            ),
+            motion_figures=env_id == "MO-HalfCheetah-v2",
+        )
+
+    return DemoRecipe(
+        name="quick",
+        title="paretoscope demo (quick)",
+        description="A tiny demo with the full demo's structure, for tests: few ARS iterations, "
+        "few episodes of 40 steps, a few dozen training steps.",
+        envs=(
+            env("MO-HalfCheetah-v2", "halfcheetah", ((1.0, 0.0), (0.5, 0.5), (0.0, 1.0))),
+            env("MO-Hopper-v3", "hopper", 3),
+        ),
+        sweep_workers=1,
+    )
+
+
+FULL = full_recipe()
+QUICK = quick_recipe()
+RECIPES = {"full": FULL, "quick": QUICK}
