@@ -33,18 +33,29 @@ from tests.e2e.conftest import (  # noqa: E402
 )
 
 # Browser-side timers: each returns milliseconds measured with performance.now().
+# Browser-side timers: each returns milliseconds measured with performance.now(). The page is
+# ready for a preference when the caption under the video names it (neighbouring preferences of
+# a policy set can give byte-identical videos, so a changed video source is no signal) and the
+# video can play.
 ARM = """
-() => {
+(expected) => {
   window.__bench = {start: performance.now(), frame: null, video: null};
-  const oldVideo = document.querySelector('video[data-testid="stVideo"]');
-  window.__bench.oldSource = oldVideo ? oldVideo.currentSrc : null;
+  const pattern = /^Preference \\S+ ([\\d.]+), \\S+ ([\\d.]+)/;
+  const showsExpected = () => {
+    for (const caption of document.querySelectorAll('[data-testid="stCaptionContainer"]')) {
+      const match = pattern.exec(caption.textContent.trim());
+      if (match && Math.abs(parseFloat(match[2]) - expected) < 1e-6 &&
+          !caption.closest('[data-stale="true"]')) return true;
+    }
+    return false;
+  };
   const check = () => {
     const now = performance.now();
     if (window.__bench.frame === null &&
         document.querySelector('[data-testid="stImage"] img')) window.__bench.frame = now;
     const video = document.querySelector('video[data-testid="stVideo"]');
-    if (window.__bench.video === null && video && video.readyState >= 2 &&
-        video.currentSrc !== window.__bench.oldSource) window.__bench.video = now;
+    if (window.__bench.video === null && video && video.readyState >= 2 && showsExpected())
+      window.__bench.video = now;
     if (window.__bench.video === null) requestAnimationFrame(check);
   };
   new MutationObserver(() => {
@@ -83,8 +94,13 @@ def wait_bench(page, key: str, timeout: float = 120.0) -> float:  # noqa: ANN001
 
 
 def move(page, key: str) -> None:  # noqa: ANN001
-    page.evaluate(ARM)
-    page.locator(SLIDER).first.focus()
+    """Press `key` on the preference slider, timing from the key press."""
+    slider = page.locator(SLIDER).first
+    value = float(slider.get_attribute("aria-valuenow") or slider.input_value())
+    step = float(slider.get_attribute("step") or 0.05)
+    expected = min(1.0, value + step) if key == "ArrowRight" else max(0.0, value - step)
+    page.evaluate(ARM, round(expected, 2))
+    slider.focus()
     page.keyboard.press(key)
 
 

@@ -213,6 +213,14 @@ if loaded is not None:
     # --- the live rollout ---------------------------------------------------------------------
     def draw_video() -> None:
         with video_column:
+            if recording is not None:
+                # Which episode plays: neighbouring preferences of a policy set can give the
+                # same video.
+                asked = "" if target is None else f"target {ui.describe(names, target, '.1f')}, "
+                st.caption(
+                    f"Preference {ui.describe(names, preference, '.2f')} · {asked}"
+                    f"seed {request.seed} → return {ui.describe(names, recording.returns, '.1f')}"
+                )
 
             @st.fragment
             def video_part() -> None:
