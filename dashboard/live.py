@@ -4,6 +4,11 @@
 library plays at once; otherwise frames appear as they are rendered (progressive `st.image`
 updates), the MP4 is encoded at the same time, and when the episode ends the page reruns so the
 finished video (and its point on the front) replaces the stream.
+
+Rollouts run in the server's bounded pool (`dashboard.pool`): while a request waits for a
+slot, the video slot says "queued (k ahead)". A viewer who moves on (a rerun) or leaves (the
+session stops) cancels the request: a waiting one leaves the line, a running one stops at its
+next frame (`stop_if_asked`).
 """
 
 from __future__ import annotations
@@ -17,11 +22,50 @@ from core.assets import RolloutRecording
 from core.render import RenderingUnavailable
 from dashboard import services
 from dashboard.figures import episode_figure
+from dashboard.pool import WaitCallback
 from dashboard.services import LoadedAgent, RolloutLibrary, RolloutRequest, Throttle, frame_steps
 
 # Frames shown per second while streaming (the MP4 gets every frame).
 STREAM_RATE = 12.0
 CHART_RATE = 2.0
+
+Producer = Callable[[Callable[[object], None], WaitCallback], RolloutRecording]
+
+
+def stop_requested() -> bool:
+    """True when Streamlit asked this script run to stop or rerun (the viewer moved on, or the
+    session closed) and has not acted on it yet."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    run_context = get_script_run_ctx(suppress_warning=True)
+    requests = getattr(run_context, "script_requests", None)
+    state = getattr(requests, "_state", None)
+    return state is not None and getattr(state, "value", "CONTINUE") != "CONTINUE"
+
+
+def stop_if_asked() -> None:
+    """Let a pending stop or rerun happen now: Streamlit raises its own control exception at the
+    next message, which unwinds the rollout (its pool slot, renderer and encoder are freed)."""
+    if stop_requested():
+        st.empty()
+
+
+def queued_notice(slot: object) -> WaitCallback:
+    """`on_wait` for the pool: "queued (k ahead)" in `slot`; each update is also the point where
+    a waiting request notices that its viewer moved on."""
+
+    def on_wait(ahead: int) -> None:
+        slot.info(  # type: ignore[attr-defined]
+            f"queued ({ahead} ahead): the server renders a few episodes at a time; this one "
+            "starts as soon as a worker is free",
+            icon=":material/hourglass_top:",
+        )
+
+    return on_wait
+
+
+class _Finished(Exception):
+    """The recording a queued request waits for appeared in the library."""
 
 
 def show_recording(
@@ -33,6 +77,8 @@ def show_recording(
     key: str = "video",
 ) -> None:
     """The finished episode: the MP4 (looping, ready to replay), a download, the reward chart."""
+    if recording.meta.get("stopped"):
+        st.warning(str(recording.meta["stopped"]))
     if recording.video:
         st.video(recording.video, format="video/mp4", autoplay=True, loop=True, muted=True)
         st.download_button(
@@ -58,45 +104,48 @@ def stream_frames_into_page(
     frames: Iterator[np.ndarray],
     on_each: Callable[[np.ndarray], None] | None = None,
     caption: Callable[[int], str] | None = None,
+    slot: object | None = None,
 ) -> int:
     """Show `frames` in one image slot as they come (at most STREAM_RATE a second); returns how
-    many there were. `on_each` sees every frame (e.g. an encoder)."""
-    slot = st.empty()
+    many there were. `on_each` sees every frame (e.g. an encoder). A pending stop or rerun
+    stops the stream at the next frame."""
+    slot = st.empty() if slot is None else slot
     throttle = Throttle(STREAM_RATE)
     count = 0
     last = None
     for frame in frames:
+        stop_if_asked()
         count += 1
         last = frame
         if on_each is not None:
             on_each(frame)
         if throttle.ready():
-            slot.image(
+            slot.image(  # type: ignore[attr-defined]
                 frame,
                 caption=caption(count) if caption else None,
                 output_format="JPEG",
                 width="stretch",
             )
     if last is not None:
-        slot.image(
+        slot.image(  # type: ignore[attr-defined]
             last, caption=caption(count) if caption else None, output_format="JPEG", width="stretch"
         )
     return count
 
 
-def rollout_producer(
-    loaded: LoadedAgent, request: RolloutRequest
-) -> Callable[[Callable[[object], None]], RolloutRecording]:
+def rollout_producer(loaded: LoadedAgent, request: RolloutRequest) -> Producer:
     """`produce` for `live_rollout`: the rendered episode, or its returns alone (with a warning
     saying why) when rendering is unavailable."""
 
-    def produce(on_frame: Callable[[object], None]) -> RolloutRecording:
+    def produce(
+        on_frame: Callable[[object], None], on_wait: WaitCallback | None = None
+    ) -> RolloutRecording:
         # Looked up on the module at call time, as the page scripts do on every rerun.
         try:
-            return services.record_rollout(loaded, request, on_frame)
+            return services.record_rollout(loaded, request, on_frame, on_wait=on_wait)
         except RenderingUnavailable as error:
             st.warning(f"video unavailable: {error}")
-            return services.record_returns_only(loaded, request, str(error))
+            return services.record_returns_only(loaded, request, str(error), on_wait=on_wait)
 
     return produce
 
@@ -104,7 +153,7 @@ def rollout_producer(
 def live_rollout(
     library: RolloutLibrary,
     key: str,
-    produce: Callable[[Callable[[object], None]], RolloutRecording],
+    produce: Producer,
     objective_names: Sequence[str],
     horizon: int,
     file_name: str,
@@ -112,7 +161,8 @@ def live_rollout(
     chart: bool = True,
 ) -> RolloutRecording | None:
     """Play the recording `key` if it exists; else stream a new one made by
-    `produce(on_frame)`, store it and rerun. Returns the recording when it is shown."""
+    `produce(on_frame, on_wait)`, store it and rerun. Returns the recording when it is shown.
+    While the request waits for a rollout worker, the video slot says so."""
     recording = library.get(key)
     if recording is not None:
         show_recording(recording, objective_names, horizon, file_name, chart, widget_key)
@@ -125,6 +175,7 @@ def live_rollout(
     totals: list[np.ndarray] = []
 
     def on_frame(frame: object) -> None:
+        stop_if_asked()
         record = frame.record  # type: ignore[attr-defined]
         steps.append(int(record.step))
         totals.append(np.asarray(record.cumulative_return, dtype=np.float64))
@@ -141,7 +192,18 @@ def live_rollout(
                 width="stretch",
             )
 
-    recording = produce(on_frame)
+    notice = queued_notice(image_slot)
+
+    def on_wait(ahead: int) -> None:
+        # Another viewer may have finished this very episode meanwhile: show theirs.
+        if library.get(key) is not None:
+            raise _Finished
+        notice(ahead)
+
+    try:
+        recording = produce(on_frame, on_wait)
+    except _Finished:
+        st.rerun()
     library.put(key, recording)
     st.session_state["_last_streamed"] = key
     st.rerun()

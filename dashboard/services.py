@@ -11,6 +11,7 @@ The Streamlit layer (`dashboard.ui`) holds one library and one store per process
 from __future__ import annotations
 
 import contextlib
+import copy
 import os
 import threading
 import time
@@ -35,6 +36,8 @@ from core.assets import (
 from core.envs import get_spec
 from core.errors import ParetoscopeError
 from core.results_store import ResultsStore
+from dashboard.limits import video_cache_bytes
+from dashboard.pool import WaitCallback, shared_pool
 
 CACHE_ENV_VAR = "PARETOSCOPE_CACHE"
 VIDEO_SIZES = (240, 320, 480, 640)
@@ -57,12 +60,16 @@ def cache_dir() -> Path:
 @dataclass
 class LoadedAgent:
     """An agent ready to act, what identifies its behaviour, and a lock: agents keep per-episode
-    state, so one rollout or sweep at a time uses a given agent object."""
+    state, so one rollout or sweep at a time uses a given agent object. `borrow()` hands out
+    the agent, or an identical copy when it is busy, so that viewers of one agent do not wait
+    for each other (the rollout pool bounds how many copies there can be)."""
 
     agent: Agent
     fingerprint: str
     name: str
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _spares: list[Agent] = field(default_factory=list, repr=False)
+    _spares_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def spec(self) -> AgentSpec:
@@ -71,6 +78,40 @@ class LoadedAgent:
     @property
     def return_conditioned(self) -> bool:
         return bool(self.agent.spec.conditioning.return_conditioned)
+
+    @contextlib.contextmanager
+    def borrow(self) -> Iterator[Agent]:
+        """Exclusive use of this agent or of an idle copy of it (same weights, same actions)."""
+        if self.lock.acquire(blocking=False):
+            try:
+                yield self.agent
+            finally:
+                self.lock.release()
+            return
+        with self._spares_lock:
+            spare = self._spares.pop() if self._spares else None
+        if spare is None:
+            spare = self._copy()
+        if spare is None:  # not copyable: wait for the agent itself
+            with self.lock:
+                yield self.agent
+            return
+        try:
+            yield spare
+        finally:
+            with self._spares_lock:
+                self._spares.append(spare)
+
+    def _copy(self) -> Agent | None:
+        # The agent may be mid-episode in another thread; copies reset before every episode.
+        for _ in range(3):
+            try:
+                return copy.deepcopy(self.agent)
+            except RuntimeError:  # its state changed while being copied: try again
+                continue
+            except Exception:  # noqa: BLE001 - an agent that cannot be copied is shared
+                return None
+        return None
 
 
 def load_agent(
@@ -156,9 +197,9 @@ def run_sweep(
     """The agent's sweep for `plan` (or at `preferences`/`targets`), stored episodes reused."""
     from core.evaluate import sweep
 
-    with loaded.lock:
+    with loaded.borrow() as agent:
         return sweep(
-            loaded.agent,
+            agent,
             env_id,
             preferences=preferences,
             granularity=None if preferences is not None else plan.granularity,
@@ -230,17 +271,36 @@ class RolloutRequest:
         )
 
 
+def recording_bytes(recording: RolloutRecording) -> int:
+    """Memory a recording holds: its video, its reward table and a little bookkeeping."""
+    return len(recording.video) + int(np.asarray(recording.rewards).nbytes) + 1024
+
+
 class RolloutLibrary:
-    """Finished recordings: an in-memory LRU, then the folders (assets first, cache last)."""
+    """Finished recordings: an in-memory LRU bounded in entries and in bytes, then the folders
+    (assets first, cache last). Memory stays under `capacity_bytes` however many viewers
+    there are (default: `dashboard.limits.video_cache_bytes`)."""
 
     def __init__(
-        self, read_dirs: Sequence[Path], write_dir: Path | None, capacity: int = 64
+        self,
+        read_dirs: Sequence[Path],
+        write_dir: Path | None,
+        capacity: int = 64,
+        capacity_bytes: int | None = None,
     ) -> None:
         self.read_dirs = list(read_dirs)
         self.write_dir = write_dir
         self.capacity = capacity
+        self.capacity_bytes = video_cache_bytes() if capacity_bytes is None else capacity_bytes
         self._memory: OrderedDict[str, RolloutRecording] = OrderedDict()
+        self._bytes = 0
         self._lock = threading.Lock()
+
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes of recordings held in memory now."""
+        with self._lock:
+            return self._bytes
 
     def get(self, key: str) -> RolloutRecording | None:
         with self._lock:
@@ -263,11 +323,18 @@ class RolloutLibrary:
                 write_recording(self.write_dir, key, recording)
 
     def _remember(self, key: str, recording: RolloutRecording) -> None:
+        size = recording_bytes(recording)
         with self._lock:
+            old = self._memory.pop(key, None)
+            if old is not None:
+                self._bytes -= recording_bytes(old)
+            if size > self.capacity_bytes:
+                return  # bigger than the whole budget: served from disk only
             self._memory[key] = recording
-            self._memory.move_to_end(key)
-            while len(self._memory) > self.capacity:
-                self._memory.popitem(last=False)
+            self._bytes += size
+            while len(self._memory) > self.capacity or self._bytes > self.capacity_bytes:
+                _, dropped = self._memory.popitem(last=False)
+                self._bytes -= recording_bytes(dropped)
 
 
 FrameCallback = Callable[[Any], None]
@@ -277,9 +344,13 @@ def record_rollout(
     loaded: LoadedAgent,
     request: RolloutRequest,
     on_frame: FrameCallback | None = None,
+    on_wait: WaitCallback | None = None,
 ) -> RolloutRecording:
     """Render one episode, encoding the MP4 while it runs; `on_frame(frame_record)` sees each
-    frame as it comes (to show it). Raises `RenderingUnavailable` if nothing can render."""
+    frame as it comes (to show it). Runs in a slot of the server's rollout pool, waiting in
+    line (`on_wait(ahead)`) when all are busy. An episode whose action or state stops being
+    finite ends there, with the reason in ``meta["stopped"]``. Raises `RenderingUnavailable`
+    if nothing can render."""
     from core.render import playback_fps, stream_frames
     from core.video import Mp4Encoder
 
@@ -287,9 +358,10 @@ def record_rollout(
     cumulative: list[np.ndarray] = []
     steps: list[int] = []
     target = None if request.target is None else np.asarray(request.target)
-    with loaded.lock, Mp4Encoder(fps) as encoder:
+    stopped = None
+    with shared_pool().slot(on_wait), loaded.borrow() as agent, Mp4Encoder(fps) as encoder:
         frames = stream_frames(
-            loaded.agent,
+            agent,
             request.env_id,
             np.asarray(request.preference),
             request.seed,
@@ -303,8 +375,15 @@ def record_rollout(
                 encoder.add(frame.frame)
                 cumulative.append(np.asarray(frame.record.cumulative_return, dtype=np.float64))
                 steps.append(int(frame.step))
+                if frame.record.diverged:
+                    stopped = divergence_message(frame.record)
                 if on_frame is not None:
                     on_frame(frame)
+        if not steps:
+            raise ParetoscopeError(
+                "the episode stopped at step 1: the agent's action was not a finite number "
+                "(NaN or infinite)"
+            )
         video = encoder.finish()
     n_obj = get_spec(request.env_id).n_obj
     totals = np.asarray(cumulative).reshape(-1, n_obj)
@@ -322,8 +401,18 @@ def record_rollout(
             "seed": request.seed,
             "every": request.every,
             "frame_steps": steps,
+            **({"stopped": stopped} if stopped else {}),
         },
     )
+
+
+def divergence_message(record: Any) -> str:
+    """Why an episode stopped early on a non-finite value, for the page."""
+    if not np.isfinite(np.asarray(record.action, dtype=np.float64)).all():
+        what = "the agent's action was not a finite number (NaN or infinite)"
+    else:
+        what = "the simulation diverged (a state or reward was not finite)"
+    return f"the episode stopped at step {int(record.step)}: {what}"
 
 
 def frame_steps(recording: RolloutRecording) -> np.ndarray:
@@ -424,6 +513,7 @@ def tour_frames(
     steps_per_stop: int,
     every: int,
     move_fraction: float = 0.3,
+    on_wait: WaitCallback | None = None,
 ) -> Iterator[np.ndarray]:
     """The tour: for each stop, the first `steps_per_stop` steps of its episode, beside the
     front panel with the point gliding from the previous stop's return to this one's."""
@@ -437,9 +527,9 @@ def tour_frames(
     trail: list[np.ndarray] = []
     for index, preference in enumerate(stops):
         destination = stop_returns[index]
-        with loaded.lock:
+        with shared_pool().slot(on_wait), loaded.borrow() as agent:
             frames = stream_frames(
-                loaded.agent,
+                agent,
                 env_id,
                 preference,
                 seed,
@@ -458,7 +548,12 @@ def tour_frames(
         previous = destination
 
 
-def record_returns_only(loaded: LoadedAgent, request: RolloutRequest, why: str) -> RolloutRecording:
+def record_returns_only(
+    loaded: LoadedAgent,
+    request: RolloutRequest,
+    why: str,
+    on_wait: WaitCallback | None = None,
+) -> RolloutRecording:
     """The episode's rewards without a video (rendering unavailable): the front still gets its
     point and the chart its curves."""
     from core.rollout import stream_rollout
@@ -467,9 +562,10 @@ def record_returns_only(loaded: LoadedAgent, request: RolloutRequest, why: str) 
     totals: list[np.ndarray] = []
     steps: list[int] = []
     target = None if request.target is None else np.asarray(request.target)
-    with loaded.lock:
+    stopped = None
+    with shared_pool().slot(on_wait), loaded.borrow() as agent:
         for record in stream_rollout(
-            loaded.agent,
+            agent,
             request.env_id,
             np.asarray(request.preference),
             request.seed,
@@ -478,10 +574,17 @@ def record_returns_only(loaded: LoadedAgent, request: RolloutRequest, why: str) 
         ):
             totals.append(np.asarray(record.cumulative_return, dtype=np.float64))
             steps.append(int(record.step))
+            if record.diverged:
+                stopped = divergence_message(record)
     cumulative = np.asarray(totals).reshape(-1, n_obj)
     return RolloutRecording(
         video=b"",
         rewards=np.diff(cumulative, axis=0, prepend=np.zeros((1, n_obj))),
         fps=1.0,
-        meta={"why": why, "frame_steps": steps, "every": 1},
+        meta={
+            "why": why,
+            "frame_steps": steps,
+            "every": 1,
+            **({"stopped": stopped} if stopped else {}),
+        },
     )

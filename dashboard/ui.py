@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import shutil
 import sys
-import tempfile
-import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +32,8 @@ from core.assets import (
 from core.envs import EnvSpec, get_spec, list_specs
 from core.errors import ParetoscopeError
 from dashboard import preferences as prefs
+from dashboard.limits import allowed_dirs, max_upload_bytes
+from dashboard.paths import confine_catalog, resolve_user_path
 from dashboard.services import (
     DEFAULT_VIDEO_SIZE,
     VIDEO_SIZES,
@@ -48,6 +47,16 @@ from dashboard.services import (
     run_sweep,
     sweep_horizon,
 )
+from dashboard.uploads import (
+    ACCEPTED_TYPES,
+    AGENT_SUFFIXES,
+    SessionFolder,
+    human_bytes,
+    remove_stale_folders,
+    store_upload,
+)
+
+__all__ = ["store_upload"]  # kept here for the pages and tests that import it from ui
 
 # Query parameters that mirror the sidebar, and the session keys of their widgets.
 URL_KEYS = ("env", "agent", "dataset", "seed", "size")
@@ -84,23 +93,57 @@ def assets_root() -> Path:
     return known.assets.expanduser() if known.assets else default_assets_dir()
 
 
+def _session_id() -> str:
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    run_context = get_script_run_ctx(suppress_warning=True)
+    return str(getattr(run_context, "session_id", "") or "anonymous")
+
+
+def _session_is_active(session_id: str) -> bool:
+    try:
+        from streamlit.runtime import Runtime
+
+        return bool(Runtime.instance().is_active_session(session_id))
+    except Exception:  # noqa: BLE001 - no runtime (AppTest): count every session as active
+        return True
+
+
 def _upload_dir() -> Path:
-    folder = st.session_state.get("_upload_dir")
-    if folder is None or not Path(folder).is_dir():
-        base = cache_dir() / "uploads"
-        base.mkdir(parents=True, exist_ok=True)
-        folder = tempfile.mkdtemp(prefix="session-", dir=base)
-        st.session_state["_upload_dir"] = folder
-    return Path(folder)
+    """This session's private upload folder (0700, removed when the session ends)."""
+    holder = st.session_state.get("_upload_folder")
+    if not isinstance(holder, SessionFolder) or not holder.path.is_dir():
+        with contextlib.suppress(OSError):
+            remove_stale_folders(_session_is_active)
+        holder = SessionFolder(_session_id())
+        st.session_state["_upload_folder"] = holder
+    holder.touch()
+    return holder.path
+
+
+def _session_uploads() -> Path | None:
+    holder = st.session_state.get("_upload_folder")
+    if isinstance(holder, SessionFolder) and holder.path.is_dir():
+        holder.touch()
+        return holder.path
+    return None
+
+
+def readable_roots() -> list[Path]:
+    """The folders a user may read from: the assets folder and the ``--allow-dir`` folders."""
+    return [assets_root(), *allowed_dirs()]
 
 
 def catalog() -> AssetCatalog:
-    """Everything in the assets folder, the folders the user added and this session's uploads."""
+    """Everything in the assets folder, the folders the user added and this session's uploads;
+    entries that lead outside those folders (links) are refused."""
     roots: list[Path] = [assets_root(), *map(Path, st.session_state.get("_extra_roots", []))]
-    uploads = st.session_state.get("_upload_dir")
-    if uploads and any(Path(uploads).iterdir()):
-        roots.append(Path(uploads))
-    return _discover(tuple(str(root) for root in roots), _folder_stamps(roots))
+    uploads = _session_uploads()
+    if uploads is not None and any(uploads.iterdir()):
+        roots.append(uploads)
+    found = _discover(tuple(str(root) for root in roots), _folder_stamps(roots))
+    confined = [*readable_roots(), *([uploads] if uploads is not None else [])]
+    return confine_catalog(found, confined)
 
 
 def _folder_stamps(roots: Sequence[Path]) -> tuple[float, ...]:
@@ -313,23 +356,75 @@ def context() -> Context:
 
 
 def _load_url_once() -> None:
-    """Copy the URL's query parameters into the session on the first run of a session."""
+    """Copy the URL's query parameters into the session on the first run of a session; values
+    that cannot be right are ignored, with a note saying which and why."""
     if st.session_state.get("_url_loaded"):
         return
     st.session_state["_url_loaded"] = True
+    notes: list[str] = []
     params = st.query_params
     for key in ("env", "agent", "dataset"):
         if key in params:
-            st.session_state[key] = params[key]
-    for key, default in (("seed", 0), ("size", DEFAULT_VIDEO_SIZE)):
+            value = str(params[key])
+            if len(value) > 200 or any(c in value for c in "/\\\x00"):
+                notes.append(f"{key}={value[:40]!r}: not a name")
+            else:
+                st.session_state[key] = value
+                st.session_state[f"_url_asked_{key}"] = value
+    for key, low, high in (("seed", 0, 2**31 - 1), ("size", 1, 10_000)):
         if key in params:
             try:
-                st.session_state[key] = int(params[key])
+                number = int(params[key])
             except ValueError:
-                st.session_state[key] = default
+                notes.append(f"{key}={str(params[key])[:40]!r}: not an integer")
+                continue
+            if not low <= number <= high:
+                notes.append(f"{key}={number}: expected {low} to {high}")
+                continue
+            st.session_state[key] = number
+    if "size" in st.session_state and st.session_state["size"] not in VIDEO_SIZES:
+        notes.append(
+            f"size={st.session_state['size']}: expected one of {', '.join(map(str, VIDEO_SIZES))}"
+        )
+        del st.session_state["size"]
     for key in ("pref", "target", "tm", "agents", "ref", "traj"):
         if key in params:
-            st.session_state[f"_url_{key}"] = params[key]
+            value = str(params[key])
+            problem = _url_problem(key, value)
+            if problem:
+                notes.append(f"{key}={value[:40]!r}: {problem}")
+            else:
+                st.session_state[f"_url_{key}"] = value
+    st.session_state["_url_notes"] = notes
+
+
+def _url_problem(key: str, value: str) -> str | None:
+    """Why a URL value cannot be used (None when it can)."""
+    if len(value) > 1000:
+        return "too long"
+    if key in ("pref", "target", "ref"):
+        try:
+            numbers = np.asarray([float(part) for part in value.split(",")], dtype=np.float64)
+        except ValueError:
+            return "expected numbers separated by commas"
+        if not np.isfinite(numbers).all():
+            return "expected finite numbers"
+        if key == "pref" and ((numbers < 0).any() or numbers.sum() <= 0):
+            return "expected non-negative weights with a positive sum"
+    if key == "traj" and (not value.isdigit() or len(value) > 12):
+        return "expected a trajectory number (0, 1, ...)"
+    if key == "tm" and value not in ("0", "1"):
+        return "expected 0 or 1"
+    return None
+
+
+def _note_unknown(key: str, options: Sequence[str]) -> None:
+    """A URL name that is not among the choices: say so (once) and use the default."""
+    asked = st.session_state.pop(f"_url_asked_{key}", None)
+    if asked is not None and asked not in options:
+        st.session_state.setdefault("_url_notes", []).append(
+            f"{key}={asked[:40]!r}: no such {key} here"
+        )
 
 
 def _choose(key: str, options: Sequence[str], default: str | None) -> None:
@@ -351,6 +446,7 @@ def sidebar() -> Context:
         if found.description:
             st.caption(found.description)
         envs = found.env_ids()
+        _note_unknown("env", envs)
         _choose("env", envs, defaults.get("env"))
         env_id = st.selectbox(
             "Environment",
@@ -364,6 +460,7 @@ def sidebar() -> Context:
         if env_id is not None:
             agents = found.agents_for(env_id)
             names = [agent.name for agent in agents]
+            _note_unknown("agent", names)
             _choose("agent", names, defaults.get("agent"))
             labels = {agent.name: agent.label for agent in agents}
             chosen = st.selectbox(
@@ -379,6 +476,7 @@ def sidebar() -> Context:
             preferred = (agent_asset.dataset if agent_asset else None) or defaults.get("dataset")
             if preferred not in dataset_names and len(dataset_names) > 1:
                 preferred = dataset_names[1]
+            _note_unknown("dataset", dataset_names)
             _choose("dataset", dataset_names, preferred)
             dataset_labels = {d.name: d.label for d in datasets}
             dataset_choice = st.selectbox(
@@ -388,7 +486,8 @@ def sidebar() -> Context:
                 format_func=lambda name: dataset_labels.get(name, name),
             )
             dataset_asset = next((d for d in datasets if d.name == dataset_choice), None)
-        if not isinstance(st.session_state.get("seed"), int):
+        seed_value = st.session_state.get("seed")
+        if not isinstance(seed_value, int) or not 0 <= seed_value <= 2**31 - 1:
             st.session_state["seed"] = 0
         seed = st.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="seed")
         if st.session_state.get("size") not in VIDEO_SIZES:
@@ -397,6 +496,9 @@ def sidebar() -> Context:
             "Video size", VIDEO_SIZES, key="size", format_func=lambda s: f"{s} × {s}"
         )
         _add_assets_panel(found)
+        notes = st.session_state.get("_url_notes") or []
+        if notes:
+            st.warning("This link's values were ignored: " + "; ".join(notes))
         if found.problems:
             with st.expander(f"{len(found.problems)} entries could not be read"):
                 for problem in found.problems:
@@ -439,17 +541,17 @@ def url_value(key: str) -> str | None:
 
 # --- adding assets: folders, uploads, PEDA imports -----------------------------------------------
 
-_AGENT_SUFFIXES = (".safetensors", ".ckpt", ".pt", ".pth")
+_AGENT_SUFFIXES = AGENT_SUFFIXES
 
 
 def _add_assets_panel(found: AssetCatalog) -> None:
     with st.expander("Add agents and datasets"):
         folder = st.text_input("A folder with agents or datasets", key="_folder_input")
         if st.button("Add folder", key="_add_folder") and folder:
-            path = Path(folder).expanduser()
-            if not path.is_dir():
-                st.error(f"{path}: no such folder")
-            else:
+            with guard("add folder"):
+                path = resolve_user_path(folder, readable_roots(), "folder")
+                if not path.is_dir():
+                    raise ParetoscopeError(f"folder {folder!r}: no such folder")
                 roots = st.session_state.setdefault("_extra_roots", [])
                 if str(path) not in roots:
                     roots.append(str(path))
@@ -460,11 +562,13 @@ def _add_assets_panel(found: AssetCatalog) -> None:
             env_names,
             key="_upload_env",
         )
+        limit = max_upload_bytes()
         files = st.file_uploader(
-            "Upload checkpoints (.safetensors, PEDA .ckpt, zipped folders) or datasets (.pkl)",
+            "Upload checkpoints (.safetensors, PEDA .ckpt, zipped folders) or datasets (.pkl), "
+            f"at most {human_bytes(limit)} each",
             accept_multiple_files=True,
             key="_uploads",
-            type=["safetensors", "ckpt", "pt", "pth", "pkl", "zip"],
+            type=ACCEPTED_TYPES,
         )
         for uploaded in files or []:
             done = st.session_state.setdefault("_uploaded_ids", set())
@@ -472,10 +576,16 @@ def _add_assets_panel(found: AssetCatalog) -> None:
             if marker in done:
                 continue
             with guard(f"upload {uploaded.name}"):
-                store_upload(_upload_dir(), uploaded.name, uploaded.getvalue())
+                if uploaded.size > limit:
+                    done.add(marker)
+                    raise ParetoscopeError(
+                        f"{uploaded.name}: {human_bytes(uploaded.size)}, more than the upload "
+                        f"limit of {human_bytes(limit)}"
+                    )
+                done.add(marker)  # a refused file is reported once, not on every rerun
+                store_upload(_upload_dir(), uploaded.name, uploaded.getvalue(), limit)
                 if uploaded.name.endswith(".pkl"):
                     _note_upload_env(Path(uploaded.name).stem, st.session_state["_upload_env"])
-                done.add(marker)
                 st.rerun()
         for pending in found.pending_agents():
             _peda_import_form(pending)
@@ -498,72 +608,6 @@ def _note_upload_env(name: str, env_id: str) -> None:
             "datasets": notes,
         },
     )
-
-
-def store_upload(folder: Path, file_name: str, payload: bytes) -> Path:
-    """Put an uploaded file where discovery finds it: agents/ or datasets/ under `folder`.
-
-    A zip must hold one checkpoint folder (config.json) or one native dataset folder
-    (paretoscope-dataset.json); its members may not leave the folder.
-    """
-    name = Path(file_name).name
-    suffix = Path(name).suffix.lower()
-    if not payload:
-        raise ParetoscopeError(f"{name}: the file is empty")
-    if suffix in _AGENT_SUFFIXES:
-        target = folder / "agents" / name
-    elif suffix == ".pkl":
-        target = folder / "datasets" / name
-    elif suffix == ".zip":
-        return _store_zip(folder, name, payload)
-    else:
-        raise ParetoscopeError(
-            f"{name}: expected a .safetensors or .ckpt checkpoint, a .pkl dataset or a .zip"
-        )
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(payload)
-    return target
-
-
-def _store_zip(folder: Path, name: str, payload: bytes) -> Path:
-    import io
-
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(payload))
-    except zipfile.BadZipFile:
-        raise ParetoscopeError(f"{name}: not a zip file") from None
-    members = [m for m in archive.infolist() if not m.is_dir()]
-    for member in members:
-        parts = Path(member.filename).parts
-        if member.filename.startswith("/") or ".." in parts:
-            raise ParetoscopeError(f"{name}: refused, member {member.filename!r} leaves the folder")
-    if sum(member.file_size for member in members) > 4 * 2**30:
-        raise ParetoscopeError(f"{name}: refused, more than 4 GiB when unpacked")
-    file_names = {Path(m.filename).name: Path(m.filename) for m in members}
-    if "config.json" in file_names:
-        kind = "agents"
-        marker = file_names["config.json"]
-    elif "paretoscope-dataset.json" in file_names:
-        kind = "datasets"
-        marker = file_names["paretoscope-dataset.json"]
-    else:
-        raise ParetoscopeError(
-            f"{name}: holds neither a checkpoint (config.json) nor a native dataset "
-            "(paretoscope-dataset.json)"
-        )
-    inner = marker.parent
-    target = folder / kind / (inner.name if inner.parts else Path(name).stem)
-    if target.exists():
-        shutil.rmtree(target)
-    target.mkdir(parents=True)
-    for member in members:
-        relative = Path(member.filename)
-        if inner.parts and relative.parts[: len(inner.parts)] != inner.parts:
-            continue
-        destination = target / Path(*relative.parts[len(inner.parts) :])
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        destination.write_bytes(archive.read(member))
-    return target
 
 
 @st.cache_data(show_spinner=False)

@@ -114,9 +114,9 @@ def test_slider_change_renders_once_per_preference(
     calls = []
     original = services.record_rollout
 
-    def counting(loaded, request, on_frame=None):  # noqa: ANN001, ANN202
+    def counting(loaded, request, on_frame=None, **options):  # noqa: ANN001, ANN003, ANN202
         calls.append(request.preference)
-        return original(loaded, request, on_frame)
+        return original(loaded, request, on_frame, **options)
 
     monkeypatch.setattr(services, "record_rollout", counting)
     at = _app()
@@ -401,7 +401,9 @@ def test_errors_are_messages_and_the_page_goes_on(
     )
 
 
-def test_add_a_folder_and_upload_files(app_env: Path, assets: Path, tmp_path: Path) -> None:
+def test_add_a_folder_and_upload_files(
+    app_env: Path, assets: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import io
     import zipfile
 
@@ -410,6 +412,8 @@ def test_add_a_folder_and_upload_files(app_env: Path, assets: Path, tmp_path: Pa
 
     extra = tmp_path / "extra"
     shutil.copytree(assets / "agents" / "cheetah-policies", extra / "agents" / "mine")
+    # A typed folder must lie in the assets folder or a folder the server allows.
+    monkeypatch.setenv("PARETOSCOPE_ALLOWED_DIRS", str(extra))
     at = _app()
     at.text_input(key="_folder_input").input(str(extra))
     at.button(key="_add_folder").click().run()
@@ -432,7 +436,9 @@ def test_add_a_folder_and_upload_files(app_env: Path, assets: Path, tmp_path: Pa
         store_upload(uploads, "notes.txt", b"hello")
     with pytest.raises(ParetoscopeError, match="empty"):
         store_upload(uploads, "x.pkl", b"")
-    assert os.path.isfile(store_upload(uploads, "MO-Hopper-v3_10_expert_wide.pkl", b"data"))
+    assert os.path.isfile(
+        store_upload(uploads, "MO-Hopper-v3_10_expert_wide.pkl", b"\x80\x04data")
+    )
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,8 @@
 """`paretoscope dashboard`: start the Streamlit app on an assets folder (the bundled demo by
-default), bound to 127.0.0.1 unless told otherwise."""
+default), bound to 127.0.0.1 unless told otherwise.
+
+The server's limits (rollout workers, memory for videos, upload size, folders a user may name)
+reach the app through environment variables, read by `dashboard.limits`."""
 
 from __future__ import annotations
 
@@ -15,6 +18,12 @@ from core.errors import ParetoscopeError
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8501
 CACHE_ENV_VAR = "PARETOSCOPE_CACHE"
+WORKERS_ENV_VAR = "PARETOSCOPE_WORKERS"
+VIDEO_CACHE_ENV_VAR = "PARETOSCOPE_VIDEO_CACHE_MB"
+MAX_UPLOAD_ENV_VAR = "PARETOSCOPE_MAX_UPLOAD_MB"
+ALLOWED_DIRS_ENV_VAR = "PARETOSCOPE_ALLOWED_DIRS"
+DEFAULT_MAX_UPLOAD_MB = 200
+DEFAULT_VIDEO_CACHE_MB = 256
 
 
 def app_path() -> Path:
@@ -47,15 +56,46 @@ def register(subparsers: Any) -> None:
         "~/.cache/paretoscope)",
     )
     parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help=f"episodes simulated and rendered at once; more requests wait in line "
+        f"(default: ${WORKERS_ENV_VAR} or the number of cores)",
+    )
+    parser.add_argument(
+        "--video-cache-mb",
+        type=int,
+        default=None,
+        help=f"memory for finished videos, least recently used dropped first (default: "
+        f"${VIDEO_CACHE_ENV_VAR} or {DEFAULT_VIDEO_CACHE_MB})",
+    )
+    parser.add_argument(
+        "--max-upload-mb",
+        type=int,
+        default=None,
+        help=f"largest upload accepted (default: ${MAX_UPLOAD_ENV_VAR} or {DEFAULT_MAX_UPLOAD_MB})",
+    )
+    parser.add_argument(
+        "--allow-dir",
+        type=Path,
+        action="append",
+        default=[],
+        help="a folder users may add by typing its path (repeatable; by default only the assets "
+        "folder can be read)",
+    )
+    parser.add_argument(
         "--dry-run", action="store_true", help="print the command that would run, and exit"
     )
     parser.set_defaults(func=run)
 
 
-def streamlit_command(assets: Path, host: str, port: int) -> list[str]:
+def streamlit_command(
+    assets: Path, host: str, port: int, max_upload_mb: int = DEFAULT_MAX_UPLOAD_MB
+) -> list[str]:
     """The command line that serves the app (headless: it prints the URL, opens no browser).
 
     `dashboard.serve` is ``python -m streamlit`` plus imports warmed while the server starts.
+    Streamlit's own upload limit is set to `max_upload_mb` (the app checks it again).
     """
     return [
         sys.executable,
@@ -75,6 +115,8 @@ def streamlit_command(assets: Path, host: str, port: int) -> list[str]:
         "false",
         "--client.toolbarMode",
         "minimal",
+        "--server.maxUploadSize",
+        str(int(max_upload_mb)),
         "--",
         "--assets",
         str(assets),
@@ -94,15 +136,45 @@ def resolve_assets(assets: Path | None) -> Path:
     return folder
 
 
+def limits_environment(args: argparse.Namespace) -> dict[str, str]:
+    """The environment variables that carry the server's limits to the app."""
+    values: dict[str, str] = {}
+    for flag, name in (
+        ("workers", WORKERS_ENV_VAR),
+        ("video_cache_mb", VIDEO_CACHE_ENV_VAR),
+        ("max_upload_mb", MAX_UPLOAD_ENV_VAR),
+    ):
+        value = getattr(args, flag, None)
+        if value is None:
+            continue
+        if int(value) < 1:
+            raise ParetoscopeError(f"--{flag.replace('_', '-')}: expected at least 1, got {value}")
+        values[name] = str(int(value))
+    folders = []
+    for folder in getattr(args, "allow_dir", None) or []:
+        resolved = Path(folder).expanduser().resolve()
+        if not resolved.is_dir():
+            raise ParetoscopeError(f"--allow-dir {folder}: no such directory")
+        folders.append(str(resolved))
+    if folders:
+        values[ALLOWED_DIRS_ENV_VAR] = os.pathsep.join(folders)
+    return values
+
+
 def run(args: argparse.Namespace) -> int:
     if not 0 < int(args.port) < 65536:
         raise ParetoscopeError(f"--port: expected 1 to 65535, got {args.port}")
     assets = resolve_assets(args.assets)
-    command = streamlit_command(assets, args.host, int(args.port))
+    limits = limits_environment(args)
+    upload_mb = int(limits.get(MAX_UPLOAD_ENV_VAR) or os.environ.get(MAX_UPLOAD_ENV_VAR) or 0)
+    command = streamlit_command(
+        assets, args.host, int(args.port), upload_mb if upload_mb > 0 else DEFAULT_MAX_UPLOAD_MB
+    )
     if args.dry_run:
         print(" ".join(command))
         return 0
     environment = dict(os.environ)
+    environment.update(limits)
     if args.cache is not None:
         environment[CACHE_ENV_VAR] = str(args.cache.expanduser())
     print(f"paretoscope dashboard on http://{args.host}:{args.port} (assets: {assets})", flush=True)

@@ -13,7 +13,8 @@ from core.assets import RolloutRecording, rollout_key
 from dashboard import preferences as prefs
 from dashboard import ui
 from dashboard.figures import FrontSeries, front_figure
-from dashboard.live import show_recording, stream_frames_into_page
+from dashboard.live import queued_notice, show_recording, stream_frames_into_page
+from dashboard.pool import shared_pool
 from dashboard.tables import AgentMetrics, metrics_table, styled_metrics
 
 ctx = ui.context()
@@ -128,14 +129,19 @@ if ui.need(ctx, agent=False):
                     fps = playback_fps(env_id, every)
                     ordered = sorted(ready)
                     totals: dict[str, np.ndarray] = {}
+                    video_slot = st.empty()
                     with contextlib.ExitStack() as stack:
-                        for name in ordered:
-                            stack.enter_context(loaded_agents[name].lock)
+                        # One worker of the server's pool renders all the agents in lockstep.
+                        stack.enter_context(shared_pool().slot(queued_notice(video_slot)))
+                        borrowed = {
+                            name: stack.enter_context(loaded_agents[name].borrow())
+                            for name in ordered
+                        }
                         encoder = stack.enter_context(Mp4Encoder(fps))
 
                         def tracked(name: str):  # noqa: ANN202 - a FrameRecord generator
                             stream = stream_frames(
-                                loaded_agents[name].agent,
+                                borrowed[name],
                                 env_id,
                                 preference,
                                 ctx.seed,
@@ -158,6 +164,7 @@ if ui.need(ctx, agent=False):
                             tiles,
                             on_each=encoder.add,
                             caption=lambda frame_count: f"frame {frame_count}",
+                            slot=video_slot,
                         )
                         video = encoder.finish()
                     recording = RolloutRecording(

@@ -9,7 +9,7 @@ import streamlit as st
 from core.assets import RolloutRecording, rollout_key
 from dashboard import preferences as prefs
 from dashboard import ui
-from dashboard.live import show_recording, stream_frames_into_page
+from dashboard.live import queued_notice, show_recording, stream_frames_into_page
 from dashboard.services import tour_frames
 from dashboard.tour import FrontPanel
 
@@ -110,6 +110,7 @@ if ui.need(ctx):
                     counter[0] += 1
                     progress.progress(min(1.0, counter[0] / total), text="Rendering the tour…")
 
+                video_slot = st.empty()
                 with Mp4Encoder(fps) as encoder:
 
                     def add(frame: np.ndarray) -> None:
@@ -127,8 +128,10 @@ if ui.need(ctx):
                             ctx.size,
                             steps,
                             every,
+                            on_wait=queued_notice(video_slot),
                         ),
                         on_each=add,
+                        slot=video_slot,
                     )
                     video = encoder.finish()
                 ctx.library.put(

@@ -1,0 +1,58 @@
+"""The server's limits, read from the environment (`paretoscope dashboard` flags set them).
+
+One place for every knob that keeps a shared server healthy: how many rollouts render at once,
+how many bytes of finished videos stay in memory, how big an upload may be, and which folders
+beyond the assets folder a user may name.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from core.cli.dashboard import (
+    ALLOWED_DIRS_ENV_VAR,
+    DEFAULT_MAX_UPLOAD_MB,
+    DEFAULT_VIDEO_CACHE_MB,
+    MAX_UPLOAD_ENV_VAR,
+    VIDEO_CACHE_ENV_VAR,
+    WORKERS_ENV_VAR,
+)
+from core.errors import ParetoscopeError
+
+MEGABYTE = 1024 * 1024
+
+
+def _positive_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ParetoscopeError(f"${name}: expected a positive integer, got {raw!r}") from None
+    if value < 1:
+        raise ParetoscopeError(f"${name}: expected a positive integer, got {value}")
+    return value
+
+
+def rollout_workers() -> int:
+    """Rollouts rendered at once by one server: ``$PARETOSCOPE_WORKERS``, else the core count."""
+    return _positive_int(WORKERS_ENV_VAR, os.cpu_count() or 1)
+
+
+def video_cache_bytes() -> int:
+    """Bytes of finished recordings kept in memory (``$PARETOSCOPE_VIDEO_CACHE_MB``, 256 MB)."""
+    return _positive_int(VIDEO_CACHE_ENV_VAR, DEFAULT_VIDEO_CACHE_MB) * MEGABYTE
+
+
+def max_upload_bytes() -> int:
+    """The largest upload accepted (``$PARETOSCOPE_MAX_UPLOAD_MB``, 200 MB)."""
+    return _positive_int(MAX_UPLOAD_ENV_VAR, DEFAULT_MAX_UPLOAD_MB) * MEGABYTE
+
+
+def allowed_dirs() -> list[Path]:
+    """Folders besides the assets folder that a user may add by typing a path
+    (``$PARETOSCOPE_ALLOWED_DIRS``, separated by the OS path separator; none by default)."""
+    raw = os.environ.get(ALLOWED_DIRS_ENV_VAR, "")
+    return [Path(part).expanduser() for part in raw.split(os.pathsep) if part.strip()]
