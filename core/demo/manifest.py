@@ -13,7 +13,7 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.assets import MANIFEST_FILE, MANIFEST_FORMAT, MANIFEST_VERSION
+from core.assets import MANIFEST_FILE, MANIFEST_FORMAT, MANIFEST_VERSION, RESULTS_DIR
 from core.atomic import write_bytes_atomically
 from core.demo.figures import QualityCheck, hypervolume_fractions, quality_checks
 from core.demo.ledger import code_commit
@@ -198,7 +198,7 @@ def manifest_content(build: DemoBuild) -> dict[str, Any]:
     def provenance(step_id: str, path: Path, command: str, seed: int) -> dict[str, Any]:
         entry = _entry(build, step_id)
         return {
-            "path": build.display(path),
+            "path": path.relative_to(build.out).as_posix(),
             "command": command,
             "seed": seed,
             "commit": entry.get("commit", "unknown"),
@@ -267,7 +267,7 @@ def manifest_content(build: DemoBuild) -> dict[str, Any]:
     )
     results = {
         env.env_id: {
-            "path": build.display(build.results_dir / env.env_id),
+            "path": f"{RESULTS_DIR}/{env.env_id}",
             "size_bytes": folder_size(build.results_dir / env.env_id)
             if (build.results_dir / env.env_id).exists()
             else 0,

@@ -1,0 +1,188 @@
+"""`paretoscope demo build`: the QUICK recipe end to end, skipping, resuming, changed settings."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from core.assets import discover_assets
+from core.cli import main
+from core.demo import QUICK, build_demo, demo_status
+from core.demo.ledger import LEDGER_FILE
+from core.demo.manifest import TABLE_HEADER, folder_size, human_size
+from core.errors import ParetoscopeError
+
+
+def quiet(_: str) -> None:
+    return None
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One QUICK build shared by the tests (each test that changes it works on a copy)."""
+    out = tmp_path_factory.mktemp("demo") / "assets"
+    report = build_demo(out, QUICK, progress=False, log=quiet)
+    assert report.count("built") == len(report.outcomes)
+    return out
+
+
+def copy_of(built: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "assets"
+    shutil.copytree(built, target)
+    return target
+
+
+def ledger(out: Path) -> dict:
+    return json.loads((out / LEDGER_FILE).read_text(encoding="utf-8"))["steps"]
+
+
+def test_quick_build_makes_every_artefact(built: Path) -> None:
+    catalog = discover_assets(built)
+    assert catalog.problems == ()
+    expected_agents = {env.behaviour_name for env in QUICK.envs} | {
+        env.agent_name(agent) for env in QUICK.envs for agent in env.agents
+    }
+    expected_datasets = {env.dataset_name(d) for env in QUICK.envs for d in env.datasets}
+    assert {agent.name for agent in catalog.agents} == expected_agents
+    assert {dataset.name for dataset in catalog.datasets} == expected_datasets
+    assert catalog.results_dirs == (built / "results",)
+    # Each agent's sweep plan comes from the manifest, as the recipe says.
+    for env in QUICK.envs:
+        for agent in catalog.agents_for(env.env_id):
+            assert agent.sweep_plan() == env.sweep
+
+
+def test_manifest_lists_provenance_sizes_and_figures(built: Path) -> None:
+    manifest = json.loads((built / "manifest.json").read_text(encoding="utf-8"))
+    for section in ("agents", "datasets"):
+        for name, entry in manifest[section].items():
+            path = built / section / name
+            assert entry["size_bytes"] == folder_size(path) > 0, name
+            assert re.fullmatch(r"[0-9a-f]{40}|unknown", entry["commit"]), name
+            assert entry["command"].startswith("paretoscope "), name
+            assert isinstance(entry["seed"], int)
+            assert entry["figures"], name
+    for env in QUICK.envs:
+        behaviour = manifest["agents"][env.behaviour_name]["figures"]
+        members = behaviour["members"]
+        assert behaviour["non_dominated_members"] == sum(m["non_dominated"] for m in members)
+        for agent in env.agents:
+            figures = manifest["agents"][env.agent_name(agent)]["figures"]
+            # The fraction is the ratio of the two hypervolumes stored beside it.
+            if behaviour["hypervolume"]:
+                assert figures["hypervolume_fraction_of_behaviour"] == pytest.approx(
+                    figures["hypervolume"] / behaviour["hypervolume"]
+                )
+            assert ("rtg_weighted_error" in figures) == (agent.kind != "bc")
+        assert "rtg_weighted_error" not in behaviour  # a policy set ignores targets
+    # Every quality target is reported, met or not.
+    assert manifest["quality"] and all(isinstance(q["met"], bool) for q in manifest["quality"])
+
+
+def test_readme_table_matches_manifest(built: Path) -> None:
+    manifest = json.loads((built / "manifest.json").read_text(encoding="utf-8"))
+    lines = (built / "README.md").read_text(encoding="utf-8").splitlines()
+    start = lines.index(TABLE_HEADER) + 2
+    rows = {}
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        cells = [cell.strip() for cell in line.strip("|").split(" | ")]
+        rows[cells[0].strip("`").rstrip("/")] = cells
+    for section in ("agents", "datasets"):
+        for entry in manifest[section].values():
+            cells = rows.pop(entry["path"])
+            assert cells[3] == human_size(entry["size_bytes"])
+            assert cells[4] == str(entry["seed"])
+            assert entry["commit"].startswith(cells[5])
+            assert cells[6] == f"`{entry['command']}`"
+    assert set(rows) == {entry["path"] for entry in manifest["results"].values()}
+
+
+def test_second_run_skips_every_step_and_rewrites_nothing(built: Path, tmp_path: Path) -> None:
+    out = copy_of(built, tmp_path)
+    before = {path: path.stat().st_mtime_ns for path in out.rglob("*") if path.is_file()}
+    report = build_demo(out, QUICK, progress=False, log=quiet)
+    assert {outcome.status for outcome in report.outcomes} == {"skipped"}
+    after = {path: path.stat().st_mtime_ns for path in out.rglob("*") if path.is_file()}
+    assert after == before
+    assert all(line.startswith("done") for line in demo_status(out, QUICK))
+
+
+def test_interrupted_run_resumes_with_only_what_is_missing(
+    built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The state of a build stopped after the agents: no sweeps, no manifest.
+    out = copy_of(built, tmp_path)
+    shutil.rmtree(out / "results")
+    (out / "manifest.json").unlink()
+    steps = ledger(out)
+    for step_id in [s for s in steps if s.startswith("sweep:") or s == "manifest"]:
+        del steps[step_id]
+    (out / LEDGER_FILE).write_text(json.dumps({"format": "paretoscope-demo-ledger",
+                                               "version": 1, "steps": steps}))  # fmt: skip
+
+    import core.evaluate
+
+    real_sweep = core.evaluate.sweep
+    calls: list[str] = []
+
+    def sweep_then_stop(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        calls.append(str(kwargs["agent_id"]))
+        if kwargs["agent_id"] == "halfcheetah-bc":
+            raise KeyboardInterrupt
+        return real_sweep(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(core.evaluate, "sweep", sweep_then_stop)
+    with pytest.raises(KeyboardInterrupt):
+        build_demo(out, QUICK, progress=False, log=quiet)
+    done = set(ledger(out))
+    assert {"sweep:halfcheetah-behaviour", "sweep:halfcheetah-morvs"} <= done
+    assert "sweep:halfcheetah-bc" not in done and "manifest" not in done
+
+    monkeypatch.setattr(core.evaluate, "sweep", real_sweep)
+    report = build_demo(out, QUICK, progress=False, log=quiet)
+    status = {outcome.id: outcome.status for outcome in report.outcomes}
+    assert status["sweep:halfcheetah-behaviour"] == status["sweep:halfcheetah-morvs"] == "skipped"
+    assert status["sweep:halfcheetah-bc"] == "built" and status["manifest"] == "built"
+    assert all(state == "skipped" for step, state in status.items()
+               if step.split(":")[0] in ("behaviour", "dataset", "agent"))  # fmt: skip
+    assert discover_assets(out).problems == ()
+    # The resumed build's figures equal those of the uninterrupted one.
+    original = json.loads((built / "manifest.json").read_text())["agents"]
+    resumed = json.loads((out / "manifest.json").read_text())["agents"]
+    for name, entry in original.items():
+        assert resumed[name]["figures"] == entry["figures"], name
+
+
+def test_changed_settings_are_refused_or_continued(built: Path, tmp_path: Path) -> None:
+    out = copy_of(built, tmp_path)
+    cheetah = QUICK.envs[0]
+    # A dataset with more episodes cannot be continued from the collected one: refused.
+    datasets = (replace(cheetah.datasets[0], episodes=7), *cheetah.datasets[1:])
+    changed = replace(QUICK, envs=(replace(cheetah, datasets=datasets), *QUICK.envs[1:]))
+    with pytest.raises(ParetoscopeError, match=r"dataset:halfcheetah-expert-uniform.*episodes"):
+        build_demo(out, changed, steps=["datasets"], progress=False, log=quiet)
+
+    # A larger ARS budget continues the behaviour set ...
+    longer = replace(cheetah.behaviour, iterations=cheetah.behaviour.iterations + 1)
+    changed = replace(QUICK, envs=(replace(cheetah, behaviour=longer), *QUICK.envs[1:]))
+    report = build_demo(out, changed, steps=["behaviour"], progress=False, log=quiet)
+    assert report.outcomes[0].status == "continued"
+    assert report.outcomes[1].status == "skipped"  # the Hopper set did not change
+    # ... and the datasets collected from the old policies are then out of date: refused.
+    with pytest.raises(ParetoscopeError, match="agent_fingerprint"):
+        build_demo(out, changed, steps=["datasets"], progress=False, log=quiet)
+    assert any(line.startswith("changed") for line in demo_status(out, changed))
+
+
+def test_cli_rejects_unknown_steps(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "build", "--quick", "--out", str(built), "--steps", "bogus"]) == 2
+    assert "unknown step bogus" in capsys.readouterr().err
+    assert main(["demo", "status", "--quick", "--out", str(built)]) == 0
+    assert "done" in capsys.readouterr().out
