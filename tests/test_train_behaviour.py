@@ -403,3 +403,139 @@ def test_the_cli_takes_explicit_preferences_and_a_shift() -> None:
         _parser().parse_args(
             ["train", "behaviour", "--env", SWIMMER, "--out", "x", "--preference", "a,b"]
         )
+
+
+# --- policy transfer between members --------------------------------------------------------------
+
+
+def _member(index: int, preference: Sequence[float], mean_return: Sequence[float]):  # type: ignore[no-untyped-def]
+    """A member state whose policy is marked by its index and whose evaluation averages to
+    `mean_return` (two episodes around it)."""
+    from core.train.behaviour import MemberState
+
+    spread = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    return MemberState(
+        index=index,
+        preference=np.asarray(preference, dtype=np.float64),
+        matrix=np.full((2, 8), float(index)),
+        stats=ObservationStats.of(np.full((3, 8), float(index))),
+        iteration=10,
+        evaluated_iteration=10,
+        eval_returns=np.asarray(mean_return, dtype=np.float64) + spread,
+    )
+
+
+def test_each_member_adopts_the_best_policy_on_its_own_objective(tmp_path: Path) -> None:
+    from core.train.behaviour import _transfer_policies, load_member
+
+    (tmp_path / "training").mkdir()
+    # Hand-computed scores w_i·R_j (rows: member i, columns: policy j); R = (100, 0), (60, 60),
+    # (0, 90), (50, 50):
+    #   w=(1, 0):    100, 60, 0, 50   -> keeps its own (0)
+    #   w=(0.5,0.5):  50, 60, 45, 50  -> keeps its own (1)
+    #   w=(0, 1):      0, 60, 90, 50  -> keeps its own (2)
+    #   w=(0.7,0.3):  70, 60, 27, 50  -> adopts policy 0 (70 > its own 50)
+    states = [
+        _member(0, [1.0, 0.0], [100.0, 0.0]),
+        _member(1, [0.5, 0.5], [60.0, 60.0]),
+        _member(2, [0.0, 1.0], [0.0, 90.0]),
+        _member(3, [0.7, 0.3], [50.0, 50.0]),
+    ]
+    _transfer_policies(tmp_path, states)
+    assert [state.transfers for state in states] == [[], [], [], [(10, 0)]]
+    np.testing.assert_array_equal(states[3].matrix, np.zeros((2, 8)))
+    np.testing.assert_array_equal(states[3].stats.mean, np.zeros(8))
+    np.testing.assert_allclose(np.asarray(states[3].eval_returns).mean(axis=0), [100.0, 0.0])
+    saved = load_member(member_path(tmp_path, 3))  # the adopted policy is saved at once
+    np.testing.assert_array_equal(saved.matrix, states[3].matrix)
+    assert saved.transfers == [(10, 0)] and saved.evaluated
+    assert not member_path(tmp_path, 0).exists()  # members that keep their policy: untouched
+    # Replaying the transfer (a resumed round end) changes nothing.
+    _transfer_policies(tmp_path, states)
+    assert [state.transfers for state in states] == [[], [], [], [(10, 0)]]
+
+
+def test_a_tie_keeps_the_members_own_policy(tmp_path: Path) -> None:
+    from core.train.behaviour import _transfer_policies
+
+    (tmp_path / "training").mkdir()
+    states = [_member(0, [1.0, 0.0], [80.0, 0.0]), _member(1, [0.5, 0.5], [80.0, 10.0])]
+    _transfer_policies(tmp_path, states)
+    assert states[0].transfers == []  # 80 vs 80: not strictly better
+    assert states[1].transfers == []
+
+
+def test_transfer_rounds_start_like_a_plain_run_and_resume_exactly(tmp_path: Path) -> None:
+    from core.train.behaviour import load_member
+
+    preferences = [[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]]
+    _tiny_run(tmp_path / "plain", iterations=2, preferences=preferences)
+    rounds = _tiny_run(tmp_path / "rounds", iterations=4, preferences=preferences, transfer_every=2)
+    members = [load_member(member_path(tmp_path / "rounds", i)) for i in range(3)]
+    plain_members = [load_member(member_path(tmp_path / "plain", i)) for i in range(3)]
+    # The first round is the plain two-iteration run (same randomness, same warm starts).
+    for member, reference in zip(members, plain_members, strict=True):
+        assert member.history[:2] == reference.history
+        assert member.iteration == 4
+    # Every transfer happened at the round end, from a member scoring better on the adopter's
+    # own objective in the plain run's evaluations.
+    plain_means = np.stack([np.asarray(m.eval_returns).mean(axis=0) for m in plain_members])
+    assert any(member.transfers for member in members)  # these settings do transfer
+    for member in members:
+        for iteration, source in member.transfers:
+            assert iteration == 2 and source != member.index
+            scores = plain_means @ member.preference
+            assert scores[source] == scores.max() > scores[member.index]
+    assert rounds.training["transfer_every"] == 2
+    assert rounds.training["transfers"] == [[list(p) for p in m.transfers] for m in members]
+
+    def interrupt(member: int, iteration: int, mean_return: float) -> None:
+        if (member, iteration) == (1, 3):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _tiny_run(
+            tmp_path / "split",
+            iterations=4,
+            preferences=preferences,
+            transfer_every=2,
+            on_iteration=interrupt,
+        )
+    resumed = _tiny_run(tmp_path / "split", iterations=4, preferences=preferences, transfer_every=2)
+    _assert_same_set(resumed, rounds)
+
+
+def test_a_larger_budget_makes_the_old_end_a_round_end(tmp_path: Path) -> None:
+    preferences = [[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]]
+    _tiny_run(tmp_path / "grown", iterations=2, preferences=preferences, transfer_every=2)
+    grown = _tiny_run(tmp_path / "grown", iterations=3, preferences=preferences, transfer_every=2)
+    direct = _tiny_run(tmp_path / "direct", iterations=3, preferences=preferences, transfer_every=2)
+    _assert_same_set(grown, direct)
+
+
+def test_transfer_settings_are_checked_and_kept_in_run_json(tmp_path: Path) -> None:
+    import json
+
+    _tiny_run(tmp_path / "plain", iterations=1)
+    record = json.loads((tmp_path / "plain" / "training" / "run.json").read_text())
+    assert "transfer_every" not in record  # runs made before the option stay valid
+    with pytest.raises(ParetoscopeError, match="transfer_every"):
+        _tiny_run(tmp_path / "plain", iterations=1, transfer_every=1)
+    _tiny_run(tmp_path / "rounds", iterations=1, transfer_every=1)
+    record = json.loads((tmp_path / "rounds" / "training" / "run.json").read_text())
+    assert record["transfer_every"] == 1
+    with pytest.raises(ParetoscopeError, match="transfer_every"):
+        _tiny_run(tmp_path / "rounds", iterations=1)
+    with pytest.raises(ParetoscopeError, match="at least 1"):
+        _tiny_run(tmp_path / "bad", iterations=1, transfer_every=0)
+    with pytest.raises(ParetoscopeError, match="iteration budget"):
+        _tiny_run(tmp_path / "bad", iterations=None, budget_seconds=1.0, transfer_every=2)
+
+
+def test_the_cli_passes_transfer_every() -> None:
+    args = _parser().parse_args(
+        ["train", "behaviour", "--env", SWIMMER, "--out", "x", "--transfer-every", "50"]
+    )
+    assert args.transfer_every == 50
+    plain = _parser().parse_args(["train", "behaviour", "--env", SWIMMER, "--out", "x"])
+    assert plain.transfer_every is None

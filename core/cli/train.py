@@ -133,6 +133,15 @@ def add_behaviour_parser(commands: Any) -> None:
         action="store_true",
         help="start every member from zero instead of the nearest trained member",
     )
+    parser.add_argument(
+        "--transfer-every",
+        type=int,
+        default=None,
+        metavar="K",
+        help="train all members in rounds of K iterations; after each round but the last, "
+        "every member adopts the policy of whichever member scores best on its own "
+        "preference (default: no transfer)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.set_defaults(func=run_behaviour)
 
@@ -166,6 +175,7 @@ def run_behaviour(args: argparse.Namespace) -> int:
             warm_start=not args.no_warm_start,
             eval_episodes=args.eval_episodes,
             progress=not args.quiet,
+            transfer_every=args.transfer_every,
         )
     except KeyboardInterrupt:
         print(

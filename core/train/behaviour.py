@@ -18,6 +18,17 @@ run ends exactly where an uninterrupted one would (with an iteration budget; a t
 depends on the machine's speed), whatever the number of workers.
 
 A new member starts from the nearest already trained member (warm start) unless asked not to.
+
+Policy transfer (``transfer_every=K``, off by default): ARS on one preference can stall in a
+local optimum that a neighbour escaped (a run-only member that never learns to hop while a
+run-and-energy member runs far). With transfer, the members train in rounds of K iterations,
+all of them round by round; at the end of each round but the last, every member is evaluated
+and adopts the policy (matrix and observation statistics) of whichever member scores best on
+ITS OWN scalarised objective w·R, if that is strictly better than its own score, then goes on
+training on its own preference (PGMORL-like). The adopted member's evaluation is copied with it,
+so the choice is the same however often a round's end is replayed (an interrupted run resumes to
+the uninterrupted result). No transfer follows the last round: the final members are each
+trained on their own preference.
 On tasks whose episode ends when the robot falls, a per-step survival shift (the scalarised
 constant that every objective pays just for staying alive) is subtracted from the training
 reward only, so that standing still is no longer a local optimum (Mania et al. 2018).
@@ -160,16 +171,21 @@ class BehaviourSettings:
     survival_shift: float | None = None  # None: automatic (see SURVIVAL_BONUS)
     warm_start: bool = True
     eval_episodes: int = 5
+    transfer_every: int | None = None  # None: no policy transfer between members
 
     def record(self) -> dict[str, Any]:
-        """The JSON form kept in run.json."""
-        return {
+        """The JSON form kept in run.json (``transfer_every`` only when set, so run.json files
+        written before the option existed stay valid)."""
+        record = {
             "format": RUN_FORMAT,
             "format_version": RUN_FORMAT_VERSION,
             "method": METHOD,
             **asdict(self),
             "preferences": [list(row) for row in self.preferences],
         }
+        if self.transfer_every is None:
+            del record["transfer_every"]
+        return record
 
 
 @dataclass(frozen=True)
@@ -208,6 +224,7 @@ class MemberState:
     warm_started_from: int | None = None
     evaluated_iteration: int | None = None
     eval_returns: FloatArray | None = None  # (E, n_obj) noise-free episodes, no shift
+    transfers: list[tuple[int, int]] = field(default_factory=list)  # (iteration, source member)
 
     @property
     def evaluated(self) -> bool:
@@ -239,6 +256,7 @@ def save_member(path: Path, state: MemberState) -> None:
         "history": state.history,
         "warm_started_from": state.warm_started_from,
         "evaluated_iteration": state.evaluated_iteration,
+        "transfers": [list(pair) for pair in state.transfers],
     }
     write_bytes_atomically(path, save_tensors(tensors, metadata={"state": json.dumps(header)}))
 
@@ -264,6 +282,7 @@ def load_member(path: Path) -> MemberState:
             warm_started_from=header["warm_started_from"],
             evaluated_iteration=header["evaluated_iteration"],
             eval_returns=tensors.get("eval_returns"),
+            transfers=[(int(it), int(src)) for it, src in header.get("transfers", [])],
         )
     except (SafetensorError, OSError, KeyError, TypeError, ValueError) as error:
         raise ParetoscopeError(
@@ -286,10 +305,11 @@ def _prepare_run(out_dir: Path, settings: BehaviourSettings) -> None:
             raise ParetoscopeError(f"{run_path}: not valid JSON ({error})") from None
         if not isinstance(previous, dict):
             raise ParetoscopeError(f"{run_path}: expected a JSON object")
-        different = sorted(key for key in record if previous.get(key) != record[key])
+        keys = set(record) | set(previous)
+        different = sorted(key for key in keys if previous.get(key) != record.get(key))
         if different:
             details = "; ".join(
-                f"{key}: was {previous.get(key)!r}, now {record[key]!r}" for key in different
+                f"{key}: was {previous.get(key)!r}, now {record.get(key)!r}" for key in different
             )
             raise ParetoscopeError(
                 f"{out_dir} holds a run with other settings ({details}); resume with the same "
@@ -324,6 +344,7 @@ def train_behaviour(
     eval_episodes: int = 5,
     progress: bool = True,
     on_iteration: IterationCallback | None = None,
+    transfer_every: int | None = None,
 ) -> PolicySetAgent:
     """Train (or resume) one ARS policy per preference and save the policy set into `out_dir`.
 
@@ -331,6 +352,8 @@ def train_behaviour(
     preferences themselves. Each member trains for `iterations` ARS iterations and/or
     `budget_seconds` seconds. `workers` processes run the ± episodes (default: all cores).
     `on_iteration(member, iteration, mean_return)` is called after each saved iteration.
+    `transfer_every=K` trains in rounds of K iterations with policy transfer between members
+    after each round but the last (see the module docstring; needs an iteration budget).
     Returns the policy set also written to `out_dir` (config.json + weights.safetensors).
     """
     env = get_spec(env_id)
@@ -346,6 +369,11 @@ def train_behaviour(
         raise ParetoscopeError(f"seed must be non-negative, got {seed}")
     if survival_shift is not None and not math.isfinite(survival_shift):
         raise ParetoscopeError(f"survival shift must be finite, got {survival_shift}")
+    if transfer_every is not None:
+        if transfer_every < 1:
+            raise ParetoscopeError(f"transfer_every must be at least 1, got {transfer_every}")
+        if iterations is None:
+            raise ParetoscopeError("transfer_every needs an iteration budget (--iterations)")
     budget = Budget(iterations, budget_seconds)
     settings = BehaviourSettings(
         env_id=env_id,
@@ -356,17 +384,30 @@ def train_behaviour(
         survival_shift=survival_shift,
         warm_start=warm_start,
         eval_episodes=int(eval_episodes),
+        transfer_every=None if transfer_every is None else int(transfer_every),
     )
     folder = Path(out_dir)
     _prepare_run(folder, settings)
 
     states: list[MemberState] = []
     with EpisodePool(env_id, workers) as pool:
-        for index, preference in enumerate(member_preferences):
-            state = _train_member(
-                folder, settings, budget, index, preference, states, pool, progress, on_iteration
-            )
-            states.append(state)
+        for round_budget in _round_budgets(settings, budget, folder):
+            states = []
+            for index, preference in enumerate(member_preferences):
+                state = _train_member(
+                    folder,
+                    settings,
+                    round_budget,
+                    index,
+                    preference,
+                    states,
+                    pool,
+                    progress,
+                    on_iteration,
+                )
+                states.append(state)
+            if round_budget is not budget:
+                _transfer_policies(folder, states)
 
     agent = PolicySetAgent(
         env_id,
@@ -385,10 +426,62 @@ def train_behaviour(
             "iterations": [state.iteration for state in states],
             "env_steps": [state.env_steps for state in states],
             "survival_shift": [_shift_for(settings, state.preference) for state in states],
+            **(
+                {}
+                if settings.transfer_every is None
+                else {
+                    "transfer_every": settings.transfer_every,
+                    "transfers": [[list(pair) for pair in state.transfers] for state in states],
+                }
+            ),
         },
     )
     save_policy_set(agent, folder)
     return agent
+
+
+def _round_budgets(settings: BehaviourSettings, budget: Budget, folder: Path) -> list[Budget]:
+    """The budgets to train every member to, in turn: `budget` alone without transfer; with
+    transfer, one per round end K, 2K, ... still ahead (a policy transfer follows each), then
+    `budget` itself. A round end is behind when a saved member has trained past it (members
+    only go past a round end once its transfer is done)."""
+    every = settings.transfer_every
+    if every is None or budget.iterations is None:
+        return [budget]
+    reached = 0
+    for index in range(len(settings.preferences)):
+        path = member_path(folder, index)
+        if path.is_file():
+            reached = max(reached, load_member(path).iteration)
+    ends = range(every, budget.iterations, every)
+    return [Budget(end, budget.seconds) for end in ends if end >= reached] + [budget]
+
+
+def _transfer_policies(folder: Path, states: list[MemberState]) -> None:
+    """Each member adopts the policy of the member that scores best on its own objective.
+
+    Scores are w_i·R̄_j from the members' evaluations; a member keeps its own policy unless
+    another one is strictly better. The adopted evaluation travels with the policy, so a
+    replayed transfer sees the same candidates and decides the same way.
+    """
+    means = np.stack([np.asarray(state.eval_returns).mean(axis=0) for state in states])
+    sources = []
+    for state in states:
+        scores = means @ state.preference
+        best = int(np.argmax(scores))
+        sources.append(best if scores[best] > scores[state.index] else state.index)
+    originals = [
+        (state.matrix.copy(), state.stats, np.asarray(state.eval_returns).copy())
+        for state in states
+    ]
+    for state, source in zip(states, sources, strict=True):
+        if source == state.index:
+            continue
+        matrix, stats, eval_returns = originals[source]
+        state.matrix, state.stats = matrix.copy(), stats
+        state.eval_returns, state.evaluated_iteration = eval_returns.copy(), state.iteration
+        state.transfers.append((state.iteration, source))
+        save_member(member_path(folder, state.index), state)
 
 
 def _shift_for(settings: BehaviourSettings, preference: FloatArray) -> float:
