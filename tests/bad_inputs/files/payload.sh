@@ -1,0 +1,2 @@
+#!/bin/sh
+touch /tmp/paretoscope-bad-input-executed

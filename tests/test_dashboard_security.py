@@ -1,0 +1,244 @@
+"""Hostile and bad input: confined paths, upload limits and private folders, and the corpus of
+bad files and links under tests/bad_inputs/, each refused with a clear message while the app
+goes on."""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import re
+import shutil
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core.errors import ParetoscopeError
+from dashboard import uploads
+from dashboard.paths import confine_catalog, is_inside, resolve_user_path
+from tests.bad_inputs.exercise import exercise_upload
+from tests.bad_inputs.make_corpus import MARKER, corpus
+from tests.conftest import PEDA_FIXTURES, REPO_DIR
+
+CORPUS = REPO_DIR / "tests" / "bad_inputs"
+CASES = json.loads((CORPUS / "cases.json").read_text())
+APP = str(REPO_DIR / "dashboard" / "app.py")
+
+
+# --- paths ---------------------------------------------------------------------------------------
+
+
+def test_user_paths_stay_inside_the_allowed_folders(tmp_path: Path) -> None:
+    root = tmp_path / "assets"
+    (root / "agents" / "a").mkdir(parents=True)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (root / "link-out").symlink_to(outside)
+    (root / "link-in").symlink_to(root / "agents")
+
+    assert resolve_user_path("agents", [root]) == (root / "agents").resolve()
+    assert resolve_user_path(str(root / "agents" / "a"), [root]) == (root / "agents/a").resolve()
+    assert resolve_user_path("link-in/a", [root]) == (root / "agents" / "a").resolve()
+    for hostile in (
+        "..",
+        "../elsewhere",
+        "agents/../../elsewhere",
+        str(outside),
+        "/etc",
+        "link-out",
+        "~",
+    ):
+        with pytest.raises(ParetoscopeError, match="outside the folders this server may read"):
+            resolve_user_path(hostile, [root])
+    with pytest.raises(ParetoscopeError, match="NUL"):
+        resolve_user_path("agents\x00", [root])
+    with pytest.raises(ParetoscopeError, match="empty"):
+        resolve_user_path("  ", [root])
+    # A second allowed folder is reachable by its absolute path only.
+    assert resolve_user_path(str(outside), [root, outside]) == outside.resolve()
+    assert not is_inside(root.parent, [root]) and is_inside(root, [root])
+
+
+def test_catalog_entries_that_link_outside_are_refused(tmp_path: Path) -> None:
+    from core.assets import discover_assets
+    from dashboard.demo_fixture import build_tiny_assets
+
+    source = build_tiny_assets(tmp_path / "source", horizon=5, with_hopper=False)
+    root = tmp_path / "assets"
+    (root / "agents").mkdir(parents=True)
+    # A whole agent folder that is a link to elsewhere, and a folder whose weights are a link.
+    (root / "agents" / "linked").symlink_to(source / "agents" / "cheetah-policies")
+    shutil.copytree(source / "agents" / "cheetah-morvs", root / "agents" / "inner-link")
+    weights = root / "agents" / "inner-link" / "weights.safetensors"
+    weights.unlink()
+    weights.symlink_to(source / "agents" / "cheetah-morvs" / "weights.safetensors")
+    shutil.copytree(source / "agents" / "cheetah-morvs", root / "agents" / "plain")
+
+    found = discover_assets(root)
+    assert {agent.name for agent in found.agents} >= {"linked", "inner-link", "plain"}
+    confined = confine_catalog(found, [root])
+    assert [agent.name for agent in confined.agents] == ["plain"]
+    refused = {problem.path.name: problem.message for problem in confined.problems}
+    assert "leads outside" in refused["linked"] and "leads outside" in refused["inner-link"]
+    # Allowing the other folder admits them again.
+    assert len(confine_catalog(found, [root, source]).agents) == 3
+
+
+# --- uploads -------------------------------------------------------------------------------------
+
+
+def test_upload_folders_are_private_and_removed_with_the_session() -> None:
+    root = uploads.upload_root()
+    assert stat.S_IMODE(root.stat().st_mode) == 0o700
+    folder = uploads.SessionFolder("abc-123")
+    path = folder.path
+    assert path.parent == root and stat.S_IMODE(path.stat().st_mode) == 0o700
+    assert uploads.session_of(path) == "abc-123"
+    (path / "agents").mkdir()
+    (path / "agents" / "x.safetensors").write_bytes(b"x")
+    del folder  # the session's state is released
+    gc.collect()
+    assert not path.exists()
+
+    # The janitor removes folders of sessions that are gone, once idle; active ones stay.
+    gone = uploads.SessionFolder("gone")
+    alive = uploads.SessionFolder("alive")
+    old = 1_000_000_000
+    os.utime(gone.path, (old, old))
+    os.utime(alive.path, (old, old))
+    removed = uploads.remove_stale_folders(lambda session: session == "alive")
+    assert removed == [gone.path] and not gone.path.exists() and alive.path.exists()
+    recent = uploads.SessionFolder("recent-but-gone")
+    assert uploads.remove_stale_folders(lambda session: session == "alive") == []
+    assert recent.path.exists()
+    alive.remove()
+    assert not alive.path.exists()
+
+
+def test_upload_limit_defaults_and_overrides(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from core.cli.dashboard import streamlit_command
+    from dashboard.limits import max_upload_bytes
+
+    monkeypatch.delenv("PARETOSCOPE_MAX_UPLOAD_MB", raising=False)
+    assert max_upload_bytes() == 200 * 2**20
+    command = streamlit_command(tmp_path, "127.0.0.1", 8501)
+    assert command[command.index("--server.maxUploadSize") + 1] == "200"
+    monkeypatch.setenv("PARETOSCOPE_MAX_UPLOAD_MB", "1")
+    assert max_upload_bytes() == 2**20
+    payload = b"\x80\x04" + b"\0" * (2**20)
+    with pytest.raises(ParetoscopeError, match="more than the upload limit of 1 MB"):
+        uploads.store_upload(tmp_path, "MO-Hopper-v3_1_expert_wide.pkl", payload)
+    assert not (tmp_path / "datasets").exists()  # nothing written
+    monkeypatch.setenv("PARETOSCOPE_MAX_UPLOAD_MB", "zero")
+    with pytest.raises(ParetoscopeError, match="PARETOSCOPE_MAX_UPLOAD_MB"):
+        max_upload_bytes()
+
+
+def test_an_oversized_upload_in_the_page_is_a_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dashboard.demo_fixture import build_tiny_assets
+
+    assets = build_tiny_assets(tmp_path / "assets", horizon=5, with_hopper=False)
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("PARETOSCOPE_MAX_UPLOAD_MB", "1")
+    at = _app_test()
+    at.file_uploader(key="_uploads").upload("MO-Hopper-v3_5_expert_wide.pkl", b"\x80" * (2**20 + 1))
+    at.run()
+    assert not at.exception
+    assert any("more than the upload limit of 1 MB" in error.value for error in at.error)
+    stored = "_upload_folder" in at.session_state
+    holder = at.session_state["_upload_folder"] if stored else None  # noqa: SIM401
+    assert holder is None or not any(holder.path.rglob("*.pkl"))
+    # The page goes on: the rollout of the default agent was shown.
+    assert at.session_state["explore_result"]["has_video"]
+    # A typed folder outside the assets folder is refused the same way.
+    for typed in ("..", "/etc", str(tmp_path)):
+        at.text_input(key="_folder_input").input(typed)
+        at.button(key="_add_folder").click().run()
+        assert not at.exception
+        assert any("outside the folders this server may read" in e.value for e in at.error)
+    assert "_extra_roots" not in at.session_state
+
+
+# --- the corpus ----------------------------------------------------------------------------------
+
+
+def test_the_corpus_is_what_the_script_makes() -> None:
+    files = corpus()
+    on_disk = {path.name for path in (CORPUS / "files").iterdir()}
+    assert on_disk == set(files)
+    for name, payload in files.items():
+        assert (CORPUS / "files" / name).read_bytes() == payload, f"{name}: run make_corpus.py"
+    assert len(CASES["files"]) + len(CASES["urls"]) >= 25
+    assert {case["file"] for case in CASES["files"]} == set(files)
+
+
+@pytest.fixture
+def marker_absent() -> Iterator[None]:
+    Path(MARKER).unlink(missing_ok=True)
+    yield
+    assert not Path(MARKER).exists(), "a hostile payload was executed"
+
+
+@pytest.mark.parametrize("case", CASES["files"], ids=[case["file"] for case in CASES["files"]])
+def test_bad_file_gives_a_clear_message(case: dict, tmp_path: Path, marker_absent: None) -> None:
+    folder = tmp_path / "session"
+    folder.mkdir()
+    payload = (CORPUS / "files" / case["file"]).read_bytes()
+    with pytest.raises(ParetoscopeError) as caught:
+        exercise_upload(folder, case["file"], payload, case.get("limit"))
+    assert re.search(case["expect"], str(caught.value)), str(caught.value)
+    assert "Traceback" not in str(caught.value)
+    # Nothing escaped the session folder, and the session goes on: a good upload still works.
+    assert not (tmp_path / "outside").exists() and not Path("/tmp/outside/config.json").exists()
+    good = PEDA_FIXTURES / "ckpts" / "MO-HalfCheetah-v2" / "bc" / "step=1.ckpt"
+    if good.is_file():
+        from core.assets import discover_assets
+
+        uploads.store_upload(folder, "fine.ckpt", good.read_bytes())
+        assert "fine" in {agent.name for agent in discover_assets(folder).agents}
+
+
+def _app_test(query: dict[str, str] | None = None):  # noqa: ANN202 - an AppTest
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update({"size": "240", **(query or {})})
+    return at.run()
+
+
+@pytest.fixture(scope="module")
+def url_assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from dashboard.demo_fixture import build_tiny_assets
+
+    return build_tiny_assets(tmp_path_factory.mktemp("url-assets"), horizon=5, with_hopper=False)
+
+
+@pytest.mark.parametrize(
+    "case",
+    CASES["urls"],
+    ids=["&".join(f"{k}={v}" for k, v in c["query"].items()) for c in CASES["urls"]],
+)
+def test_bad_url_is_ignored_with_a_message(
+    case: dict, url_assets: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(url_assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    query = dict(case["query"])
+    page = "views/dataset.py" if "traj" in query else "views/rtg.py" if "ref" in query else None
+    at = _app_test(query)
+    if page:
+        at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    notes = " ".join(warning.value for warning in at.warning)
+    assert re.search(case["expect"], notes), notes
+    # The page went on with defaults.
+    if page is None:
+        assert at.session_state["explore_result"]["seed"] in (0,)
