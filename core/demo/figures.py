@@ -151,7 +151,7 @@ def quality_checks(
             checks.append(
                 QualityCheck(
                     env.behaviour_name,
-                    f"at least {needed} of the {total} members non-dominated",
+                    f"at least {needed} members non-dominated (of {total})",
                     None if count is None else float(count),
                     count is not None and count >= needed,
                 )
