@@ -1,0 +1,529 @@
+"""Load and faults: the bounded rollout pool (queue, cancellation), the byte-bounded video
+cache, corrupted caches, a results folder that cannot be written, non-finite actions, and
+rendering that is unavailable. (A sweep killed midway that resumes with only what is missing:
+tests/test_evaluate.py::test_killed_sweep_resumes_with_only_what_is_missing.)"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.assets import RolloutRecording, read_recording
+from core.errors import ParetoscopeError
+from dashboard import pool as pool_module
+from dashboard.pool import RolloutPool
+from dashboard.services import LoadedAgent, RolloutLibrary, RolloutRequest, record_rollout
+from tests.agents_for_tests import LinearAgent
+from tests.conftest import REPO_DIR
+
+APP = str(REPO_DIR / "dashboard" / "app.py")
+CHEETAH = "MO-HalfCheetah-v2"
+HORIZON = 20
+
+
+# --- the pool ------------------------------------------------------------------------------------
+
+
+def _wait_until(condition, timeout: float = 5.0) -> None:  # noqa: ANN001
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.005)
+
+
+def test_pool_bounds_concurrency_and_serves_in_order() -> None:
+    pool = RolloutPool(2, poll_seconds=0.01)
+    lock = threading.Lock()
+    inside = [0]
+    most = [0]
+    order: list[int] = []
+    first_ahead: dict[int, int] = {}
+    release = threading.Event()
+
+    def work(index: int) -> None:
+        def on_wait(ahead: int) -> None:
+            first_ahead.setdefault(index, ahead)
+
+        with pool.slot(on_wait):
+            with lock:
+                inside[0] += 1
+                most[0] = max(most[0], inside[0])
+                order.append(index)
+            release.wait(5)
+            time.sleep(0.02)
+            with lock:
+                inside[0] -= 1
+
+    threads = []
+    for index in range(6):
+        thread = threading.Thread(target=work, args=(index,))
+        thread.start()
+        threads.append(thread)
+        # Arrival order is the index: wait until this one is running or in line.
+        _wait_until(lambda n=index: pool.running + pool.waiting == n + 1)
+    assert pool.running == 2 and pool.waiting == 4
+    release.set()
+    for thread in threads:
+        thread.join(10)
+    assert most[0] == 2
+    assert order[:2] == [0, 1] and order[2:] == [2, 3, 4, 5]
+    # The k-th request beyond the two slots first saw k requests ahead of it.
+    assert {index: first_ahead[index] for index in range(2, 6)} == {2: 0, 3: 1, 4: 2, 5: 3}
+    assert pool.running == 0 and pool.waiting == 0
+
+
+def test_a_cancelled_waiting_request_gives_its_place_up() -> None:
+    pool = RolloutPool(1, poll_seconds=0.01)
+    served: list[str] = []
+
+    class Gone(Exception):
+        pass
+
+    def leaves(ahead: int) -> None:
+        raise Gone  # the viewer moved on while waiting
+
+    def patient() -> None:
+        with pool.slot(lambda ahead: None):
+            served.append("patient")
+
+    with pool.slot():
+        with pytest.raises(Gone), pool.slot(leaves):
+            served.append("never")
+        assert pool.waiting == 0
+        waiting = threading.Thread(target=patient)
+        waiting.start()
+        _wait_until(lambda: pool.waiting == 1)
+    waiting.join(5)
+    assert served == ["patient"] and pool.running == 0 and pool.waiting == 0
+    with pytest.raises(ValueError):
+        RolloutPool(0)
+
+
+def test_stop_requested_sees_streamlit_rerun_and_stop_requests() -> None:
+    from types import SimpleNamespace
+
+    from streamlit.runtime.scriptrunner_utils.script_requests import RerunData, ScriptRequests
+    from streamlit.runtime.scriptrunner_utils.script_run_context import (
+        SCRIPT_RUN_CONTEXT_ATTR_NAME,
+    )
+
+    from dashboard.live import stop_requested
+
+    assert not stop_requested()  # no script run: nothing to stop
+    requests = ScriptRequests()
+    seen: list[bool] = []
+
+    def script_thread() -> None:
+        seen.append(stop_requested())
+        requests.request_rerun(RerunData())
+        seen.append(stop_requested())
+
+    thread = threading.Thread(target=script_thread)
+    setattr(thread, SCRIPT_RUN_CONTEXT_ATTR_NAME, SimpleNamespace(script_requests=requests))
+    thread.start()
+    thread.join(5)
+    assert seen == [False, True]
+
+
+def _loaded(agent: object | None = None) -> LoadedAgent:
+    agent = agent or LinearAgent(CHEETAH, seed=3)
+    return LoadedAgent(agent, fingerprint=getattr(agent, "fingerprint", "other"), name="linear")
+
+
+def _request(**changes: object) -> RolloutRequest:
+    values = {
+        "fingerprint": "linear",
+        "env_id": CHEETAH,
+        "preference": (0.5, 0.5),
+        "target": None,
+        "seed": 0,
+        "size": 32,
+        "horizon": HORIZON,
+        "every": 1,
+    }
+    values.update(changes)
+    return RolloutRequest(**values)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def small_pool() -> Iterator[RolloutPool]:
+    pool = RolloutPool(1, poll_seconds=0.02)
+    pool_module.set_shared_pool(pool)
+    yield pool
+    pool_module.set_shared_pool(None)
+
+
+def test_a_running_rollout_stops_at_the_next_frame(small_pool: RolloutPool) -> None:
+    loaded = _loaded()
+    seen: list[int] = []
+
+    class Stopped(Exception):
+        pass
+
+    def on_frame(frame: object) -> None:
+        seen.append(frame.step)  # type: ignore[attr-defined]
+        if len(seen) == 3:
+            raise Stopped  # what Streamlit raises when the viewer moves on
+
+    with pytest.raises(Stopped):
+        record_rollout(loaded, _request(), on_frame)
+    assert seen == [1, 2, 3]
+    # Its worker slot and its agent are free again.
+    assert small_pool.running == 0 and not loaded.lock.locked()
+    assert record_rollout(loaded, _request(), None).length == HORIZON
+
+
+def test_viewers_of_one_agent_get_identical_copies() -> None:
+    loaded = _loaded()
+    observation = np.random.default_rng(0).normal(size=(1, 17))
+    preference = np.array([[0.3, 0.7]])
+    with loaded.borrow() as first, loaded.borrow() as second:
+        assert first is loaded.agent and second is not first
+        first.reset(1)
+        second.reset(1)
+        target = first.initial_target(preference)
+        np.testing.assert_array_equal(
+            first.act(observation, preference, target), second.act(observation, preference, target)
+        )
+    with loaded.borrow() as again:
+        assert again is loaded.agent  # the agent itself when it is free
+
+
+# --- the video cache -----------------------------------------------------------------------------
+
+
+def _recording(size: int, fill: int = 1) -> RolloutRecording:
+    return RolloutRecording(video=bytes([fill]) * size, rewards=np.ones((4, 2)), fps=10.0)
+
+
+def test_library_memory_is_bounded_in_bytes(tmp_path: Path) -> None:
+    from dashboard.services import recording_bytes
+
+    each = recording_bytes(_recording(10_000))
+    library = RolloutLibrary([], tmp_path / "cache", capacity=1000, capacity_bytes=3 * each)
+    for index in range(5):
+        library.put(f"k{index}", _recording(10_000, fill=index))
+        assert library.memory_bytes <= 3 * each
+    library.get("k2")  # recently used: kept
+    library.put("k5", _recording(10_000, fill=5))
+    assert set(library._memory) == {"k2", "k4", "k5"}
+    assert library.memory_bytes == 3 * each
+    # A recording larger than the whole budget is served from disk, never held.
+    library.put("huge", _recording(4 * each))
+    assert "huge" not in library._memory and library.get("huge") is not None
+    assert library.memory_bytes <= 3 * each
+    # Dropped from memory, still on disk.
+    assert library.get("k0").video == bytes([0]) * 10_000
+
+
+def test_video_cache_size_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PARETOSCOPE_VIDEO_CACHE_MB", "3")
+    assert RolloutLibrary([], None).capacity_bytes == 3 * 2**20
+    monkeypatch.setenv("PARETOSCOPE_WORKERS", "3")
+    pool_module.set_shared_pool(None)
+    try:
+        assert pool_module.shared_pool().workers == 3
+    finally:
+        pool_module.set_shared_pool(None)
+
+
+# --- faults in the app ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from dashboard.demo_fixture import build_tiny_assets
+
+    return build_tiny_assets(tmp_path_factory.mktemp("assets"), horizon=HORIZON, with_hopper=False)
+
+
+@pytest.fixture
+def cache(assets: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    import streamlit as st
+
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    return tmp_path / "cache"
+
+
+def _app(query: dict[str, str] | None = None):  # noqa: ANN202 - an AppTest
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update({"size": "240", **(query or {})})
+    return at.run()
+
+
+def _ok(at) -> None:  # noqa: ANN001
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def _count_renders(monkeypatch: pytest.MonkeyPatch) -> list[tuple[float, ...]]:
+    import dashboard.services as services
+
+    calls: list[tuple[float, ...]] = []
+    original = services.record_rollout
+
+    def counting(loaded, request, on_frame=None, **options):  # noqa: ANN001, ANN003, ANN202
+        calls.append(request.preference)
+        return original(loaded, request, on_frame, **options)
+
+    monkeypatch.setattr(services, "record_rollout", counting)
+    return calls
+
+
+def test_a_queued_request_says_so_then_plays(
+    cache: Path, small_pool: RolloutPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dashboard.live as live
+
+    notices: list[int] = []
+    original = live.queued_notice
+
+    def recording_notice(slot):  # noqa: ANN001, ANN202
+        shown = original(slot)
+
+        def on_wait(ahead: int) -> None:
+            notices.append(ahead)
+            shown(ahead)
+
+        return on_wait
+
+    monkeypatch.setattr(live, "queued_notice", recording_notice)
+    busy = threading.Event()
+    done = threading.Event()
+
+    def another_viewer() -> None:
+        with small_pool.slot():
+            busy.set()
+            time.sleep(1.0)
+        done.set()
+
+    threading.Thread(target=another_viewer).start()
+    busy.wait(5)
+    at = _app()
+    _ok(at)
+    assert done.is_set() and notices and set(notices) == {0}
+    assert at.session_state["explore_result"]["has_video"]
+
+
+def test_a_corrupted_cached_video_is_rendered_again(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import streamlit as st
+
+    at = _app()
+    _ok(at)
+    key = at.session_state["explore_result"]["key"]
+    video = cache / "rollouts" / f"{key}.mp4"
+    good = video.read_bytes()
+    broken = bytearray(good)
+    broken[len(broken) // 2] ^= 0xFF
+    video.write_bytes(bytes(broken))
+    assert read_recording([cache / "rollouts"], key) is None  # detected by its checksum
+    st.cache_resource.clear()  # a fresh server process: nothing in memory
+    renders = _count_renders(monkeypatch)
+    again = _app()
+    _ok(again)
+    assert renders == [(0.5, 0.5)]  # rendered again, not shown
+    assert again.session_state["explore_result"]["key"] == key
+    repaired = read_recording([cache / "rollouts"], key)
+    assert repaired is not None and repaired.video != bytes(broken)
+
+
+def test_a_corrupted_results_shard_is_set_aside_and_recomputed(
+    assets: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    import streamlit as st
+
+    copy = tmp_path / "assets"
+    shutil.copytree(assets, copy)
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(copy))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    expected = _app().session_state["_front_points"]["returns"]
+    shards = sorted((copy / "results" / CHEETAH).glob("*.parquet"))
+    for shard in shards:
+        data = bytearray(shard.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        shard.write_bytes(bytes(data))
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    at = _app()
+    _ok(at)
+    np.testing.assert_allclose(
+        np.sort(at.session_state["_front_points"]["returns"], axis=0),
+        np.sort(expected, axis=0),
+        rtol=1e-9,
+    )
+    assert all(shard.with_suffix(".corrupt").is_file() for shard in shards)
+    assert list((tmp_path / "cache" / "results" / CHEETAH).glob("*.parquet"))  # recomputed
+
+
+@pytest.mark.parametrize("failure", ["full", "read-only"])
+def test_an_unwritable_results_folder_is_a_clear_error(
+    failure: str, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os as real_os
+    import tempfile
+
+    import core.atomic
+    import core.results_store as results_store
+
+    at = _app()
+    _ok(at)
+    at.switch_page("views/rtg.py").run()
+    _ok(at)
+
+    def listing() -> dict[str, str]:
+        return {
+            str(path.relative_to(cache)): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in cache.rglob("*")
+            if path.is_file()
+        }
+
+    before = listing()
+    if failure == "full":
+
+        def no_space(descriptor: int) -> None:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        monkeypatch.setattr(results_store.os, "fsync", no_space)
+        monkeypatch.setattr(core.atomic.os, "fsync", no_space)
+        expected = "No space left on device"
+    else:
+
+        def refused(*args: object, **kwargs: object) -> tuple[int, str]:
+            raise PermissionError(errno.EACCES, "Permission denied")
+
+        monkeypatch.setattr(results_store.tempfile, "mkstemp", refused)
+        expected = "Permission denied"
+    at.multiselect(key="rtg_scales").set_value([0.5, 1.0]).run()
+    assert not at.exception
+    messages = " ".join(error.value for error in at.error)
+    assert "cannot write results to" in messages and expected in messages
+    assert "earlier results are unchanged" in messages
+    monkeypatch.setattr(results_store.os, "fsync", real_os.fsync)
+    monkeypatch.setattr(core.atomic.os, "fsync", real_os.fsync)
+    monkeypatch.setattr(results_store.tempfile, "mkstemp", tempfile.mkstemp)
+    # No partial file, and what was there is intact.
+    after = listing()
+    assert after == before
+    assert not [path for path in cache.rglob("*") if path.name.startswith(".")]
+    # The page goes on.
+    assert "metrics_result" in at.session_state
+
+
+class _NanAfter:
+    """An agent that acts like `inner` for `steps` steps, then emits NaN actions."""
+
+    def __init__(self, inner: object, steps: int) -> None:
+        self.inner = inner
+        self.steps = steps
+        self.spec = inner.spec  # type: ignore[attr-defined]
+        self.count = 0
+
+    def reset(self, batch_size: int) -> None:
+        self.count = 0
+        self.inner.reset(batch_size)  # type: ignore[attr-defined]
+
+    def act(self, observations, preferences, targets):  # noqa: ANN001, ANN201
+        self.count += 1
+        actions = np.asarray(self.inner.act(observations, preferences, targets), dtype=float)  # type: ignore[attr-defined]
+        return actions * np.nan if self.count > self.steps else actions
+
+    def initial_target(self, preferences):  # noqa: ANN001, ANN201
+        return self.inner.initial_target(preferences)  # type: ignore[attr-defined]
+
+
+def test_nan_actions_stop_the_rollout_with_a_message(small_pool: RolloutPool) -> None:
+    from dashboard.services import divergence_message, record_returns_only
+
+    recording = record_rollout(_loaded(_NanAfter(LinearAgent(CHEETAH, seed=1), 7)), _request())
+    assert recording.length == 8  # seven steps, then the last frame held at the eighth
+    assert "stopped at step 8" in recording.meta["stopped"]
+    assert "action was not a finite number" in recording.meta["stopped"]
+    assert np.isfinite(recording.returns).all()
+    returns_only = record_returns_only(
+        _loaded(_NanAfter(LinearAgent(CHEETAH, seed=1), 7)), _request(), "no GL"
+    )
+    assert returns_only.meta["stopped"] == recording.meta["stopped"]
+    np.testing.assert_allclose(returns_only.returns, recording.returns)
+    with pytest.raises(ParetoscopeError, match="stopped at step 1"):
+        record_rollout(_loaded(_NanAfter(LinearAgent(CHEETAH, seed=1), 0)), _request())
+    assert small_pool.running == 0
+
+    class Record:
+        step = 12
+        action = np.zeros(6)
+
+    assert "the simulation diverged" in divergence_message(Record())
+
+
+def test_nan_actions_in_the_page_are_a_message_and_the_page_goes_on(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import contextlib
+
+    from dashboard.services import LoadedAgent as Loaded
+
+    original = Loaded.borrow
+
+    @contextlib.contextmanager
+    def nan_borrow(self):  # noqa: ANN001, ANN202
+        with original(self) as agent:
+            yield _NanAfter(agent, 5)
+
+    monkeypatch.setattr(Loaded, "borrow", nan_borrow)
+    at = _app()
+    _ok(at)
+    assert any("stopped at step 6" in warning.value for warning in at.warning)
+    assert at.session_state["explore_result"]["frames"] == 6
+    at.slider[0].set_value(0.8).run()
+    _ok(at)
+    assert at.session_state["explore_result"]["preference"] == pytest.approx([0.2, 0.8])
+
+
+def test_without_rendering_every_page_still_works(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from core.render import RenderingUnavailable
+
+    def unavailable(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise RenderingUnavailable("rendering unavailable: no OpenGL here (test)")
+
+    monkeypatch.setattr("core.render.frames.stream_frames", unavailable)
+    monkeypatch.setattr("core.render.stream_frames", unavailable)
+    at = _app()
+    _ok(at)
+    assert any("no OpenGL here" in warning.value for warning in at.warning)
+    assert at.session_state["explore_result"]["has_video"] is False
+    assert at.get("plotly_chart"), "the front is drawn"
+
+    at.switch_page("views/rtg.py").run()
+    _ok(at)
+    assert "metrics_result" in at.session_state
+
+    at.switch_page("views/dataset.py").run()
+    _ok(at)
+    assert any("no OpenGL here" in warning.value for warning in at.warning)
+    result = at.session_state["dataset_result"]
+    np.testing.assert_allclose(result["replayed"], result["stored"], rtol=1e-9)
+
+    at.switch_page("views/compare.py").run()
+    assert not at.exception
+    assert any("no OpenGL here" in warning.value for warning in at.warning)
+    assert at.session_state["compare_metrics"] is not None
