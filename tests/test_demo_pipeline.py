@@ -51,6 +51,12 @@ def test_quick_build_makes_every_artefact(built: Path) -> None:
     assert {agent.name for agent in catalog.agents} == expected_agents
     assert {dataset.name for dataset in catalog.datasets} == expected_datasets
     assert catalog.results_dirs == (built / "results",)
+    # Finished offline agents keep their run record but not their optimizer state (size).
+    for env in QUICK.envs:
+        for agent in env.agents:
+            training = built / "agents" / env.agent_name(agent) / "training"
+            assert (training / "run.json").is_file()
+            assert not (training / "state.pt").exists()
     # Each agent's sweep plan comes from the manifest, as the recipe says.
     for env in QUICK.envs:
         for agent in catalog.agents_for(env.env_id):
@@ -168,6 +174,17 @@ def test_changed_settings_are_refused_or_continued(built: Path, tmp_path: Path) 
     changed = replace(QUICK, envs=(replace(cheetah, datasets=datasets), *QUICK.envs[1:]))
     with pytest.raises(ParetoscopeError, match=r"dataset:halfcheetah-expert-uniform.*episodes"):
         build_demo(out, changed, steps=["datasets"], progress=False, log=quiet)
+
+    # More training steps for an agent whose optimizer state was dropped: trained again.
+    agents = (replace(cheetah.agents[0], steps=cheetah.agents[0].steps + 5), *cheetah.agents[1:])
+    changed = replace(QUICK, envs=(replace(cheetah, agents=agents), *QUICK.envs[1:]))
+    report = build_demo(out, changed, steps=["agents", "sweeps"], progress=False, log=quiet)
+    status = {outcome.id: outcome.status for outcome in report.outcomes}
+    assert status["agent:halfcheetah-morvs"] == "continued"
+    assert status["sweep:halfcheetah-morvs"] == "continued"  # a new agent: its episodes added
+    assert status["agent:halfcheetah-bc"] == status["sweep:halfcheetah-bc"] == "skipped"
+    config = json.loads((out / "agents" / "halfcheetah-morvs" / "config.json").read_text())
+    assert config["training"]["steps"] == cheetah.agents[0].steps + 5
 
     # A larger ARS budget continues the behaviour set ...
     longer = replace(cheetah.behaviour, iterations=cheetah.behaviour.iterations + 1)

@@ -376,6 +376,10 @@ class DemoBuild:
                 resume=True,
                 progress=self.progress,
             )
+            if not self.recipe.keep_offline_training_state:
+                from core.train.offline import STATE_FILE, TRAINING_DIR
+
+                (folder / TRAINING_DIR / STATE_FILE).unlink(missing_ok=True)
             history = (trained.training or {}).get("loss_history") or []
             return {
                 "fingerprint": trained.fingerprint(),

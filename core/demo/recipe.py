@@ -138,6 +138,11 @@ class DemoRecipe:
     description: str
     envs: tuple[EnvRecipe, ...]
     sweep_workers: int | None = None  # None: all cores; does not change the results
+    # An offline agent's training/state.pt (weights plus AdamW moments, about 3x the agent) is
+    # needed only to continue its training; without it a larger step budget retrains from
+    # step 0 (to the same result, training being deterministic). Dropped once an agent is
+    # finished unless kept, to stay within the size budget.
+    keep_offline_training_state: bool = False
     targets: QualityTargets = field(default_factory=QualityTargets)
 
     def __post_init__(self) -> None:
