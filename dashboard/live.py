@@ -13,6 +13,8 @@ next frame (`stop_if_asked`).
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
@@ -39,8 +41,15 @@ def stop_requested() -> bool:
 
     run_context = get_script_run_ctx(suppress_warning=True)
     requests = getattr(run_context, "script_requests", None)
-    state = getattr(requests, "_state", None)
-    return state is not None and getattr(state, "value", "CONTINUE") != "CONTINUE"
+    state = getattr(getattr(requests, "_state", None), "value", "CONTINUE")
+    if state == "RERUN":
+        # A rerun of other fragments does not interrupt this run (Streamlit's own rule).
+        rerun = getattr(requests, "_rerun_data", None)
+        return not (
+            bool(getattr(rerun, "fragment_id_queue", None))
+            and not getattr(rerun, "is_fragment_scoped_rerun", False)
+        )
+    return state == "STOP"
 
 
 def stop_if_asked() -> None:
@@ -66,6 +75,36 @@ def queued_notice(slot: object) -> WaitCallback:
 
 class _Finished(Exception):
     """The recording a queued request waits for appeared in the library."""
+
+
+# Episodes being recorded now, by key: a second viewer asking for one waits for it instead of
+# recording it again.
+_in_flight: dict[str, threading.Event] = {}
+_in_flight_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def _recording_once(key: str, slot: object) -> Iterator[None]:
+    """Own the recording of `key` for the block; while another viewer records it, say so in
+    `slot` and rerun when it is done (then it is in the library, or it was cancelled and this
+    viewer records it)."""
+    with _in_flight_lock:
+        running = _in_flight.get(key)
+        if running is None:
+            done = _in_flight[key] = threading.Event()
+    if running is not None:
+        while not running.wait(0.25):
+            slot.info(  # type: ignore[attr-defined]
+                "another viewer's request is rendering this episode; it plays here when done",
+                icon=":material/hourglass_top:",
+            )
+        st.rerun()
+    try:
+        yield
+    finally:
+        with _in_flight_lock:
+            _in_flight.pop(key, None)
+        done.set()
 
 
 def show_recording(
@@ -200,11 +239,12 @@ def live_rollout(
             raise _Finished
         notice(ahead)
 
-    try:
-        recording = produce(on_frame, on_wait)
-    except _Finished:
-        st.rerun()
-    library.put(key, recording)
+    with _recording_once(key, image_slot):
+        try:
+            recording = produce(on_frame, on_wait)
+        except _Finished:
+            st.rerun()
+        library.put(key, recording)
     st.session_state["_last_streamed"] = key
     st.rerun()
     return None  # pragma: no cover - st.rerun does not return

@@ -527,3 +527,41 @@ def test_without_rendering_every_page_still_works(
     assert not at.exception
     assert any("no OpenGL here" in warning.value for warning in at.warning)
     assert at.session_state["compare_metrics"] is not None
+
+
+def test_a_second_viewer_waits_for_the_episode_being_recorded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import dashboard.live as live
+
+    class Rerun(Exception):
+        pass
+
+    def rerun() -> None:
+        raise Rerun
+
+    monkeypatch.setattr(live.st, "rerun", rerun)
+    notes: list[str] = []
+
+    class Slot:
+        def info(self, text: str, icon: str | None = None) -> None:
+            notes.append(text)
+
+    recording = threading.Event()
+    release = threading.Event()
+
+    def first_viewer() -> None:
+        with live._recording_once("episode", Slot()):
+            recording.set()
+            release.wait(5)
+
+    thread = threading.Thread(target=first_viewer)
+    thread.start()
+    recording.wait(5)
+    threading.Timer(0.6, release.set).start()
+    with pytest.raises(Rerun), live._recording_once("episode", Slot()):
+        pytest.fail("the same episode recorded twice at once")
+    thread.join(5)
+    assert notes and "another viewer" in notes[0]
+    with live._recording_once("episode", Slot()):
+        pass  # free again once the first viewer is done

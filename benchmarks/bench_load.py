@@ -1,0 +1,289 @@
+"""Many viewers at once: N headless Chromium sessions on one dashboard server.
+
+    python benchmarks/bench_load.py [--sessions 8] [--seconds 60] [--assets DIR] [--size 320]
+
+Starts `paretoscope dashboard` (fresh video cache) on the bundled demo (assets/), opens N
+sessions (one browser, one context each) and has each move the preference slider every few
+seconds (a seeded random walk, so sessions differ and sometimes meet) for the given time.
+Checks that every session gets its videos and that no page shows an error or an exception;
+samples the server's memory (its whole process group: Python and the ffmpeg encoders) and
+requires it under 3 GB. Prints p50 / p95 of the time from a slider change to the first frame
+of the new episode (a streamed image, or the finished video when the episode was cached).
+Exits non-zero when a check fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from tests.e2e.conftest import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    start_server,
+    stop_server,
+    wait_healthy,
+)
+
+MEMORY_LIMIT = 3 * 2**30
+SLIDER = '[data-testid="stSlider"] input[type="range"]'
+# Armed just before a slider move: the time of the first new frame after it. A new frame is a
+# streamed image whose source was not on the page at the move, or (a cached episode) a
+# playable video under a caption that names the new preference. Also counts error elements.
+ARM = """
+(expected) => {
+  const fresh = (element) => !element.closest('[data-stale="true"]');
+  const before = new Set(
+    Array.from(document.querySelectorAll('[data-testid="stImage"] img')).map((i) => i.src));
+  const names = (caption) => {
+    const match = /^Preference \\S+ ([\\d.]+), \\S+ ([\\d.]+)/.exec(caption.textContent.trim());
+    return match && Math.abs(parseFloat(match[2]) - expected) < 1e-6;
+  };
+  const state = {start: performance.now(), frame: null, video: null, queued: false};
+  window.__load = state;
+  const check = () => {
+    if (window.__load !== state) return;
+    const now = performance.now();
+    if (state.frame === null) {
+      for (const image of document.querySelectorAll('[data-testid="stImage"] img')) {
+        if (fresh(image) && image.src && !before.has(image.src)) { state.frame = now; break; }
+      }
+    }
+    const captioned = Array.from(
+      document.querySelectorAll('[data-testid="stCaptionContainer"]')).some(
+        (c) => fresh(c) && names(c));
+    const video = document.querySelector('video[data-testid="stVideo"]');
+    if (captioned && video && fresh(video) && video.readyState >= 2) {
+      if (state.frame === null) state.frame = now;
+      if (state.video === null) state.video = now;
+    }
+    if (document.body.innerText.includes('queued (')) state.queued = true;
+    if (state.video === null) requestAnimationFrame(check);
+  };
+  requestAnimationFrame(check);
+}
+"""
+READ = """
+() => ({
+  load: window.__load || null,
+  errors: Array.from(document.querySelectorAll(
+    '[data-testid="stException"], [data-testid="stAlertContentError"]')).map(
+      (e) => e.innerText.slice(0, 300)),
+})
+"""
+
+
+@dataclass
+class Session:
+    """One viewer: its page, its random walk and what it measured."""
+
+    index: int
+    page: object
+    rng: random.Random
+    value: float = 0.5
+    step: float = 0.05
+    next_move: float = 0.0
+    moved_at: float | None = None
+    armed: bool = False
+    first_frames: list[float] = field(default_factory=list)
+    videos: int = 0
+    moves: int = 0
+    queued: int = 0
+    errors: set[str] = field(default_factory=set)
+
+
+def group_rss(group: int) -> int:
+    """Resident memory of every process in the process group `group` (bytes), from /proc."""
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            if int(fields[2]) != group:  # the process group id
+                continue
+            with open(f"/proc/{entry}/status") as handle:
+                for line in handle:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1]) * 1024
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+def sample_memory(group: int, stop: threading.Event, samples: list[int]) -> None:
+    while not stop.is_set():
+        samples.append(group_rss(group))
+        stop.wait(0.5)
+
+
+def move(session: Session) -> None:
+    """Move the session's slider one step (its random walk), timing from the key press."""
+    page = session.page
+    direction = session.rng.choice((-1, 1))
+    if session.value + direction * session.step > 1.0 + 1e-9:
+        direction = -1
+    if session.value + direction * session.step < -1e-9:
+        direction = 1
+    session.value = round(session.value + direction * session.step, 6)
+    page.evaluate(ARM, round(session.value, 2))  # type: ignore[attr-defined]
+    slider = page.locator(SLIDER).first  # type: ignore[attr-defined]
+    slider.focus()
+    page.keyboard.press("ArrowRight" if direction > 0 else "ArrowLeft")  # type: ignore[attr-defined]
+    session.moves += 1
+    session.moved_at = time.monotonic()
+    session.armed = True
+
+
+def poll(session: Session) -> None:
+    state = session.page.evaluate(READ)  # type: ignore[attr-defined]
+    session.errors.update(state["errors"])
+    load = state["load"]
+    if not session.armed or not load:
+        return
+    if load.get("frame") is not None and load.get("counted") is None:
+        session.first_frames.append((load["frame"] - load["start"]) / 1000.0)
+        session.page.evaluate("() => { window.__load.counted = true; }")  # type: ignore[attr-defined]
+        if load.get("queued"):
+            session.queued += 1
+    if load.get("video") is not None:
+        session.videos += 1
+        session.armed = False
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--assets", type=Path, default=REPO / "assets")
+    parser.add_argument("--sessions", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--size", type=int, default=320)
+    parser.add_argument("--every", type=float, nargs=2, default=(3.0, 6.0), metavar=("MIN", "MAX"))
+    parser.add_argument("--workers", type=int, default=None, help="rollout workers (cores)")
+    args = parser.parse_args()
+    if not CHROMIUM.is_file():
+        sys.exit(f"{CHROMIUM} is missing: apt-get install -y chromium")
+    if not (args.assets / "manifest.json").is_file():
+        sys.exit(f"{args.assets}: no manifest.json (build the demo, or name --assets)")
+    if args.workers:
+        os.environ["PARETOSCOPE_WORKERS"] = str(args.workers)
+    from playwright.sync_api import sync_playwright
+
+    cache = Path(tempfile.mkdtemp(prefix="bench-load-cache-"))
+    process, url = start_server(args.assets, cache)
+    memory: list[int] = []
+    stop_sampling = threading.Event()
+    sessions: list[Session] = []
+    started = time.monotonic()
+    try:
+        wait_healthy(url, process)
+        sampler = threading.Thread(
+            target=sample_memory, args=(process.pid, stop_sampling, memory), daemon=True
+        )
+        sampler.start()
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+            )
+            for index in range(args.sessions):
+                context = browser.new_context(viewport={"width": 1400, "height": 1000})
+                page = context.new_page()
+                page.goto(f"{url}/?size={args.size}")
+                sessions.append(Session(index, page, random.Random(index)))
+            for session in sessions:
+                session.page.locator(SLIDER).first.wait_for(state="attached", timeout=180_000)
+                slider = session.page.locator(SLIDER).first
+                session.value = float(slider.get_attribute("aria-valuenow") or 0.5)
+                session.step = float(slider.get_attribute("step") or 0.05)
+            for session in sessions:
+                session.page.wait_for_function(
+                    "() => { const v = document.querySelector('video'); "
+                    "return v && v.readyState >= 2; }",
+                    timeout=300_000,
+                )
+            ready = time.monotonic()
+            print(f"{len(sessions)} sessions ready after {ready - started:.1f} s", flush=True)
+            end = ready + args.seconds
+            for session in sessions:
+                session.next_move = ready + session.rng.uniform(0.0, args.every[1])
+            while time.monotonic() < end:
+                now = time.monotonic()
+                for session in sessions:
+                    poll(session)
+                    # Move when due, once the previous move showed its first frame.
+                    waiting_for_frame = session.armed and len(session.first_frames) < session.moves
+                    if now >= session.next_move and not waiting_for_frame:
+                        move(session)
+                        session.next_move = now + session.rng.uniform(*args.every)
+                time.sleep(0.05)
+            # Every session's last preference must end in a playable video.
+            deadline = time.monotonic() + 300
+            while any(s.armed for s in sessions) and time.monotonic() < deadline:
+                for session in sessions:
+                    poll(session)
+                time.sleep(0.1)
+            for session in sessions:
+                poll(session)
+            browser.close()
+    finally:
+        stop_sampling.set()
+        stop_server(process)
+
+    frames = [value for session in sessions for value in session.first_frames]
+    peak = max(memory) if memory else 0
+    failures = []
+    workers = os.environ.get("PARETOSCOPE_WORKERS") or os.cpu_count()
+    print(
+        f"assets: {args.assets}; {len(sessions)} sessions for {args.seconds:.0f} s, video "
+        f"{args.size}x{args.size}, workers {workers}"
+    )
+    for session in sessions:
+        print(
+            f"  session {session.index}: {session.moves} moves, {len(session.first_frames)} "
+            f"first frames, {session.videos} videos, {session.queued} queued, "
+            f"{len(session.errors)} errors"
+        )
+        if session.armed or len(session.first_frames) < session.moves:
+            failures.append(f"session {session.index} did not get all its videos")
+        for error in sorted(session.errors):
+            failures.append(f"session {session.index} shows an error: {error}")
+    print(
+        f"slider change -> first frame: n={len(frames)}  p50 {percentile(frames, 0.5):.2f} s  "
+        f"p95 {percentile(frames, 0.95):.2f} s  max {max(frames, default=float('nan')):.2f} s"
+    )
+    if frames:
+        print(f"  mean {statistics.fmean(frames):.2f} s")
+    print(
+        f"server memory (RSS of its process group): peak {peak / 2**20:.0f} MB, "
+        f"last {(memory[-1] if memory else 0) / 2**20:.0f} MB, {len(memory)} samples"
+    )
+    if peak >= MEMORY_LIMIT:
+        failures.append(f"server memory peaked at {peak / 2**30:.2f} GB (limit 3 GB)")
+    for failure in failures:
+        print("FAIL:", failure)
+    print("OK" if not failures else f"{len(failures)} failures")
+    return 0 if not failures else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
