@@ -5,16 +5,16 @@ library plays at once; otherwise frames appear as they are rendered (progressive
 updates), the MP4 is encoded at the same time, and when the episode ends the page reruns so the
 finished video (and its point on the front) replaces the stream.
 
-Rollouts run in the server's bounded pool (`dashboard.pool`): while a request waits for a
-slot, the video slot says "queued (k ahead)". A viewer who moves on (a rerun) or leaves (the
-session stops) cancels the request: a waiting one leaves the line, a running one stops at its
-next frame (`stop_if_asked`).
+Episodes are recorded by background jobs (`dashboard.jobs`) in the server's bounded pool
+(`dashboard.pool`); the page follows its job: "queued (k ahead)" while it waits for a worker,
+then the frames. Viewers asking for the same episode follow the same job. A viewer who moves
+on (a rerun) or leaves (the session stops) stops following at once (`stop_if_asked`); a job
+nobody follows is cancelled: a waiting one leaves the line, a running one stops at its next
+frame.
 """
 
 from __future__ import annotations
 
-import contextlib
-import threading
 from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
@@ -24,6 +24,7 @@ from core.assets import RolloutRecording
 from core.render import RenderingUnavailable
 from dashboard import services
 from dashboard.figures import episode_figure
+from dashboard.jobs import shared_board
 from dashboard.pool import WaitCallback
 from dashboard.services import LoadedAgent, RolloutLibrary, RolloutRequest, Throttle, frame_steps
 
@@ -71,40 +72,6 @@ def queued_notice(slot: object) -> WaitCallback:
         )
 
     return on_wait
-
-
-class _Finished(Exception):
-    """The recording a queued request waits for appeared in the library."""
-
-
-# Episodes being recorded now, by key: a second viewer asking for one waits for it instead of
-# recording it again.
-_in_flight: dict[str, threading.Event] = {}
-_in_flight_lock = threading.Lock()
-
-
-@contextlib.contextmanager
-def _recording_once(key: str, slot: object) -> Iterator[None]:
-    """Own the recording of `key` for the block; while another viewer records it, say so in
-    `slot` and rerun when it is done (then it is in the library, or it was cancelled and this
-    viewer records it)."""
-    with _in_flight_lock:
-        running = _in_flight.get(key)
-        if running is None:
-            done = _in_flight[key] = threading.Event()
-    if running is not None:
-        while not running.wait(0.25):
-            slot.info(  # type: ignore[attr-defined]
-                "another viewer's request is rendering this episode; it plays here when done",
-                icon=":material/hourglass_top:",
-            )
-        st.rerun()
-    try:
-        yield
-    finally:
-        with _in_flight_lock:
-            _in_flight.pop(key, None)
-        done.set()
 
 
 def show_recording(
@@ -179,11 +146,11 @@ def rollout_producer(loaded: LoadedAgent, request: RolloutRequest) -> Producer:
     def produce(
         on_frame: Callable[[object], None], on_wait: WaitCallback | None = None
     ) -> RolloutRecording:
-        # Looked up on the module at call time, as the page scripts do on every rerun.
+        # Looked up on the module at call time, as the page scripts do on every rerun. Runs in a
+        # job's thread: no Streamlit calls here (the recording's "why" is shown with it).
         try:
             return services.record_rollout(loaded, request, on_frame, on_wait=on_wait)
         except RenderingUnavailable as error:
-            st.warning(f"video unavailable: {error}")
             return services.record_returns_only(loaded, request, str(error), on_wait=on_wait)
 
     return produce
@@ -199,9 +166,9 @@ def live_rollout(
     widget_key: str = "video",
     chart: bool = True,
 ) -> RolloutRecording | None:
-    """Play the recording `key` if it exists; else stream a new one made by
-    `produce(on_frame, on_wait)`, store it and rerun. Returns the recording when it is shown.
-    While the request waits for a rollout worker, the video slot says so."""
+    """Play the recording `key` if it exists; else follow the job that records it with
+    `produce(on_frame, on_wait)` (started if none runs), showing its frames as they come, and
+    rerun when it is stored. Returns the recording when it is shown."""
     recording = library.get(key)
     if recording is not None:
         show_recording(recording, objective_names, horizon, file_name, chart, widget_key)
@@ -210,41 +177,42 @@ def live_rollout(
     chart_slot = st.empty()
     frame_throttle = Throttle(STREAM_RATE)
     chart_throttle = Throttle(CHART_RATE)
-    steps: list[int] = []
-    totals: list[np.ndarray] = []
-
-    def on_frame(frame: object) -> None:
-        stop_if_asked()
-        record = frame.record  # type: ignore[attr-defined]
-        steps.append(int(record.step))
-        totals.append(np.asarray(record.cumulative_return, dtype=np.float64))
-        if frame_throttle.ready() or record.done:
-            image_slot.image(
-                frame.frame,  # type: ignore[attr-defined]
-                caption=f"step {record.step} / {horizon}",
-                output_format="JPEG",
-                width="stretch",
-            )
-        if chart and (chart_throttle.ready() or record.done):
-            chart_slot.plotly_chart(
-                episode_figure(objective_names, np.asarray(steps), np.asarray(totals), horizon),
-                width="stretch",
-            )
-
     notice = queued_notice(image_slot)
-
-    def on_wait(ahead: int) -> None:
-        # Another viewer may have finished this very episode meanwhile: show theirs.
-        if library.get(key) is not None:
-            raise _Finished
-        notice(ahead)
-
-    with _recording_once(key, image_slot):
-        try:
-            recording = produce(on_frame, on_wait)
-        except _Finished:
-            st.rerun()
-        library.put(key, recording)
+    job = shared_board().follow(key, produce, lambda finished: library.put(key, finished))
+    try:
+        frames_seen = 0
+        ahead_seen: int | None = None
+        while True:
+            state = job.wait(frames_seen, ahead_seen, timeout=0.25)
+            stop_if_asked()
+            if state.ahead is not None and state.ahead != ahead_seen and not state.frames:
+                notice(state.ahead)
+            ahead_seen = state.ahead
+            if state.frames != frames_seen and state.latest is not None:
+                frames_seen = state.frames
+                record = state.latest.record
+                if frame_throttle.ready() or record.done:
+                    image_slot.image(
+                        state.latest.frame,
+                        caption=f"step {record.step} / {horizon}",
+                        output_format="JPEG",
+                        width="stretch",
+                    )
+                if chart and (chart_throttle.ready() or record.done):
+                    history = list(job.history)
+                    steps = np.asarray([int(item.record.step) for item in history])
+                    totals = np.asarray(
+                        [np.asarray(item.record.cumulative_return, float) for item in history]
+                    )
+                    chart_slot.plotly_chart(
+                        episode_figure(objective_names, steps, totals, horizon), width="stretch"
+                    )
+            if state.done:
+                if state.error is not None:
+                    raise state.error
+                break
+    finally:
+        job.unsubscribe()
     st.session_state["_last_streamed"] = key
     st.rerun()
     return None  # pragma: no cover - st.rerun does not return

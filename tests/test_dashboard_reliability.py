@@ -529,39 +529,92 @@ def test_without_rendering_every_page_still_works(
     assert at.session_state["compare_metrics"] is not None
 
 
-def test_a_second_viewer_waits_for_the_episode_being_recorded(
-    monkeypatch: pytest.MonkeyPatch,
+def _slow_producer(pool: RolloutPool, calls: list[int], frames: int = 200):  # noqa: ANN202
+    def produce(on_frame, on_wait):  # noqa: ANN001, ANN202
+        calls.append(1)
+        with pool.slot(on_wait):
+            for index in range(frames):
+                time.sleep(0.005)
+                on_frame(index)
+        return RolloutRecording(video=b"v", rewards=np.ones((frames, 2)), fps=10.0)
+
+    return produce
+
+
+def test_viewers_of_one_episode_follow_one_job() -> None:
+    from dashboard.jobs import JobBoard
+
+    pool = RolloutPool(1, poll_seconds=0.01)
+    board = JobBoard()
+    calls: list[int] = []
+    stored: list[RolloutRecording] = []
+    first = board.follow("episode", _slow_producer(pool, calls), stored.append)
+    second = board.follow("episode", _slow_producer(pool, calls), stored.append)
+    assert second is first
+    first.unsubscribe()  # the first viewer moves on: the second still follows
+    state = second.wait(0, None, timeout=10)
+    while not state.done:
+        state = second.wait(state.frames, state.ahead, timeout=10)
+    assert state.error is None and state.frames == 200 and state.recording is not None
+    assert calls == [1] and len(stored) == 1  # recorded once, stored once
+    second.unsubscribe()
+    _wait_until(lambda: board.running() == [])
+
+
+def test_a_job_nobody_follows_is_cancelled_queued_or_running() -> None:
+    from dashboard.jobs import JobBoard
+
+    pool = RolloutPool(1, poll_seconds=0.01)
+    board = JobBoard()
+    calls: list[int] = []
+    stored: list[RolloutRecording] = []
+    running = board.follow("a", _slow_producer(pool, calls, frames=10_000), stored.append)
+    _wait_until(lambda: running.wait(0, None, 0.01).frames > 0)
+    queued = board.follow("b", _slow_producer(pool, calls), stored.append)
+    state = queued.wait(0, None, timeout=5)
+    assert state.ahead == 0 and state.frames == 0  # waiting for the one worker
+    queued.unsubscribe()
+    _wait_until(lambda: pool.waiting == 0)  # it left the line
+    running.unsubscribe()
+    _wait_until(lambda: pool.running == 0)  # it stopped at its next frame
+    frames = running.wait(0, None, 0.01).frames
+    assert frames < 10_000 and stored == []
+    _wait_until(lambda: board.running() == [])
+    # Asking again starts a fresh job.
+    again = board.follow("b", _slow_producer(pool, calls, frames=3), stored.append)
+    _wait_until(lambda: again.wait(0, None, 0.01).done)
+    assert len(stored) == 1
+    again.unsubscribe()
+
+
+def test_the_limits_are_command_line_flags(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import dashboard.live as live
+    import argparse
 
-    class Rerun(Exception):
-        pass
+    from core.cli import dashboard as dashboard_cli
 
-    def rerun() -> None:
-        raise Rerun
+    parser = argparse.ArgumentParser()
+    dashboard_cli.register(parser.add_subparsers(dest="command"))
 
-    monkeypatch.setattr(live.st, "rerun", rerun)
-    notes: list[str] = []
+    def parse(*argv: str) -> argparse.Namespace:
+        return parser.parse_args(["dashboard", "--assets", str(tmp_path), *argv])
 
-    class Slot:
-        def info(self, text: str, icon: str | None = None) -> None:
-            notes.append(text)
-
-    recording = threading.Event()
-    release = threading.Event()
-
-    def first_viewer() -> None:
-        with live._recording_once("episode", Slot()):
-            recording.set()
-            release.wait(5)
-
-    thread = threading.Thread(target=first_viewer)
-    thread.start()
-    recording.wait(5)
-    threading.Timer(0.6, release.set).start()
-    with pytest.raises(Rerun), live._recording_once("episode", Slot()):
-        pytest.fail("the same episode recorded twice at once")
-    thread.join(5)
-    assert notes and "another viewer" in notes[0]
-    with live._recording_once("episode", Slot()):
-        pass  # free again once the first viewer is done
+    args = parse(
+        "--workers", "3", "--video-cache-mb", "64", "--max-upload-mb", "50",
+        "--allow-dir", str(tmp_path), "--dry-run",
+    )  # fmt: skip
+    assert dashboard_cli.limits_environment(args) == {
+        "PARETOSCOPE_WORKERS": "3",
+        "PARETOSCOPE_VIDEO_CACHE_MB": "64",
+        "PARETOSCOPE_MAX_UPLOAD_MB": "50",
+        "PARETOSCOPE_ALLOWED_DIRS": str(tmp_path.resolve()),
+    }
+    assert args.func(args) == 0
+    printed = capsys.readouterr().out.split()
+    assert printed[printed.index("--server.maxUploadSize") + 1] == "50"
+    assert dashboard_cli.limits_environment(parse()) == {}
+    with pytest.raises(ParetoscopeError, match="--workers: expected at least 1"):
+        dashboard_cli.limits_environment(parse("--workers", "0"))
+    with pytest.raises(ParetoscopeError, match="--allow-dir"):
+        dashboard_cli.limits_environment(parse("--allow-dir", str(tmp_path / "missing")))

@@ -1,0 +1,177 @@
+"""Episodes recorded in background threads, shared by every viewer who asks for the same one.
+
+A `RolloutJob` runs `produce(on_frame, on_wait)` in a thread of its own (the rollout pool
+bounds how many simulate at once; the others wait in its line). Viewers *subscribe*: each
+page run that needs the episode follows its progress (queued, frames, finished) without
+running it. When the last subscriber leaves (the viewer moved the slider or closed the tab)
+the job is cancelled: a queued one leaves the line, a running one stops at its next frame.
+A second viewer asking for an episode that is being recorded joins it instead of recording it
+again, and keeps it alive if the first one leaves. No Streamlit here: pages read the job's
+state and draw it themselves.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from core.assets import RolloutRecording
+
+Produce = Callable[[Callable[[Any], None], Callable[[int], None]], RolloutRecording]
+
+
+class Cancelled(Exception):
+    """Raised inside a job's thread once nobody follows it any more."""
+
+
+@dataclass(frozen=True)
+class JobState:
+    """What a follower sees: how many frames so far, the latest one, the line, the end."""
+
+    frames: int
+    latest: Any
+    ahead: int | None  # requests before this one in the pool's line; None when not waiting
+    done: bool
+    recording: RolloutRecording | None
+    error: BaseException | None
+
+
+class RolloutJob:
+    """One episode being recorded by a thread, followed by its subscribers."""
+
+    def __init__(
+        self,
+        key: str,
+        produce: Produce,
+        on_done: Callable[[RolloutRecording], None],
+        on_exit: Callable[[], None] | None = None,
+    ) -> None:
+        self.key = key
+        self._produce = produce
+        self._on_done = on_done
+        self._on_exit = on_exit
+        self._condition = threading.Condition()
+        self._subscribers = 0
+        self._cancelled = False
+        self._frames = 0
+        self._latest: Any = None
+        self._ahead: int | None = None
+        self._done = False
+        self._recording: RolloutRecording | None = None
+        self._error: BaseException | None = None
+        self.history: list[Any] = []  # every frame record, for charts drawn by the followers
+        self._thread = threading.Thread(target=self._run, name=f"rollout-{key[:8]}", daemon=True)
+
+    @property
+    def cancelled(self) -> bool:
+        with self._condition:
+            return self._cancelled
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def subscribe(self) -> bool:
+        """Follow this job; False when it was already cancelled (start another)."""
+        with self._condition:
+            if self._cancelled:
+                return False
+            self._subscribers += 1
+            return True
+
+    def unsubscribe(self) -> None:
+        """Stop following; the last follower to leave cancels an unfinished job."""
+        with self._condition:
+            self._subscribers -= 1
+            if self._subscribers <= 0 and not self._done:
+                self._cancelled = True
+            self._condition.notify_all()
+
+    def wait(self, frames_seen: int, ahead_seen: int | None, timeout: float) -> JobState:
+        """The state once it differs from what the caller saw (or after `timeout` seconds)."""
+        with self._condition:
+            self._condition.wait_for(
+                lambda: self._done or self._frames != frames_seen or self._ahead != ahead_seen,
+                timeout,
+            )
+            return JobState(
+                self._frames, self._latest, self._ahead, self._done, self._recording, self._error
+            )
+
+    def _on_wait(self, ahead: int) -> None:
+        with self._condition:
+            if self._cancelled:
+                raise Cancelled
+            if ahead != self._ahead:
+                self._ahead = ahead
+                self._condition.notify_all()
+
+    def _on_frame(self, frame: Any) -> None:
+        with self._condition:
+            if self._cancelled:
+                raise Cancelled
+            self._ahead = None
+            self._frames += 1
+            self._latest = frame
+            self.history.append(frame)
+            self._condition.notify_all()
+
+    def _run(self) -> None:
+        recording = None
+        error: BaseException | None = None
+        try:
+            recording = self._produce(self._on_frame, self._on_wait)
+            self._on_done(recording)
+        except Cancelled:
+            pass
+        except BaseException as failure:  # noqa: BLE001 - handed to the followers to show
+            error = failure
+        with self._condition:
+            self._done = True
+            self._ahead = None
+            self._recording = recording
+            self._error = error
+            self._condition.notify_all()
+        if self._on_exit is not None:
+            self._on_exit()
+
+
+class JobBoard:
+    """The jobs running now, by key (one board per server process)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._jobs: dict[str, RolloutJob] = {}
+
+    def follow(
+        self, key: str, produce: Produce, on_done: Callable[[RolloutRecording], None]
+    ) -> RolloutJob:
+        """The job recording `key`, subscribed to: the running one, or a new one started."""
+        with self._lock:
+            job = self._jobs.get(key)
+            if job is not None and not job.cancelled and job.subscribe():
+                return job
+
+            job = RolloutJob(key, produce, on_done, on_exit=lambda: self._forget(key, job))
+            job.subscribe()
+            self._jobs[key] = job
+            job.start()
+            return job
+
+    def running(self) -> list[str]:
+        with self._lock:
+            return list(self._jobs)
+
+    def _forget(self, key: str, job: RolloutJob) -> None:
+        with self._lock:
+            if self._jobs.get(key) is job:
+                del self._jobs[key]
+
+
+_board = JobBoard()
+
+
+def shared_board() -> JobBoard:
+    """The server's board of running jobs."""
+    return _board
