@@ -203,3 +203,25 @@ def test_cli_rejects_unknown_steps(built: Path, capsys: pytest.CaptureFixture[st
     assert "unknown step bogus" in capsys.readouterr().err
     assert main(["demo", "status", "--quick", "--out", str(built)]) == 0
     assert "done" in capsys.readouterr().out
+
+
+def test_env_filter_builds_one_env_and_names_unknown_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "assets"
+    cheetah = QUICK.envs[0]
+    report = build_demo(
+        out,
+        QUICK,
+        steps=["behaviour", "datasets"],
+        progress=False,
+        log=quiet,
+        envs=[cheetah.env_id],
+    )
+    assert [outcome.id for outcome in report.outcomes] == [
+        f"behaviour:{cheetah.behaviour_name}",
+        *(f"dataset:{cheetah.dataset_name(dataset)}" for dataset in cheetah.datasets),
+    ]
+    assert {path.name for path in (out / "agents").iterdir()} == {cheetah.behaviour_name}
+    assert main(["demo", "build", "--quick", "--out", str(out), "--env", "MO-Ant-v9"]) == 2
+    assert "no MO-Ant-v9" in capsys.readouterr().err

@@ -40,6 +40,13 @@ def register(subparsers: Any) -> None:
         default=None,
         help="only these steps: behaviour datasets agents sweeps manifest (default: all)",
     )
+    build.add_argument(
+        "--env",
+        action="append",
+        default=None,
+        metavar="ID",
+        help="only this env's artefacts (repeatable; default: every env of the recipe)",
+    )
     build.add_argument("--quiet", action="store_true", help="no progress bars")
     build.set_defaults(func=run_build)
 
@@ -86,7 +93,12 @@ def run_build(args: argparse.Namespace) -> int:
 
     try:
         report = build_demo(
-            args.out, _recipe(args), steps=args.steps, progress=not args.quiet, log=log
+            args.out,
+            _recipe(args),
+            steps=args.steps,
+            progress=not args.quiet,
+            log=log,
+            envs=args.env,
         )
     except KeyboardInterrupt:
         print(

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,7 @@ class Step:
     run: Callable[[], dict[str, Any]]  # returns details recorded in the ledger
     growable: frozenset[str] = frozenset()  # settings that may change: the step is redone
     adopt: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
+    env_id: str | None = None  # the env the artefact belongs to (None: the manifest)
 
 
 @dataclass
@@ -180,16 +181,22 @@ class DemoBuild:
     def steps(self) -> list[Step]:
         steps: list[Step] = []
         for env in self.recipe.envs:
-            steps.append(self.behaviour_step(env))
+            steps.append(replace(self.behaviour_step(env), env_id=env.env_id))
         for env in self.recipe.envs:
-            steps.extend(self.dataset_step(env, dataset) for dataset in env.datasets)
-        for env in self.recipe.envs:
-            steps.extend(self.agent_step(env, agent) for agent in env.agents)
-        for env in self.recipe.envs:
-            steps.append(self.sweep_step(env, env.behaviour_name, behaviour=True))
             steps.extend(
-                self.sweep_step(env, env.agent_name(agent), behaviour=False) for agent in env.agents
+                replace(self.dataset_step(env, dataset), env_id=env.env_id)
+                for dataset in env.datasets
             )
+        for env in self.recipe.envs:
+            steps.extend(
+                replace(self.agent_step(env, agent), env_id=env.env_id) for agent in env.agents
+            )
+        for env in self.recipe.envs:
+            sweeps = [self.sweep_step(env, env.behaviour_name, behaviour=True)]
+            sweeps += [
+                self.sweep_step(env, env.agent_name(agent), behaviour=False) for agent in env.agents
+            ]
+            steps.extend(replace(step, env_id=env.env_id) for step in sweeps)
         steps.append(self.manifest_step())
         return steps
 
@@ -530,17 +537,29 @@ def architecture_changes(agent: OfflineRecipe) -> dict[str, Any]:
 # --- running -------------------------------------------------------------------------------------
 
 
-def select_steps(steps: Sequence[Step], kinds: Iterable[str] | None) -> list[Step]:
-    """The steps of the chosen kinds (all when None), in build order."""
-    if kinds is None:
-        return list(steps)
-    chosen = set(kinds)
+def select_steps(
+    steps: Sequence[Step], kinds: Iterable[str] | None, envs: Iterable[str] | None = None
+) -> list[Step]:
+    """The steps of the chosen kinds (all when None) and envs (all when None; the manifest
+    always belongs), in build order."""
+    chosen = set(STEP_KINDS) if kinds is None else set(kinds)
     unknown = sorted(chosen - set(STEP_KINDS))
     if unknown:
         raise ParetoscopeError(
             f"--steps: unknown step {', '.join(unknown)}; expected some of {', '.join(STEP_KINDS)}"
         )
-    return [step for step in steps if step.kind in chosen]
+    known_envs = {step.env_id for step in steps if step.env_id is not None}
+    wanted_envs = known_envs if envs is None else set(envs)
+    if wanted_envs - known_envs:
+        raise ParetoscopeError(
+            f"--env: the recipe has no {', '.join(sorted(wanted_envs - known_envs))}; "
+            f"expected some of {', '.join(sorted(known_envs))}"
+        )
+    return [
+        step
+        for step in steps
+        if step.kind in chosen and (step.env_id is None or step.env_id in wanted_envs)
+    ]
 
 
 def _outputs_exist(step: Step) -> bool:
@@ -599,9 +618,10 @@ def build_demo(
     steps: Iterable[str] | None = None,
     progress: bool = True,
     log: Log = print,
+    envs: Iterable[str] | None = None,
 ) -> BuildReport:
     """Build (or finish) the demo `recipe` (default: the full one) into `out` (default: the
-    bundled assets folder), only the step kinds in `steps` when given."""
+    bundled assets folder), only the step kinds in `steps` and the envs in `envs` when given."""
     from core.demo.recipe import FULL
 
     recipe = recipe or FULL
@@ -610,7 +630,7 @@ def build_demo(
         raise ParetoscopeError(f"--out {folder}: not a directory")
     folder.mkdir(parents=True, exist_ok=True)
     build = DemoBuild(folder, recipe, progress=progress, log=log)
-    chosen = select_steps(build.steps(), steps)
+    chosen = select_steps(build.steps(), steps, envs)
     report = BuildReport(folder, recipe.name)
     log(f"demo build ({recipe.name} recipe) into {folder}: {len(chosen)} steps")
     for index, step in enumerate(chosen, start=1):
