@@ -117,6 +117,21 @@ def test_upload_folders_are_private_and_removed_with_the_session() -> None:
     assert not alive.path.exists()
 
 
+def test_the_upload_folder_goes_when_the_server_process_exits() -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "from dashboard import uploads; folder = uploads.SessionFolder('s'); "
+        "(folder.path / 'x.pkl').write_bytes(b'x'); print(uploads.upload_root())"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO_DIR, check=True
+    )
+    root = Path(done.stdout.strip())
+    assert root.name.startswith("paretoscope-uploads-") and not root.exists()
+
+
 def test_upload_limit_defaults_and_overrides(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
