@@ -436,9 +436,7 @@ def test_add_a_folder_and_upload_files(
         store_upload(uploads, "notes.txt", b"hello")
     with pytest.raises(ParetoscopeError, match="empty"):
         store_upload(uploads, "x.pkl", b"")
-    assert os.path.isfile(
-        store_upload(uploads, "MO-Hopper-v3_10_expert_wide.pkl", b"\x80\x04data")
-    )
+    assert os.path.isfile(store_upload(uploads, "MO-Hopper-v3_10_expert_wide.pkl", b"\x80\x04data"))
 
 
 @pytest.mark.parametrize(
