@@ -15,6 +15,7 @@ frame.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
@@ -182,11 +183,16 @@ def live_rollout(
     try:
         frames_seen = 0
         ahead_seen: int | None = None
+        noticed = 0.0
         while True:
             state = job.wait(frames_seen, ahead_seen, timeout=0.25)
             stop_if_asked()
-            if state.ahead is not None and state.ahead != ahead_seen and not state.frames:
-                notice(state.ahead)
+            # While queued, the notice is renewed every second: each update is also where
+            # Streamlit itself stops a run whose viewer moved on.
+            queued = state.ahead is not None and not state.frames
+            if queued and (state.ahead != ahead_seen or time.monotonic() - noticed > 1.0):
+                notice(state.ahead)  # type: ignore[arg-type]
+                noticed = time.monotonic()
             ahead_seen = state.ahead
             if state.frames != frames_seen and state.latest is not None:
                 frames_seen = state.frames

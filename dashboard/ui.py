@@ -141,9 +141,12 @@ def catalog() -> AssetCatalog:
     uploads = _session_uploads()
     if uploads is not None and any(uploads.iterdir()):
         roots.append(uploads)
-    found = _discover(tuple(str(root) for root in roots), _folder_stamps(roots))
-    confined = [*readable_roots(), *([uploads] if uploads is not None else [])]
-    return confine_catalog(found, confined)
+    allowed = [*readable_roots(), *([uploads] if uploads is not None else [])]
+    return _discover(
+        tuple(str(root) for root in roots),
+        _folder_stamps(roots),
+        tuple(str(root) for root in allowed),
+    )
 
 
 def _folder_stamps(roots: Sequence[Path]) -> tuple[float, ...]:
@@ -164,9 +167,11 @@ def _folder_stamps(roots: Sequence[Path]) -> tuple[float, ...]:
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def _discover(roots: tuple[str, ...], stamps: tuple[float, ...]) -> AssetCatalog:
+def _discover(
+    roots: tuple[str, ...], stamps: tuple[float, ...], allowed: tuple[str, ...]
+) -> AssetCatalog:
     del stamps  # part of the cache key only
-    return discover_many([Path(root) for root in roots])
+    return confine_catalog(discover_many([Path(root) for root in roots]), allowed)
 
 
 @st.cache_resource(show_spinner=False)
