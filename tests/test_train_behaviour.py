@@ -19,6 +19,7 @@ from core.train.ars import Episode, EpisodeTask, GymRunner, MujocoRunner, ars_it
 from core.train.behaviour import member_path, train_behaviour
 
 SWIMMER = "MO-Swimmer-v2"
+HOPPER = "MO-Hopper-v3"
 # Tiny settings for the mechanics tests: a handful of short episodes per iteration.
 TINY = ARSConfig(directions=4, top_directions=2, step_size=0.02, noise=0.03)
 
@@ -227,7 +228,7 @@ def test_the_saved_checkpoint_is_the_returned_policy_set(
 # --- resuming -------------------------------------------------------------------------------------
 
 
-def _tiny_run(out: Path, iterations: int, **overrides) -> PolicySetAgent:  # type: ignore[no-untyped-def]
+def _tiny_run(out: Path, iterations: int, env: str = SWIMMER, **overrides) -> PolicySetAgent:  # type: ignore[no-untyped-def]
     settings = {
         "preferences": [[1.0, 0.0], [0.5, 0.5]],
         "iterations": iterations,
@@ -239,7 +240,7 @@ def _tiny_run(out: Path, iterations: int, **overrides) -> PolicySetAgent:  # typ
         "seed": 3,
     }
     settings.update(overrides)
-    return train_behaviour(SWIMMER, out, **settings)
+    return train_behaviour(env, out, **settings)
 
 
 def _assert_same_set(first: PolicySetAgent, second: PolicySetAgent) -> None:
@@ -539,3 +540,70 @@ def test_the_cli_passes_transfer_every() -> None:
     assert args.transfer_every == 50
     plain = _parser().parse_args(["train", "behaviour", "--env", SWIMMER, "--out", "x"])
     assert plain.transfer_every is None
+
+
+# --- a per-objective survival bonus ---------------------------------------------------------------
+
+
+def test_a_survival_bonus_sets_each_members_shift_to_w_dot_bonus(tmp_path: Path) -> None:
+    import json
+
+    agent = _tiny_run(
+        tmp_path / "bonus", iterations=1, preferences=[[1.0, 0.0], [0.25, 0.75]],
+        survival_bonus=[2.0, 4.0],
+    )  # fmt: skip
+    # Hand-computed: 1*2 + 0*4 = 2; 0.25*2 + 0.75*4 = 3.5.
+    assert agent.training["survival_shift"] == [2.0, 3.5]
+    record = json.loads((tmp_path / "bonus" / "training" / "run.json").read_text())
+    assert record["survival_bonus"] == [2.0, 4.0]
+    with pytest.raises(ParetoscopeError, match="survival_bonus"):
+        _tiny_run(
+            tmp_path / "bonus", iterations=1, preferences=[[1.0, 0.0], [0.25, 0.75]],
+            survival_bonus=[2.0, 5.0],
+        )  # fmt: skip
+    plain = _tiny_run(tmp_path / "plain", iterations=1)
+    assert plain.training["survival_shift"] == [0.0, 0.0]  # Swimmer: no bonus in the table
+    record = json.loads((tmp_path / "plain" / "training" / "run.json").read_text())
+    assert "survival_bonus" not in record
+
+
+def test_a_bonus_trains_like_the_equal_shift_and_unlike_another(tmp_path: Path) -> None:
+    """On MO-Hopper-v3 (episodes end when it falls, so the per-step shift matters): the bonus
+    (1, 1, 5) is the env's own table, so it trains exactly like the automatic shift; (1, 1, 0)
+    at w = (0.2, 0.2, 0.6) is the constant shift 0.4, and differs from the automatic 3.4."""
+    hopper = {
+        "preferences": [[0.2, 0.2, 0.6]], "horizon": 150,
+        "ars": ARSConfig(directions=4, top_directions=2, step_size=0.5, noise=0.5),
+    }  # fmt: skip
+    auto = _tiny_run(tmp_path / "auto", iterations=2, **hopper, env=HOPPER)
+    table = _tiny_run(
+        tmp_path / "table", iterations=2, survival_bonus=[1, 1, 5], **hopper, env=HOPPER
+    )
+    _assert_same_set(table, auto)
+    kept = _tiny_run(
+        tmp_path / "kept", iterations=2, survival_bonus=[1, 1, 0], **hopper, env=HOPPER
+    )
+    shift = _tiny_run(tmp_path / "shift", iterations=2, survival_shift=0.4, **hopper, env=HOPPER)
+    _assert_same_set(kept, shift)
+    assert kept.training["survival_shift"] == [pytest.approx(0.4)]
+    assert not np.array_equal(kept.matrices, auto.matrices)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"survival_bonus": [1.0]}, "one per objective"),
+        ({"survival_bonus": [1.0, float("nan")]}, "finite"),
+        ({"survival_bonus": [1.0, 1.0], "survival_shift": 1.0}, "not both"),
+    ],
+)
+def test_bad_survival_bonuses_raise(tmp_path: Path, overrides: dict, message: str) -> None:  # type: ignore[type-arg]
+    with pytest.raises(ParetoscopeError, match=message):
+        _tiny_run(tmp_path / "bad", iterations=1, **overrides)
+
+
+def test_the_cli_passes_a_survival_bonus() -> None:
+    args = _parser().parse_args(
+        ["train", "behaviour", "--env", SWIMMER, "--out", "x", "--survival-bonus", "1,1,0"]
+    )
+    assert args.survival_bonus == [1.0, 1.0, 0.0]

@@ -129,6 +129,14 @@ def add_behaviour_parser(commands: Any) -> None:
         "removes the alive bonus on tasks that end when the robot falls",
     )
     parser.add_argument(
+        "--survival-bonus",
+        type=_preference,
+        default=None,
+        metavar="B",
+        help="per-objective alive bonus such as 1,1,0 replacing the env's table: each member's "
+        "shift is then w·B (not with --survival-shift)",
+    )
+    parser.add_argument(
         "--no-warm-start",
         action="store_true",
         help="start every member from zero instead of the nearest trained member",
@@ -176,6 +184,7 @@ def run_behaviour(args: argparse.Namespace) -> int:
             eval_episodes=args.eval_episodes,
             progress=not args.quiet,
             transfer_every=args.transfer_every,
+            survival_bonus=args.survival_bonus,
         )
     except KeyboardInterrupt:
         print(

@@ -172,10 +172,11 @@ class BehaviourSettings:
     warm_start: bool = True
     eval_episodes: int = 5
     transfer_every: int | None = None  # None: no policy transfer between members
+    survival_bonus: tuple[float, ...] | None = None  # None: SURVIVAL_BONUS (shift = w·bonus)
 
     def record(self) -> dict[str, Any]:
-        """The JSON form kept in run.json (``transfer_every`` only when set, so run.json files
-        written before the option existed stay valid)."""
+        """The JSON form kept in run.json (``transfer_every`` and ``survival_bonus`` only when
+        set, so run.json files written before these options existed stay valid)."""
         record = {
             "format": RUN_FORMAT,
             "format_version": RUN_FORMAT_VERSION,
@@ -183,8 +184,11 @@ class BehaviourSettings:
             **asdict(self),
             "preferences": [list(row) for row in self.preferences],
         }
-        if self.transfer_every is None:
-            del record["transfer_every"]
+        for optional in ("transfer_every", "survival_bonus"):
+            if record[optional] is None:
+                del record[optional]
+            elif optional == "survival_bonus":
+                record[optional] = list(record[optional])
         return record
 
 
@@ -345,6 +349,7 @@ def train_behaviour(
     progress: bool = True,
     on_iteration: IterationCallback | None = None,
     transfer_every: int | None = None,
+    survival_bonus: Sequence[float] | None = None,
 ) -> PolicySetAgent:
     """Train (or resume) one ARS policy per preference and save the policy set into `out_dir`.
 
@@ -354,6 +359,9 @@ def train_behaviour(
     `on_iteration(member, iteration, mean_return)` is called after each saved iteration.
     `transfer_every=K` trains in rounds of K iterations with policy transfer between members
     after each round but the last (see the module docstring; needs an iteration budget).
+    `survival_bonus` (one value per objective) replaces the env's alive bonus table: each
+    member's shift is then w·survival_bonus (e.g. (1, 1, 0) on MO-Hopper-v3 keeps the energy
+    objective's per-step 5, so energy-heavy members learn to stay up cheaply).
     Returns the policy set also written to `out_dir` (config.json + weights.safetensors).
     """
     env = get_spec(env_id)
@@ -374,6 +382,16 @@ def train_behaviour(
             raise ParetoscopeError(f"transfer_every must be at least 1, got {transfer_every}")
         if iterations is None:
             raise ParetoscopeError("transfer_every needs an iteration budget (--iterations)")
+    bonus: tuple[float, ...] | None = None
+    if survival_bonus is not None:
+        if survival_shift is not None:
+            raise ParetoscopeError("give a survival shift or a survival bonus, not both")
+        bonus = tuple(float(value) for value in survival_bonus)
+        if len(bonus) != env.n_obj or not all(math.isfinite(value) for value in bonus):
+            raise ParetoscopeError(
+                f"survival bonus: expected {env.n_obj} finite numbers (one per objective of "
+                f"{env_id}), got {list(survival_bonus)}"
+            )
     budget = Budget(iterations, budget_seconds)
     settings = BehaviourSettings(
         env_id=env_id,
@@ -385,6 +403,7 @@ def train_behaviour(
         warm_start=warm_start,
         eval_episodes=int(eval_episodes),
         transfer_every=None if transfer_every is None else int(transfer_every),
+        survival_bonus=bonus,
     )
     folder = Path(out_dir)
     _prepare_run(folder, settings)
@@ -487,6 +506,8 @@ def _transfer_policies(folder: Path, states: list[MemberState]) -> None:
 def _shift_for(settings: BehaviourSettings, preference: FloatArray) -> float:
     if settings.survival_shift is not None:
         return float(settings.survival_shift)
+    if settings.survival_bonus is not None:
+        return float(np.dot(preference, settings.survival_bonus))
     return auto_survival_shift(settings.env_id, preference)
 
 
