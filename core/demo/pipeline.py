@@ -16,9 +16,10 @@ adopted: checked against their own run records and recorded without rerunning.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,9 @@ from core.errors import ParetoscopeError
 
 STEP_KINDS = ("behaviour", "datasets", "agents", "sweeps", "manifest")
 SWEEP_BATCH_SIZE = 1  # one episode per agent call: a stored episode replays exactly
+# Offline training in one torch thread: the weights then do not depend on the machine's core
+# count, and a busy machine does not stall the threads waiting for each other.
+TRAINING_THREADS = 1
 
 Log = Callable[[str], None]
 
@@ -373,16 +377,17 @@ class DemoBuild:
             from core.agents.checkpoint import parameter_count
             from core.train.offline import train_offline
 
-            trained = train_offline(
-                agent.kind,
-                self.dataset_dir(dataset_name),
-                folder,
-                config=offline_config(agent),
-                architecture=architecture_changes(agent),
-                env_id=env.env_id,
-                resume=True,
-                progress=self.progress,
-            )
+            with torch_threads(TRAINING_THREADS):
+                trained = train_offline(
+                    agent.kind,
+                    self.dataset_dir(dataset_name),
+                    folder,
+                    config=offline_config(agent),
+                    architecture=architecture_changes(agent),
+                    env_id=env.env_id,
+                    resume=True,
+                    progress=self.progress,
+                )
             if not self.recipe.keep_offline_training_state:
                 from core.train.offline import STATE_FILE, TRAINING_DIR
 
@@ -532,6 +537,19 @@ def architecture_changes(agent: OfflineRecipe) -> dict[str, Any]:
         horizon=agent.horizon,
     )
     return cli_changes(agent.kind, options)
+
+
+@contextlib.contextmanager
+def torch_threads(count: int) -> Iterator[None]:
+    """Run the block with `count` torch intra-op threads."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 # --- running -------------------------------------------------------------------------------------
