@@ -153,6 +153,8 @@ def main() -> None:
     print(f"  context: physics + policy   {statistics.median(physics_times):6.2f} s")
     print(f"  context: encoding alone     {encoding:6.2f} s")
     print(f"  pipeline / render alone     {full / alone:6.3f}   [<= 1.25]")
+    pairs = ", ".join(f"{p / a:.2f}" for p, a in zip(pipeline_times, alone_times, strict=True))
+    print(f"  (each run's ratio: {pairs})")
 
     latencies = [first_frame_latency(agent, size) for _ in range(7)]
     print(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import struct
 from pathlib import Path
 
@@ -112,6 +113,48 @@ def test_encoder_takes_frames_one_by_one_and_cleans_up(tmp_path: Path) -> None:
     path = tmp_path / "from_bytes.mp4"
     path.write_bytes(data)
     assert len(decode(path)[1]) == 7
+
+
+def test_a_reused_frame_buffer_does_not_change_queued_frames(tmp_path: Path) -> None:
+    # The encoder queues frames; a producer that draws every frame into one buffer (as
+    # renderers do) must still get every picture.
+    buffer = np.zeros((48, 64, 3), np.uint8)
+    path = tmp_path / "reused.mp4"
+    with Mp4Encoder(fps=10, path=path) as encoder:
+        for frame in moving_square(12):
+            buffer[...] = frame
+            encoder.add(buffer)
+        encoder.finish()
+    columns = [square_column(frame) for frame in decode(path)[1]]
+    expected = [square_column(frame) for frame in moving_square(12)]
+    assert columns == pytest.approx(expected, abs=1.0)
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="Linux scheduling classes")
+def test_the_encoder_runs_on_idle_cycles() -> None:
+    with Mp4Encoder(fps=10) as encoder:
+        encoder.add(moving_square(1)[0])
+        process = encoder._writer._process
+        assert process is not None
+        assert os.sched_getscheduler(process.pid) == os.SCHED_IDLE
+        encoder.finish()
+
+
+def test_an_encoder_failure_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ParetoscopeError, match="video encoding failed.*no-such-preset"):
+        encode_mp4(moving_square(30), fps=10, path=tmp_path / "x.mp4", preset="no-such-preset")
+    assert not (tmp_path / "x.mp4").exists()
+
+
+def test_an_aborted_encoder_stops_ffmpeg() -> None:
+    encoder = Mp4Encoder(fps=10)
+    for frame in moving_square(5):
+        encoder.add(frame)
+    process = encoder._writer._process
+    assert process is not None and process.poll() is None
+    encoder.close()
+    assert process.poll() is not None
+    assert not encoder.path.exists()
 
 
 def test_an_interrupted_encoding_leaves_no_file(tmp_path: Path) -> None:
