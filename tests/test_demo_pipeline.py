@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import shutil
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from core.agents import load
 from core.assets import discover_assets
 from core.cli import main
 from core.demo import QUICK, build_demo, demo_status
@@ -88,6 +90,23 @@ def test_manifest_lists_provenance_sizes_and_figures(built: Path) -> None:
         assert "rtg_weighted_error" not in behaviour  # a policy set ignores targets
     # Every quality target is reported, met or not.
     assert manifest["quality"] and all(isinstance(q["met"], bool) for q in manifest["quality"])
+
+
+def test_the_manifest_command_rebuilds_the_behaviour_set(built: Path, tmp_path: Path) -> None:
+    # The recorded command line, run by hand, trains the same policy set (same run.json,
+    # same members); the Hopper entry exercises --transfer-every and --survival-bonus.
+    manifest = json.loads((built / "manifest.json").read_text(encoding="utf-8"))
+    for env in QUICK.envs:
+        command = shlex.split(manifest["agents"][env.behaviour_name]["command"])
+        out = command.index("--out") + 1
+        command[out] = str(tmp_path / env.behaviour_name)
+        assert command[0] == "paretoscope" and main([*command[1:], "--quiet"]) == 0
+        made, built_dir = tmp_path / env.behaviour_name, built / "agents" / env.behaviour_name
+        run_file = Path("training") / "run.json"
+        assert json.loads((made / run_file).read_text()) == json.loads(
+            (built_dir / run_file).read_text()
+        )
+        assert load(made).fingerprint() == load(built_dir).fingerprint()
 
 
 def test_readme_table_matches_manifest(built: Path) -> None:

@@ -82,6 +82,10 @@ def behaviour_command(build: DemoBuild, env: EnvRecipe) -> str:
         parts += ["--survival-shift", str(recipe.survival_shift)]
     if not recipe.warm_start:
         parts.append("--no-warm-start")
+    if recipe.transfer_every is not None:
+        parts += ["--transfer-every", str(recipe.transfer_every)]
+    if recipe.survival_bonus is not None:
+        parts += ["--survival-bonus", ",".join(f"{value:g}" for value in recipe.survival_bonus)]
     if recipe.workers is not None:
         parts += ["--workers", str(recipe.workers)]
     parts += ["--seed", str(recipe.seed)]

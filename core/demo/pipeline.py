@@ -116,6 +116,8 @@ def _behaviour_record(env: EnvRecipe) -> dict[str, Any]:
         survival_shift=recipe.survival_shift,
         warm_start=recipe.warm_start,
         eval_episodes=recipe.eval_episodes,
+        transfer_every=recipe.transfer_every,
+        survival_bonus=recipe.survival_bonus,
     )
     return settings.record()
 
@@ -235,6 +237,8 @@ class DemoBuild:
                 warm_start=recipe.warm_start,
                 eval_episodes=recipe.eval_episodes,
                 progress=self.progress,
+                transfer_every=recipe.transfer_every,
+                survival_bonus=recipe.survival_bonus,
             )
             return {"fingerprint": agent.fingerprint()}
 

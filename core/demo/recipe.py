@@ -39,6 +39,8 @@ class BehaviourRecipe:
     warm_start: bool = True
     seed: int = 0
     workers: int | None = None  # worker processes; does not change the result
+    transfer_every: int | None = None  # rounds of K iterations with policy transfer
+    survival_bonus: tuple[float, ...] | None = None  # None: the env's alive bonus table
 
 
 @dataclass(frozen=True)
@@ -269,7 +271,13 @@ def quick_recipe() -> DemoRecipe:
     """A tiny demo with the full one's structure: builds in about a minute on 2 cores."""
     horizon = 40
 
-    def env(env_id: str, short: str, preferences: tuple[tuple[float, ...], ...] | int) -> EnvRecipe:
+    def env(
+        env_id: str,
+        short: str,
+        preferences: tuple[tuple[float, ...], ...] | int,
+        transfer_every: int | None = None,
+        survival_bonus: tuple[float, ...] | None = None,
+    ) -> EnvRecipe:
         return EnvRecipe(
             env_id=env_id,
             short_name=short,
@@ -282,6 +290,8 @@ def quick_recipe() -> DemoRecipe:
                 horizon=horizon,
                 eval_episodes=1,
                 workers=1,
+                transfer_every=transfer_every,
+                survival_bonus=survival_bonus,
             ),
             datasets=(
                 DatasetRecipe(quality="expert", episodes=6, horizon=horizon, batch_size=6),
@@ -315,7 +325,7 @@ def quick_recipe() -> DemoRecipe:
         "few episodes of 40 steps, a few dozen training steps.",
         envs=(
             env("MO-HalfCheetah-v2", "halfcheetah", ((1.0, 0.0), (0.5, 0.5), (0.0, 1.0))),
-            env("MO-Hopper-v3", "hopper", 3),
+            env("MO-Hopper-v3", "hopper", 3, transfer_every=1, survival_bonus=(1.0, 1.0, 0.0)),
         ),
         sweep_workers=1,
     )
