@@ -109,6 +109,17 @@ def test_the_manifest_command_rebuilds_the_behaviour_set(built: Path, tmp_path: 
         assert load(made).fingerprint() == load(built_dir).fingerprint()
 
 
+def test_the_manifest_command_retrains_the_same_offline_agent(built: Path, tmp_path: Path) -> None:
+    manifest = json.loads((built / "manifest.json").read_text(encoding="utf-8"))
+    env = QUICK.envs[0]
+    for agent in env.agents:
+        name = env.agent_name(agent)
+        command = shlex.split(manifest["agents"][name]["command"])
+        command[command.index("--out") + 1] = str(tmp_path / name)
+        assert main([*command[1:], "--quiet"]) == 0
+        assert load(tmp_path / name).fingerprint() == load(built / "agents" / name).fingerprint()
+
+
 def test_readme_table_matches_manifest(built: Path) -> None:
     manifest = json.loads((built / "manifest.json").read_text(encoding="utf-8"))
     lines = (built / "README.md").read_text(encoding="utf-8").splitlines()

@@ -17,7 +17,13 @@ from core.assets import MANIFEST_FILE, MANIFEST_FORMAT, MANIFEST_VERSION, RESULT
 from core.atomic import write_bytes_atomically
 from core.demo.figures import QualityCheck, hypervolume_fractions, quality_checks
 from core.demo.ledger import code_commit
-from core.demo.recipe import BehaviourRecipe, DatasetRecipe, EnvRecipe, OfflineRecipe
+from core.demo.recipe import (
+    TRAINING_THREADS,
+    BehaviourRecipe,
+    DatasetRecipe,
+    EnvRecipe,
+    OfflineRecipe,
+)
 from core.envs import get_spec
 
 if TYPE_CHECKING:
@@ -136,7 +142,7 @@ def agent_command(build: DemoBuild, env: EnvRecipe, agent: OfflineRecipe) -> str
         value = getattr(agent, field)
         if value != getattr(defaults, field):
             parts += [option, str(value)]
-    return _join(parts + ["--resume"])
+    return _join(parts + ["--threads", str(TRAINING_THREADS), "--resume"])
 
 
 def sweep_command(build: DemoBuild, env: EnvRecipe, name: str) -> str:

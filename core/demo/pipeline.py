@@ -30,6 +30,7 @@ from core.assets import AGENTS_DIR, DATASETS_DIR, RESULTS_DIR, bundled_assets_di
 from core.demo.figures import front_figures, halfcheetah_motion, member_figures
 from core.demo.ledger import Ledger, differences, settings_hash
 from core.demo.recipe import (
+    TRAINING_THREADS,
     DatasetRecipe,
     DemoRecipe,
     EnvRecipe,
@@ -40,9 +41,6 @@ from core.errors import ParetoscopeError
 
 STEP_KINDS = ("behaviour", "datasets", "agents", "sweeps", "manifest")
 SWEEP_BATCH_SIZE = 1  # one episode per agent call: a stored episode replays exactly
-# Offline training in one torch thread: the weights then do not depend on the machine's core
-# count, and a busy machine does not stall the threads waiting for each other.
-TRAINING_THREADS = 1
 
 Log = Callable[[str], None]
 

@@ -197,6 +197,11 @@ HALFCHEETAH_PREFERENCES: tuple[tuple[float, float], ...] = (
 
 SWEEP_SEEDS = (0, 1, 2)
 
+# Offline training in one torch thread: the weights then do not depend on the machine's core
+# count, and a busy machine does not stall the threads waiting for each other (two threads on
+# a loaded 2-core machine trained 20-100x slower).
+TRAINING_THREADS = 1
+
 
 def _halfcheetah_agents() -> tuple[OfflineRecipe, ...]:
     """MORvS, BC and a small MODT, each trained in about a minute on one CPU thread.
