@@ -62,6 +62,17 @@ def _join(parts: list[str]) -> str:
     return " ".join(shlex.quote(part) for part in parts)
 
 
+def _changed_options(recipe: object, defaults: object, *pairs: tuple[str, str]) -> list[str]:
+    """``[option, value, ...]`` for each (option, field) whose value differs from `defaults`
+    (the recipe's defaults equal the command line's)."""
+    parts: list[str] = []
+    for option, field in pairs:
+        value = getattr(recipe, field)
+        if value != getattr(defaults, field):
+            parts += [option, str(value)]
+    return parts
+
+
 def behaviour_command(build: DemoBuild, env: EnvRecipe) -> str:
     recipe: BehaviourRecipe = env.behaviour
     defaults = BehaviourRecipe(preferences=1, iterations=1)
@@ -73,17 +84,16 @@ def behaviour_command(build: DemoBuild, env: EnvRecipe) -> str:
             parts += ["--preference", ",".join(str(float(value)) for value in row)]
     parts += ["--out", build.display(build.agent_dir(env.behaviour_name))]
     parts += ["--iterations", str(recipe.iterations)]
-    for option, field in (
+    parts += _changed_options(
+        recipe,
+        defaults,
         ("--directions", "directions"),
         ("--top-directions", "top_directions"),
         ("--step-size", "step_size"),
         ("--noise", "noise"),
         ("--horizon", "horizon"),
         ("--eval-episodes", "eval_episodes"),
-    ):
-        value = getattr(recipe, field)
-        if value != getattr(defaults, field):
-            parts += [option, str(value)]
+    )
     if recipe.survival_shift is not None:
         parts += ["--survival-shift", str(recipe.survival_shift)]
     if not recipe.warm_start:
@@ -123,7 +133,9 @@ def agent_command(build: DemoBuild, env: EnvRecipe, agent: OfflineRecipe) -> str
         "--steps", str(agent.steps),
         "--seed", str(agent.seed),
     ]  # fmt: skip
-    for option, field in (
+    parts += _changed_options(
+        agent,
+        defaults,
         ("--batch-size", "batch_size"),
         ("--learning-rate", "learning_rate"),
         ("--weight-decay", "weight_decay"),
@@ -138,10 +150,7 @@ def agent_command(build: DemoBuild, env: EnvRecipe, agent: OfflineRecipe) -> str
         ("--context", "context"),
         ("--train-context", "train_context"),
         ("--horizon", "horizon"),
-    ):
-        value = getattr(agent, field)
-        if value != getattr(defaults, field):
-            parts += [option, str(value)]
+    )
     return _join(parts + ["--threads", str(TRAINING_THREADS), "--resume"])
 
 
