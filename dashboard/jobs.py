@@ -61,7 +61,9 @@ class RolloutJob:
         self._done = False
         self._recording: RolloutRecording | None = None
         self._error: BaseException | None = None
-        self.history: list[Any] = []  # every frame record, for charts drawn by the followers
+        # Every frame's step record, for the charts the followers draw: a rendered frame's
+        # `.record` without its image (500 images would hold ~150 MB), other frames as given.
+        self.history: list[Any] = []
         self._thread = threading.Thread(target=self._run, name=f"rollout-{key[:8]}", daemon=True)
 
     @property
@@ -114,7 +116,7 @@ class RolloutJob:
             self._ahead = None
             self._frames += 1
             self._latest = frame
-            self.history.append(frame)
+            self.history.append(getattr(frame, "record", frame))
             self._condition.notify_all()
 
     def _run(self) -> None:

@@ -206,9 +206,9 @@ def live_rollout(
                     )
                 if chart and (chart_throttle.ready() or record.done):
                     history = list(job.history)
-                    steps = np.asarray([int(item.record.step) for item in history])
+                    steps = np.asarray([int(record.step) for record in history])
                     totals = np.asarray(
-                        [np.asarray(item.record.cumulative_return, float) for item in history]
+                        [np.asarray(record.cumulative_return, float) for record in history]
                     )
                     chart_slot.plotly_chart(
                         episode_figure(objective_names, steps, totals, horizon), width="stretch"

@@ -618,3 +618,23 @@ def test_the_limits_are_command_line_flags(
         dashboard_cli.limits_environment(parse("--workers", "0"))
     with pytest.raises(ParetoscopeError, match="--allow-dir"):
         dashboard_cli.limits_environment(parse("--allow-dir", str(tmp_path / "missing")))
+
+
+def test_a_job_keeps_step_records_not_frame_images() -> None:
+    # Followers draw charts from the history; holding every image would cost ~150 MB an episode.
+    from types import SimpleNamespace
+
+    from dashboard.jobs import JobBoard
+
+    pool = RolloutPool(1, poll_seconds=0.01)
+
+    def produce(on_frame, on_wait):  # noqa: ANN001, ANN202
+        with pool.slot(on_wait):
+            for step in range(1, 4):
+                on_frame(SimpleNamespace(record=step, frame=np.zeros((64, 64, 3), np.uint8)))
+        return RolloutRecording(video=b"v", rewards=np.ones((3, 2)), fps=10.0)
+
+    job = JobBoard().follow("episode", produce, lambda _: None)
+    _wait_until(lambda: job.wait(0, None, 0.01).done)
+    assert job.history == [1, 2, 3]
+    job.unsubscribe()
