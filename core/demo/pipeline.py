@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from core.demo.figures import front_figures, halfcheetah_motion, member_figures
 from core.demo.ledger import Ledger, differences, settings_hash
 from core.demo.recipe import (
     TRAINING_THREADS,
+    BehaviourRecipe,
     DatasetRecipe,
     DemoRecipe,
     EnvRecipe,
@@ -38,6 +39,9 @@ from core.demo.recipe import (
 )
 from core.envs import get_spec
 from core.errors import ParetoscopeError
+
+if TYPE_CHECKING:
+    from core.train.ars import ARSConfig
 
 STEP_KINDS = ("behaviour", "datasets", "agents", "sweeps", "manifest")
 SWEEP_BATCH_SIZE = 1  # one episode per agent call: a stored episode replays exactly
@@ -94,21 +98,27 @@ def _preferences(env: EnvRecipe) -> list[list[float]]:
     return [[float(value) for value in row] for row in array]
 
 
+def _ars_config(recipe: BehaviourRecipe) -> ARSConfig:
+    """The recipe's ARS hyper-parameters as `core.train.ARSConfig` (for the record and the run)."""
+    from core.train import ARSConfig
+
+    return ARSConfig(
+        directions=recipe.directions,
+        top_directions=recipe.top_directions,
+        step_size=recipe.step_size,
+        noise=recipe.noise,
+    )
+
+
 def _behaviour_record(env: EnvRecipe) -> dict[str, Any]:
     """The run.json content `train_behaviour` writes for this recipe (budget aside)."""
-    from core.train import ARSConfig
     from core.train.behaviour import BehaviourSettings
 
     recipe = env.behaviour
     settings = BehaviourSettings(
         env_id=env.env_id,
         preferences=tuple(tuple(row) for row in _preferences(env)),
-        ars=ARSConfig(
-            directions=recipe.directions,
-            top_directions=recipe.top_directions,
-            step_size=recipe.step_size,
-            noise=recipe.noise,
-        ),
+        ars=_ars_config(recipe),
         seed=recipe.seed,
         horizon=recipe.horizon,
         survival_shift=recipe.survival_shift,
@@ -215,7 +225,7 @@ class DemoBuild:
             return {**record, "iterations": recipe.iterations}
 
         def run() -> dict[str, Any]:
-            from core.train import ARSConfig, train_behaviour
+            from core.train import train_behaviour
 
             agent = train_behaviour(
                 env.env_id,
@@ -224,12 +234,7 @@ class DemoBuild:
                 iterations=recipe.iterations,
                 workers=recipe.workers,
                 seed=recipe.seed,
-                ars=ARSConfig(
-                    directions=recipe.directions,
-                    top_directions=recipe.top_directions,
-                    step_size=recipe.step_size,
-                    noise=recipe.noise,
-                ),
+                ars=_ars_config(recipe),
                 horizon=recipe.horizon,
                 survival_shift=recipe.survival_shift,
                 warm_start=recipe.warm_start,
