@@ -5,6 +5,9 @@ Prints, measured in the same run (the issue's targets in brackets):
                             480x480 vs rendering the same 500 states alone (renderer creation
                             included in both; the faster of a plain loop and the render
                             thread)                                               [<= 1.25]
+  recording / render alone  the same episode recorded as the dashboard records it
+                            (`core.recordings.EpisodeRequest.record`: the pipeline plus the
+                            per-frame reward bookkeeping)                         [<= 1.25]
   first frame               seconds from `stream_frames(...)` to the first frame in a warm
                             process (median and worst of several requests)          [<= 0.5 s]
   frames per second         rendering alone at 256x256 and 480x480, shadows off and on
@@ -116,6 +119,16 @@ def pipeline(agent, steps: int, size: tuple[int, int]) -> tuple[float, int]:
     return time.perf_counter() - started, len(video)
 
 
+def recording(agent, steps: int, size: tuple[int, int]) -> float:
+    """Seconds for the dashboard's recording of the same episode (`EpisodeRequest.record`)."""
+    from core.recordings import EpisodeRequest
+
+    request = EpisodeRequest("bench", ENV_ID, tuple(PREFERENCE), None, 0, size[0], steps, every=1)
+    started = time.perf_counter()
+    request.record([agent])
+    return time.perf_counter() - started
+
+
 def first_frame_latency(agent, size: tuple[int, int]) -> float:
     """Seconds from the request to the first frame."""
     started = time.perf_counter()
@@ -139,11 +152,12 @@ def main() -> None:
     assert len(states) == args.steps, f"the episode ended after {len(states)} steps"
     pipeline(agent, 20, size)  # warm up: imports, torch, ffmpeg on disk cache
 
-    alone_times, pipeline_times, physics_times = [], [], []
+    alone_times, pipeline_times, physics_times, recording_times = [], [], [], []
     for _ in range(args.repeats):
         alone_times.append(render_alone(model, states, size, shadows=False))
         seconds, video_bytes = pipeline(agent, args.steps, size)
         pipeline_times.append(seconds)
+        recording_times.append(recording(agent, args.steps, size))
         physics_times.append(physics_and_policy(agent, args.steps))
     encoding = encode_alone(model, states, size)
     alone, full = statistics.median(alone_times), statistics.median(pipeline_times)
@@ -155,6 +169,8 @@ def main() -> None:
     print(f"  pipeline / render alone     {full / alone:6.3f}   [<= 1.25]")
     pairs = ", ".join(f"{p / a:.2f}" for p, a in zip(pipeline_times, alone_times, strict=True))
     print(f"  (each run's ratio: {pairs})")
+    recorded = statistics.median(recording_times)
+    print(f"  recording / render alone    {recorded / alone:6.3f}   [<= 1.25] ({recorded:.2f} s)")
 
     latencies = [first_frame_latency(agent, size) for _ in range(7)]
     print(

@@ -154,6 +154,29 @@ def _key_of(fingerprint: str, env_id: str, request: EpisodeRequest, horizon: int
     )
 
 
+def count_missing(
+    agent: Agent,
+    env_id: str,
+    store: ResultsStore | None,
+    preferences: np.ndarray | None = None,
+    granularity: int | None = None,
+    episodes: int = 1,
+    seeds: Sequence[int] | None = None,
+    targets: np.ndarray | None = None,
+    horizon: int | None = None,
+) -> int:
+    """How many episodes of the same `sweep` `store` does not hold yet (what it would compute)."""
+    spec = get_spec(env_id)
+    requests = build_requests(spec, preferences, granularity, episodes, seeds, targets)
+    horizon = spec.horizon if horizon is None else int(horizon)
+    fingerprint = agent_fingerprint(agent)
+    keys = {_key_of(fingerprint, env_id, request, horizon) for request in requests}
+    if store is None:
+        return len(keys)
+    stored = store.read(env_id, keys)
+    return len(keys - (set(stored[KEY_COLUMN]) if len(stored) else set()))
+
+
 def sweep(
     agent: Agent,
     env_id: str,

@@ -17,7 +17,7 @@ import json
 import os
 import tempfile
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -123,3 +123,39 @@ class ResultsStore:
                 "earlier results are unchanged"
             ) from error
         return final_path
+
+
+class LayeredStore(ResultsStore):
+    """Several stores read as one (the first that holds an episode wins), written to the last,
+    writable one: e.g. an assets folder's precomputed sweeps over a cache."""
+
+    def __init__(self, read_only: Sequence[ResultsStore], writable: ResultsStore) -> None:
+        super().__init__(writable.root)
+        self.read_only = list(read_only)
+        self.writable = writable
+
+    def read(self, env_id: str, keys: set[str] | None = None) -> pd.DataFrame:
+        frames = []
+        wanted = None if keys is None else set(keys)
+        for store in [*self.read_only, self.writable]:
+            frame = store.read(env_id, wanted)
+            if len(frame):
+                frames.append(frame)
+                if wanted is not None:
+                    wanted -= set(frame[KEY_COLUMN])
+                    if not wanted:
+                        break
+        if not frames:
+            return pd.DataFrame()
+        table = pd.concat(frames, ignore_index=True)
+        return table.drop_duplicates(subset=KEY_COLUMN, keep="first").reset_index(drop=True)
+
+    def write(self, env_id: str, rows: pd.DataFrame) -> Path:
+        return self.writable.write(env_id, rows)
+
+
+def layered_store(read_only_roots: Iterable[Path], writable_root: Path) -> LayeredStore:
+    """The stores under `read_only_roots` (read only) over the one at `writable_root`."""
+    return LayeredStore(
+        [ResultsStore(root) for root in read_only_roots], ResultsStore(writable_root)
+    )

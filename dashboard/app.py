@@ -29,7 +29,8 @@ with contextlib.suppress(RenderingUnavailable):
 
 import streamlit as st  # noqa: E402
 
-from dashboard import ui  # noqa: E402
+from dashboard import sidebar  # noqa: E402
+from dashboard.messages import guard  # noqa: E402
 
 _VIEWS = Path(__file__).resolve().parent / "views"
 
@@ -58,6 +59,6 @@ page = st.navigation(
     ]
 )
 st.session_state.pop("_context", None)
-with ui.guard("sidebar"):
-    ui.sidebar()
+with guard("sidebar"):
+    sidebar.sidebar()
 page.run()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.assets import SweepPlan, write_manifest
+from core.catalog import SweepPlan, write_manifest
 
 CHEETAH = "MO-HalfCheetah-v2"
 HOPPER3 = "MO-Hopper-v3"

@@ -1,13 +1,13 @@
-"""Episodes recorded in background threads, shared by every viewer who asks for the same one.
+"""Work done in background threads (recordings, sweeps), shared by every viewer who asks for
+the same thing.
 
-A `RolloutJob` runs `produce(on_frame, on_wait)` in a thread of its own (the rollout pool
-bounds how many simulate at once; the others wait in its line). Viewers *subscribe*: each
-page run that needs the episode follows its progress (queued, frames, finished) without
-running it. When the last subscriber leaves (the viewer moved the slider or closed the tab)
-the job is cancelled: a queued one leaves the line, a running one stops at its next frame.
-A second viewer asking for an episode that is being recorded joins it instead of recording it
-again, and keeps it alive if the first one leaves. No Streamlit here: pages read the job's
-state and draw it themselves.
+A `Job` runs `produce(on_frame, on_wait)` in a thread of its own (the worker pool bounds how
+many run at once; the others wait in its line). Viewers *subscribe*: each page run that needs
+the result follows its progress (queued, frames, finished) without running it. When the last
+subscriber leaves (the viewer moved the slider or closed the tab) the job is cancelled: a
+queued one leaves the line, a running one stops at its next frame. A second viewer asking for
+work that is under way joins it instead of doing it again, and keeps it alive if the first one
+leaves. No Streamlit here: pages read the job's state and draw it themselves.
 """
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from core.assets import RolloutRecording
-
-Produce = Callable[[Callable[[Any], None], Callable[[int], None]], RolloutRecording]
+# (on_frame, on_wait) -> the result: a `core.recordings.Recording`, a sweep's table, ...
+Produce = Callable[[Callable[[Any], None], Callable[[int], None]], Any]
 
 
 class Cancelled(Exception):
@@ -34,18 +33,18 @@ class JobState:
     latest: Any
     ahead: int | None  # requests before this one in the pool's line; None when not waiting
     done: bool
-    recording: RolloutRecording | None
+    result: Any  # None until done (and after a failure)
     error: BaseException | None
 
 
-class RolloutJob:
-    """One episode being recorded by a thread, followed by its subscribers."""
+class Job:
+    """One piece of work done by a thread, followed by its subscribers."""
 
     def __init__(
         self,
         key: str,
         produce: Produce,
-        on_done: Callable[[RolloutRecording], None],
+        on_done: Callable[[Any], None],
         on_exit: Callable[[], None] | None = None,
     ) -> None:
         self.key = key
@@ -59,12 +58,12 @@ class RolloutJob:
         self._latest: Any = None
         self._ahead: int | None = None
         self._done = False
-        self._recording: RolloutRecording | None = None
+        self._result: Any = None
         self._error: BaseException | None = None
-        # Every frame's step record, for the charts the followers draw: a rendered frame's
-        # `.record` without its image (500 images would hold ~150 MB), other frames as given.
+        # Every frame's step records, for the charts the followers draw: a frame's `.records`
+        # without its image (500 images would hold ~150 MB), other frames as given.
         self.history: list[Any] = []
-        self._thread = threading.Thread(target=self._run, name=f"rollout-{key[:8]}", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=f"job-{key[:12]}", daemon=True)
 
     @property
     def cancelled(self) -> bool:
@@ -98,7 +97,7 @@ class RolloutJob:
                 timeout,
             )
             return JobState(
-                self._frames, self._latest, self._ahead, self._done, self._recording, self._error
+                self._frames, self._latest, self._ahead, self._done, self._result, self._error
             )
 
     def _on_wait(self, ahead: int) -> None:
@@ -116,15 +115,15 @@ class RolloutJob:
             self._ahead = None
             self._frames += 1
             self._latest = frame
-            self.history.append(getattr(frame, "record", frame))
+            self.history.append(getattr(frame, "records", frame))
             self._condition.notify_all()
 
     def _run(self) -> None:
-        recording = None
+        result = None
         error: BaseException | None = None
         try:
-            recording = self._produce(self._on_frame, self._on_wait)
-            self._on_done(recording)
+            result = self._produce(self._on_frame, self._on_wait)
+            self._on_done(result)
         except Cancelled:
             pass
         except BaseException as failure:  # noqa: BLE001 - handed to the followers to show
@@ -132,7 +131,7 @@ class RolloutJob:
         with self._condition:
             self._done = True
             self._ahead = None
-            self._recording = recording
+            self._result = result
             self._error = error
             self._condition.notify_all()
         if self._on_exit is not None:
@@ -144,18 +143,16 @@ class JobBoard:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._jobs: dict[str, RolloutJob] = {}
+        self._jobs: dict[str, Job] = {}
 
-    def follow(
-        self, key: str, produce: Produce, on_done: Callable[[RolloutRecording], None]
-    ) -> RolloutJob:
-        """The job recording `key`, subscribed to: the running one, or a new one started."""
+    def follow(self, key: str, produce: Produce, on_done: Callable[[Any], None]) -> Job:
+        """The job for `key`, subscribed to: the running one, or a new one started."""
         with self._lock:
             job = self._jobs.get(key)
             if job is not None and not job.cancelled and job.subscribe():
                 return job
 
-            job = RolloutJob(key, produce, on_done, on_exit=lambda: self._forget(key, job))
+            job = Job(key, produce, on_done, on_exit=lambda: self._forget(key, job))
             job.subscribe()
             self._jobs[key] = job
             job.start()
@@ -165,7 +162,7 @@ class JobBoard:
         with self._lock:
             return list(self._jobs)
 
-    def _forget(self, key: str, job: RolloutJob) -> None:
+    def _forget(self, key: str, job: Job) -> None:
         with self._lock:
             if self._jobs.get(key) is job:
                 del self._jobs[key]

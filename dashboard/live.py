@@ -1,39 +1,54 @@
-"""The live video: frames streamed into the page while an episode runs, then the finished MP4.
+"""The one live path: every recording a page shows, and every sweep computed on a cache miss,
+is a job on the server's board (`dashboard.jobs`) that runs in a slot of its bounded worker
+pool (`dashboard.pool`).
 
-`live_rollout` is what every page that shows an episode uses: a recording already in the
-library plays at once; otherwise frames appear as they are rendered (progressive `st.image`
-updates), the MP4 is encoded at the same time, and when the episode ends the page reruns so the
-finished video (and its point on the front) replaces the stream.
-
-Episodes are recorded by background jobs (`dashboard.jobs`) in the server's bounded pool
-(`dashboard.pool`); the page follows its job: "queued (k ahead)" while it waits for a worker,
-then the frames. Viewers asking for the same episode follow the same job. A viewer who moves
-on (a rerun) or leaves (the session stops) stops following at once (`stop_if_asked`); a job
-nobody follows is cancelled: a waiting one leaves the line, a running one stops at its next
-frame.
+`show_recording_live` is what a page calls with a core recording request
+(`core.recordings`): a recording already in the library plays at once; otherwise the page
+follows the job that records it ("queued (k ahead)" while it waits for a worker, then frames
+as they are rendered, progressive `st.image` updates and a live reward chart), and when the
+recording is stored the page reruns so the finished MP4 replaces the stream. Viewers asking
+for the same recording follow the same job. A viewer who moves on (a rerun) or leaves (the
+session stops) stops following at once (`stop_if_asked`); a job nobody follows is cancelled:
+a waiting one leaves the line, a running one stops at its next frame.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any, TypeVar
 
 import numpy as np
 import streamlit as st
 
-from core.assets import RolloutRecording
+from core.agents.loaded import LoadedAgent, borrow_all
+from core.recordings import Recording, RecordingLibrary, RecordingRequest
 from core.render import RenderingUnavailable
-from dashboard import services
 from dashboard.figures import episode_figure
-from dashboard.jobs import shared_board
-from dashboard.pool import WaitCallback
-from dashboard.services import LoadedAgent, RolloutLibrary, RolloutRequest, Throttle, frame_steps
+from dashboard.jobs import Produce, shared_board
+from dashboard.pool import WaitCallback, shared_pool
 
 # Frames shown per second while streaming (the MP4 gets every frame).
 STREAM_RATE = 12.0
 CHART_RATE = 2.0
 
-Producer = Callable[[Callable[[object], None], WaitCallback], RolloutRecording]
+Result = TypeVar("Result")
+
+
+class Throttle:
+    """True at most `rate` times a second (and always on the first call), for UI updates."""
+
+    def __init__(self, rate: float) -> None:
+        self.interval = 1.0 / rate
+        self._last = -np.inf
+
+    def ready(self) -> bool:
+        now = time.perf_counter()
+        if now - self._last >= self.interval:
+            self._last = now
+            return True
+        return False
 
 
 def stop_requested() -> bool:
@@ -56,14 +71,13 @@ def stop_requested() -> bool:
 
 def stop_if_asked() -> None:
     """Let a pending stop or rerun happen now: Streamlit raises its own control exception at the
-    next message, which unwinds the rollout (its pool slot, renderer and encoder are freed)."""
+    next message, which unwinds the page (the job it followed is unsubscribed)."""
     if stop_requested():
         st.empty()
 
 
 def queued_notice(slot: object) -> WaitCallback:
-    """`on_wait` for the pool: "queued (k ahead)" in `slot`; each update is also the point where
-    a waiting request notices that its viewer moved on."""
+    """Shows "queued (k ahead)" in `slot`."""
 
     def on_wait(ahead: int) -> None:
         slot.info(  # type: ignore[attr-defined]
@@ -75,17 +89,63 @@ def queued_notice(slot: object) -> WaitCallback:
     return on_wait
 
 
+# --- the producers: what a job runs in its pool slot ------------------------------------------
+
+
+def recording_producer(request: RecordingRequest, agents: Sequence[LoadedAgent]) -> Produce:
+    """`produce` for a job that records `request` with `agents` (borrowed for the job) in a pool
+    slot; when nothing renders, the returns alone (with the reason) unless the request is
+    video-only. Runs in the job's thread: no Streamlit calls here."""
+
+    def produce(on_frame: Callable[[Any], None], on_wait: WaitCallback) -> Recording:
+        with shared_pool().slot(on_wait), borrow_all(agents) as borrowed:
+            try:
+                return request.record(borrowed, on_frame)
+            except RenderingUnavailable as error:
+                if request.video_only:
+                    raise
+                recording = request.record(borrowed, on_frame, render=False)
+                return replace(recording, meta={**recording.meta, "why": str(error)})
+
+    return produce
+
+
+def compute_in_pool(key: str, compute: Callable[[], Result]) -> Result:
+    """`compute()` as a job on the board, in a pool slot like a rollout (viewers asking for the
+    same `key` share it); waits for it. No Streamlit calls: safe inside cached functions."""
+
+    def produce(on_frame: Callable[[Any], None], on_wait: WaitCallback) -> Result:
+        with shared_pool().slot(on_wait):
+            return compute()
+
+    job = shared_board().follow(key, produce, lambda _: None)
+    try:
+        state = job.wait(0, None, timeout=0.5)
+        while not state.done:
+            state = job.wait(state.frames, state.ahead, timeout=0.5)
+    finally:
+        job.unsubscribe()
+    if state.error is not None:
+        raise state.error
+    result: Result = state.result
+    return result
+
+
+# --- showing ------------------------------------------------------------------------------------
+
+
 def show_recording(
-    recording: RolloutRecording,
+    recording: Recording,
     objective_names: Sequence[str],
     horizon: int,
     file_name: str,
     chart: bool = True,
     key: str = "video",
 ) -> None:
-    """The finished episode: the MP4 (looping, ready to replay), a download, the reward chart."""
+    """The finished recording: the MP4 (looping, ready to replay), a download, the reward chart
+    of its first lane."""
     if recording.meta.get("stopped"):
-        st.warning(str(recording.meta["stopped"]))
+        st.warning(str(recording.meta["stopped"]), icon=":material/warning:")
     if recording.video:
         st.video(recording.video, format="video/mp4", autoplay=True, loop=True, muted=True)
         st.download_button(
@@ -99,87 +159,44 @@ def show_recording(
     else:
         st.warning("video unavailable: " + str(recording.meta.get("why", "rendering failed")))
     if chart and recording.length:
-        cumulative = np.cumsum(np.asarray(recording.rewards), axis=0)
         st.plotly_chart(
-            episode_figure(objective_names, frame_steps(recording), cumulative, horizon),
+            episode_figure(
+                objective_names, recording.frame_steps[0], recording.cumulative(0), horizon
+            ),
             key=f"{key}_episode",
             width="stretch",
         )
 
 
-def stream_frames_into_page(
-    frames: Iterator[np.ndarray],
-    on_each: Callable[[np.ndarray], None] | None = None,
-    caption: Callable[[int], str] | None = None,
-    slot: object | None = None,
-) -> int:
-    """Show `frames` in one image slot as they come (at most STREAM_RATE a second); returns how
-    many there were. `on_each` sees every frame (e.g. an encoder). A pending stop or rerun
-    stops the stream at the next frame."""
-    slot = st.empty() if slot is None else slot
-    throttle = Throttle(STREAM_RATE)
-    count = 0
-    last = None
-    for frame in frames:
-        stop_if_asked()
-        count += 1
-        last = frame
-        if on_each is not None:
-            on_each(frame)
-        if throttle.ready():
-            slot.image(  # type: ignore[attr-defined]
-                frame,
-                caption=caption(count) if caption else None,
-                output_format="JPEG",
-                width="stretch",
-            )
-    if last is not None:
-        slot.image(  # type: ignore[attr-defined]
-            last, caption=caption(count) if caption else None, output_format="JPEG", width="stretch"
-        )
-    return count
-
-
-def rollout_producer(loaded: LoadedAgent, request: RolloutRequest) -> Producer:
-    """`produce` for `live_rollout`: the rendered episode, or its returns alone (with a warning
-    saying why) when rendering is unavailable."""
-
-    def produce(
-        on_frame: Callable[[object], None], on_wait: WaitCallback | None = None
-    ) -> RolloutRecording:
-        # Looked up on the module at call time, as the page scripts do on every rerun. Runs in a
-        # job's thread: no Streamlit calls here (the recording's "why" is shown with it).
-        try:
-            return services.record_rollout(loaded, request, on_frame, on_wait=on_wait)
-        except RenderingUnavailable as error:
-            return services.record_returns_only(loaded, request, str(error), on_wait=on_wait)
-
-    return produce
-
-
-def live_rollout(
-    library: RolloutLibrary,
-    key: str,
-    produce: Producer,
+def show_recording_live(
+    library: RecordingLibrary,
+    request: RecordingRequest,
+    agents: Sequence[LoadedAgent],
     objective_names: Sequence[str],
     horizon: int,
     file_name: str,
     widget_key: str = "video",
     chart: bool = True,
-) -> RolloutRecording | None:
-    """Play the recording `key` if it exists; else follow the job that records it with
-    `produce(on_frame, on_wait)` (started if none runs), showing its frames as they come, and
-    rerun when it is stored. Returns the recording when it is shown."""
+    progress_total: int | None = None,
+) -> Recording | None:
+    """Play `request`'s recording if the library has it; else follow the job that records it
+    (started if none runs), showing its frames as they come (and a progress bar out of
+    `progress_total` frames, when given), and rerun when it is stored. Returns the recording
+    when it is shown."""
+    key = request.key()
     recording = library.get(key)
     if recording is not None:
         show_recording(recording, objective_names, horizon, file_name, chart, widget_key)
         return recording
+    progress = st.progress(0.0, text="Rendering…") if progress_total else None
     image_slot = st.empty()
     chart_slot = st.empty()
     frame_throttle = Throttle(STREAM_RATE)
     chart_throttle = Throttle(CHART_RATE)
     notice = queued_notice(image_slot)
-    job = shared_board().follow(key, produce, lambda finished: library.put(key, finished))
+    job = shared_board().follow(
+        key, recording_producer(request, agents), lambda finished: library.put(key, finished)
+    )
     try:
         frames_seen = 0
         ahead_seen: int | None = None
@@ -197,18 +214,21 @@ def live_rollout(
             if state.frames != frames_seen and state.latest is not None:
                 frames_seen = state.frames
                 record = state.latest.record
-                if frame_throttle.ready() or record.done:
+                if progress is not None and progress_total:
+                    progress.progress(min(1.0, frames_seen / progress_total), text="Rendering…")
+                image = state.latest.image
+                if image is not None and (frame_throttle.ready() or record.done):
                     image_slot.image(
-                        state.latest.frame,
+                        image,
                         caption=f"step {record.step} / {horizon}",
                         output_format="JPEG",
                         width="stretch",
                     )
                 if chart and (chart_throttle.ready() or record.done):
-                    history = list(job.history)
-                    steps = np.asarray([int(record.step) for record in history])
+                    first_lane = [records[0] for records in list(job.history)]
+                    steps = np.asarray([int(step.step) for step in first_lane])
                     totals = np.asarray(
-                        [np.asarray(record.cumulative_return, float) for record in history]
+                        [np.asarray(step.cumulative_return, float) for step in first_lane]
                     )
                     chart_slot.plotly_chart(
                         episode_figure(objective_names, steps, totals, horizon), width="stretch"

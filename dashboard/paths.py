@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from core.assets import AssetCatalog, AssetProblem
+from core.catalog import AssetCatalog, AssetProblem
 from core.errors import ParetoscopeError
 
 # Entries inside one asset folder checked for links that leave it (a dataset has a few files).

@@ -21,7 +21,6 @@ import contextlib
 import io
 import shutil
 import stat
-import struct
 import tempfile
 import threading
 import time
@@ -30,10 +29,12 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
+from core.agents.checkpoint_header import SINGLE_FILE_SUFFIX
+from core.agents.peda_file import PEDA_SUFFIXES
 from core.errors import ParetoscopeError
 from dashboard.limits import max_upload_bytes
 
-AGENT_SUFFIXES = (".safetensors", ".ckpt", ".pt", ".pth")
+AGENT_SUFFIXES = (SINGLE_FILE_SUFFIX, *PEDA_SUFFIXES)
 DATASET_SUFFIXES = (".pkl",)
 ARCHIVE_SUFFIXES = (".zip",)
 ACCEPTED_TYPES = ["safetensors", "ckpt", "pt", "pth", "pkl", "zip"]
@@ -116,28 +117,20 @@ def remove_stale_folders(
 
 
 def check_signature(name: str, payload: bytes) -> None:
-    """Refuse a file whose first bytes do not fit the type its suffix claims."""
+    """Refuse a file whose first bytes do not fit the type its suffix claims (each format's
+    own module knows its signature)."""
+    from core.agents.checkpoint_header import check_safetensors_signature
+    from core.agents.peda_file import check_torch_signature
+    from core.data.d4morl import check_pickle_signature
+
     suffix = Path(name).suffix.lower()
     head = payload[:16]
     if suffix == ".safetensors":
-        if len(payload) < 10:
-            raise ParetoscopeError(f"{name}: too short for a safetensors file")
-        (length,) = struct.unpack("<Q", payload[:8])
-        if length > len(payload) - 8:
-            raise ParetoscopeError(
-                f"{name}: not a safetensors file (its header claims {length} bytes, the file "
-                f"has {len(payload) - 8})"
-            )
-        if payload[8:9] != b"{":
-            raise ParetoscopeError(f"{name}: not a safetensors file (no JSON header)")
-    elif suffix in (".ckpt", ".pt", ".pth"):
-        if not (head.startswith(b"PK\x03\x04") or head.startswith(b"\x80")):
-            raise ParetoscopeError(
-                f"{name}: not a torch checkpoint (expected a torch.save zip or pickle)"
-            )
-    elif suffix == ".pkl":
-        if not head.startswith(b"\x80"):
-            raise ParetoscopeError(f"{name}: not a pickle file (expected protocol 2 or later)")
+        check_safetensors_signature(name, payload)
+    elif suffix in PEDA_SUFFIXES:
+        check_torch_signature(name, head)
+    elif suffix in DATASET_SUFFIXES:
+        check_pickle_signature(name, head)
     elif suffix == ".zip" and not (
         head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06")
     ):

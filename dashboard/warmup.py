@@ -17,7 +17,7 @@ from collections.abc import Sequence
 FIRST_STAGE = (
     "pandas",
     "plotly.graph_objects",
-    "dashboard.ui",
+    "dashboard.sidebar",
     "dashboard.figures",
     "dashboard.live",
 )

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from core.agents import load
-from core.assets import bundled_assets_dir, discover_assets
+from core.catalog import bundled_assets_dir, discover_assets
 from core.envs import get_spec
 from core.evaluate import agent_fingerprint, objective_columns, sweep
 from core.results_store import ResultsStore

@@ -109,16 +109,16 @@ def test_explore_streams_a_rollout_that_matches_core(app_env: Path, assets: Path
 def test_slider_change_renders_once_per_preference(
     app_env: Path, assets: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import dashboard.services as services
+    from core.recordings import EpisodeRequest
 
     calls = []
-    original = services.record_rollout
+    original = EpisodeRequest.record
 
-    def counting(loaded, request, on_frame=None, **options):  # noqa: ANN001, ANN003, ANN202
-        calls.append(request.preference)
-        return original(loaded, request, on_frame, **options)
+    def counting(self, agents, on_frame=None, render=True):  # noqa: ANN001, ANN202
+        calls.append(self.preference)
+        return original(self, agents, on_frame, render)
 
-    monkeypatch.setattr(services, "record_rollout", counting)
+    monkeypatch.setattr(EpisodeRequest, "record", counting)
     at = _app()
     at.slider[0].set_value(0.8).run()
     _ok(at)
@@ -193,8 +193,6 @@ def test_three_objectives_front_in_3d_and_clickable_projection(app_env: Path) ->
 
 def test_upload_a_peda_checkpoint_and_import_it(app_env: Path) -> None:
     source = PEDA_FIXTURES / "ckpts" / CHEETAH / "dt" / "step=1.ckpt"
-    if not source.is_file():
-        pytest.skip(f"PEDA fixtures missing at {source}")
     at = _app()
     at.file_uploader(key="_uploads").upload("mystery.ckpt", source.read_bytes()).run()
     _ok(at)
@@ -279,6 +277,11 @@ def test_compare_page(app_env: Path, assets: Path) -> None:
     assert result["has_video"] and result["agents"] == ["cheetah-morvs", "cheetah-policies"]
     frame = imageio.get_reader(str(app_env / "rollouts" / f"{result['key']}.mp4")).get_data(0)
     assert frame.shape[0] == 240 and frame.shape[1] >= 2 * 240  # both agents side by side
+    preference = at.session_state["preference"]
+    for name in result["agents"]:  # each agent's own return, as an independent rollout gives it
+        np.testing.assert_allclose(
+            result["returns"][name], _returns(assets, name, CHEETAH, preference), rtol=1e-9
+        )
     table = at.session_state["compare_metrics"]
     stored = ResultsStore(assets / "results").read(CHEETAH)
     for name, label in (("cheetah-morvs", "MORvS (untrained)"), ("cheetah-policies", None)):
@@ -408,7 +411,7 @@ def test_add_a_folder_and_upload_files(
     import zipfile
 
     from core.errors import ParetoscopeError
-    from dashboard.ui import store_upload
+    from dashboard.uploads import store_upload
 
     extra = tmp_path / "extra"
     shutil.copytree(assets / "agents" / "cheetah-policies", extra / "agents" / "mine")

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 import pytest
 
 from core.metrics import front_summary, hypervolume, rtg_following
+from core.render.front_panel import HIGHLIGHT, FrontPanel
 from dashboard.figures import (
     FrontSeries,
     Marker,
@@ -26,7 +27,6 @@ from dashboard.figures import (
     ternary_figure,
 )
 from dashboard.tables import AgentMetrics, best_per_column, metrics_table, styled_metrics
-from dashboard.tour import HIGHLIGHT, FrontPanel
 
 
 def _brute_force_undominated(points: np.ndarray) -> np.ndarray:

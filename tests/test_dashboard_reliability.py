@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.assets import RolloutRecording, read_recording
+from core.agents.loaded import LoadedAgent
 from core.errors import ParetoscopeError
+from core.recordings import EpisodeRequest, Recording, read_recording
 from dashboard import pool as pool_module
 from dashboard.pool import RolloutPool
-from dashboard.services import LoadedAgent, RolloutLibrary, RolloutRequest, record_rollout
 from tests.agents_for_tests import LinearAgent
 from tests.conftest import REPO_DIR
 
@@ -137,7 +137,7 @@ def _loaded(agent: object | None = None) -> LoadedAgent:
     return LoadedAgent(agent, fingerprint=getattr(agent, "fingerprint", "other"), name="linear")
 
 
-def _request(**changes: object) -> RolloutRequest:
+def _request(**changes: object) -> EpisodeRequest:
     values = {
         "fingerprint": "linear",
         "env_id": CHEETAH,
@@ -149,7 +149,15 @@ def _request(**changes: object) -> RolloutRequest:
         "every": 1,
     }
     values.update(changes)
-    return RolloutRequest(**values)  # type: ignore[arg-type]
+    return EpisodeRequest(**values)  # type: ignore[arg-type]
+
+
+def _record(loaded: LoadedAgent, request: EpisodeRequest, on_frame=None, render=True):  # noqa: ANN001, ANN202
+    """What a page's job does: the request recorded in a slot of the server's pool."""
+    from dashboard.live import recording_producer
+
+    producer = recording_producer(request, [loaded])
+    return producer(on_frame or (lambda frame: None), lambda ahead: None)
 
 
 @pytest.fixture
@@ -168,16 +176,16 @@ def test_a_running_rollout_stops_at_the_next_frame(small_pool: RolloutPool) -> N
         pass
 
     def on_frame(frame: object) -> None:
-        seen.append(frame.step)  # type: ignore[attr-defined]
+        seen.append(frame.record.step)  # type: ignore[attr-defined]
         if len(seen) == 3:
             raise Stopped  # what Streamlit raises when the viewer moves on
 
     with pytest.raises(Stopped):
-        record_rollout(loaded, _request(), on_frame)
+        _record(loaded, _request(), on_frame)
     assert seen == [1, 2, 3]
     # Its worker slot and its agent are free again.
     assert small_pool.running == 0 and not loaded.lock.locked()
-    assert record_rollout(loaded, _request(), None).length == HORIZON
+    assert _record(loaded, _request()).length == HORIZON
 
 
 def test_viewers_of_one_agent_get_identical_copies() -> None:
@@ -199,33 +207,11 @@ def test_viewers_of_one_agent_get_identical_copies() -> None:
 # --- the video cache -----------------------------------------------------------------------------
 
 
-def _recording(size: int, fill: int = 1) -> RolloutRecording:
-    return RolloutRecording(video=bytes([fill]) * size, rewards=np.ones((4, 2)), fps=10.0)
-
-
-def test_library_memory_is_bounded_in_bytes(tmp_path: Path) -> None:
-    from dashboard.services import recording_bytes
-
-    each = recording_bytes(_recording(10_000))
-    library = RolloutLibrary([], tmp_path / "cache", capacity=1000, capacity_bytes=3 * each)
-    for index in range(5):
-        library.put(f"k{index}", _recording(10_000, fill=index))
-        assert library.memory_bytes <= 3 * each
-    library.get("k2")  # recently used: kept
-    library.put("k5", _recording(10_000, fill=5))
-    assert set(library._memory) == {"k2", "k4", "k5"}
-    assert library.memory_bytes == 3 * each
-    # A recording larger than the whole budget is served from disk, never held.
-    library.put("huge", _recording(4 * each))
-    assert "huge" not in library._memory and library.get("huge") is not None
-    assert library.memory_bytes <= 3 * each
-    # Dropped from memory, still on disk.
-    assert library.get("k0").video == bytes([0]) * 10_000
-
-
 def test_video_cache_size_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dashboard.limits import video_cache_bytes
+
     monkeypatch.setenv("PARETOSCOPE_VIDEO_CACHE_MB", "3")
-    assert RolloutLibrary([], None).capacity_bytes == 3 * 2**20
+    assert video_cache_bytes() == 3 * 2**20
     monkeypatch.setenv("PARETOSCOPE_WORKERS", "3")
     pool_module.set_shared_pool(None)
     try:
@@ -269,16 +255,14 @@ def _ok(at) -> None:  # noqa: ANN001
 
 
 def _count_renders(monkeypatch: pytest.MonkeyPatch) -> list[tuple[float, ...]]:
-    import dashboard.services as services
-
     calls: list[tuple[float, ...]] = []
-    original = services.record_rollout
+    original = EpisodeRequest.record
 
-    def counting(loaded, request, on_frame=None, **options):  # noqa: ANN001, ANN003, ANN202
-        calls.append(request.preference)
-        return original(loaded, request, on_frame, **options)
+    def counting(self, agents, on_frame=None, render=True):  # noqa: ANN001, ANN202
+        calls.append(self.preference)
+        return original(self, agents, on_frame, render)
 
-    monkeypatch.setattr(services, "record_rollout", counting)
+    monkeypatch.setattr(EpisodeRequest, "record", counting)
     return calls
 
 
@@ -450,27 +434,25 @@ class _NanAfter:
 
 
 def test_nan_actions_stop_the_rollout_with_a_message(small_pool: RolloutPool) -> None:
-    from dashboard.services import divergence_message, record_returns_only
+    from core.recordings import divergence_message
 
-    recording = record_rollout(_loaded(_NanAfter(LinearAgent(CHEETAH, seed=1), 7)), _request())
+    recording = _record(_loaded(_NanAfter(LinearAgent(CHEETAH, seed=1), 7)), _request())
     assert recording.length == 8  # seven steps, then the last frame held at the eighth
     assert "stopped at step 8" in recording.meta["stopped"]
     assert "action was not a finite number" in recording.meta["stopped"]
     assert np.isfinite(recording.returns).all()
-    returns_only = record_returns_only(
-        _loaded(_NanAfter(LinearAgent(CHEETAH, seed=1), 7)), _request(), "no GL"
-    )
+    returns_only = _request().record([_NanAfter(LinearAgent(CHEETAH, seed=1), 7)], render=False)
     assert returns_only.meta["stopped"] == recording.meta["stopped"]
     np.testing.assert_allclose(returns_only.returns, recording.returns)
     with pytest.raises(ParetoscopeError, match="stopped at step 1"):
-        record_rollout(_loaded(_NanAfter(LinearAgent(CHEETAH, seed=1), 0)), _request())
+        _record(_loaded(_NanAfter(LinearAgent(CHEETAH, seed=1), 0)), _request())
     assert small_pool.running == 0
 
     class Record:
         step = 12
         action = np.zeros(6)
 
-    assert "the simulation diverged" in divergence_message(Record())
+    assert "the simulation diverged" in divergence_message(Record())  # type: ignore[arg-type]
 
 
 def test_nan_actions_in_the_page_are_a_message_and_the_page_goes_on(
@@ -478,7 +460,7 @@ def test_nan_actions_in_the_page_are_a_message_and_the_page_goes_on(
 ) -> None:
     import contextlib
 
-    from dashboard.services import LoadedAgent as Loaded
+    from core.agents.loaded import LoadedAgent as Loaded
 
     original = Loaded.borrow
 
@@ -529,6 +511,10 @@ def test_without_rendering_every_page_still_works(
     assert at.session_state["compare_metrics"] is not None
 
 
+def _stand_in(frames: int) -> Recording:
+    return Recording(b"v", 10.0, ("agent",), np.ones((1, frames, 2)), np.ones((1, frames)))
+
+
 def _slow_producer(pool: RolloutPool, calls: list[int], frames: int = 200):  # noqa: ANN202
     def produce(on_frame, on_wait):  # noqa: ANN001, ANN202
         calls.append(1)
@@ -536,7 +522,7 @@ def _slow_producer(pool: RolloutPool, calls: list[int], frames: int = 200):  # n
             for index in range(frames):
                 time.sleep(0.005)
                 on_frame(index)
-        return RolloutRecording(video=b"v", rewards=np.ones((frames, 2)), fps=10.0)
+        return _stand_in(frames)
 
     return produce
 
@@ -547,7 +533,7 @@ def test_viewers_of_one_episode_follow_one_job() -> None:
     pool = RolloutPool(1, poll_seconds=0.01)
     board = JobBoard()
     calls: list[int] = []
-    stored: list[RolloutRecording] = []
+    stored: list[Recording] = []
     first = board.follow("episode", _slow_producer(pool, calls), stored.append)
     second = board.follow("episode", _slow_producer(pool, calls), stored.append)
     assert second is first
@@ -555,7 +541,7 @@ def test_viewers_of_one_episode_follow_one_job() -> None:
     state = second.wait(0, None, timeout=10)
     while not state.done:
         state = second.wait(state.frames, state.ahead, timeout=10)
-    assert state.error is None and state.frames == 200 and state.recording is not None
+    assert state.error is None and state.frames == 200 and state.result is not None
     assert calls == [1] and len(stored) == 1  # recorded once, stored once
     second.unsubscribe()
     _wait_until(lambda: board.running() == [])
@@ -567,7 +553,7 @@ def test_a_job_nobody_follows_is_cancelled_queued_or_running() -> None:
     pool = RolloutPool(1, poll_seconds=0.01)
     board = JobBoard()
     calls: list[int] = []
-    stored: list[RolloutRecording] = []
+    stored: list[Recording] = []
     running = board.follow("a", _slow_producer(pool, calls, frames=10_000), stored.append)
     _wait_until(lambda: running.wait(0, None, 0.01).frames > 0)
     queued = board.follow("b", _slow_producer(pool, calls), stored.append)
@@ -622,8 +608,7 @@ def test_the_limits_are_command_line_flags(
 
 def test_a_job_keeps_step_records_not_frame_images() -> None:
     # Followers draw charts from the history; holding every image would cost ~150 MB an episode.
-    from types import SimpleNamespace
-
+    from core.recordings import LiveFrame
     from dashboard.jobs import JobBoard
 
     pool = RolloutPool(1, poll_seconds=0.01)
@@ -631,10 +616,50 @@ def test_a_job_keeps_step_records_not_frame_images() -> None:
     def produce(on_frame, on_wait):  # noqa: ANN001, ANN202
         with pool.slot(on_wait):
             for step in range(1, 4):
-                on_frame(SimpleNamespace(record=step, frame=np.zeros((64, 64, 3), np.uint8)))
-        return RolloutRecording(video=b"v", rewards=np.ones((3, 2)), fps=10.0)
+                on_frame(LiveFrame(np.zeros((64, 64, 3), np.uint8), (step,), step - 1))  # type: ignore[arg-type]
+        return _stand_in(3)
 
     job = JobBoard().follow("episode", produce, lambda _: None)
     _wait_until(lambda: job.wait(0, None, 0.01).done)
-    assert job.history == [1, 2, 3]
+    assert job.history == [(1,), (2,), (3,)]
     job.unsubscribe()
+
+
+def test_throttle_limits_the_rate() -> None:
+    from dashboard.live import Throttle
+
+    throttle = Throttle(rate=5.0)
+    assert throttle.ready() and not throttle.ready()
+    time.sleep(0.21)
+    assert throttle.ready()
+
+
+def test_a_sweep_on_a_cache_miss_waits_for_a_worker_and_is_shared(small_pool: RolloutPool) -> None:
+    from dashboard.jobs import shared_board
+    from dashboard.live import compute_in_pool
+
+    calls: list[int] = []
+    release = threading.Event()
+    results: list[int] = []
+
+    def sweep() -> int:
+        assert small_pool.running == 1  # it holds a worker slot like a rollout
+        calls.append(1)
+        release.wait(5)
+        return 42
+
+    with small_pool.slot():  # a rollout holds the only worker
+        viewers = [
+            threading.Thread(target=lambda: results.append(compute_in_pool("sweep-x", sweep)))
+            for _ in range(2)
+        ]
+        for viewer in viewers:
+            viewer.start()
+        _wait_until(lambda: small_pool.waiting == 1)  # one job waits in line for both viewers
+        _wait_until(lambda: shared_board()._jobs["sweep-x"]._subscribers == 2)
+        assert calls == []
+    _wait_until(lambda: calls == [1])
+    release.set()
+    for viewer in viewers:
+        viewer.join(5)
+    assert results == [42, 42] and calls == [1]

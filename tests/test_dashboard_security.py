@@ -62,7 +62,7 @@ def test_user_paths_stay_inside_the_allowed_folders(tmp_path: Path) -> None:
 
 
 def test_catalog_entries_that_link_outside_are_refused(tmp_path: Path) -> None:
-    from core.assets import discover_assets
+    from core.catalog import discover_assets
     from dashboard.demo_fixture import build_tiny_assets
 
     source = build_tiny_assets(tmp_path / "source", horizon=5, with_hopper=False)
@@ -214,7 +214,7 @@ def test_bad_file_gives_a_clear_message(case: dict, tmp_path: Path, marker_absen
     assert not (tmp_path / "outside").exists() and not Path("/tmp/outside/config.json").exists()
     good = PEDA_FIXTURES / "ckpts" / "MO-HalfCheetah-v2" / "bc" / "step=1.ckpt"
     if good.is_file():
-        from core.assets import discover_assets
+        from core.catalog import discover_assets
 
         uploads.store_upload(folder, "fine.ckpt", good.read_bytes())
         assert "fine" in {agent.name for agent in discover_assets(folder).agents}

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from core.agents import load
-from core.assets import discover_assets
+from core.catalog import discover_assets
 from core.cli import main
 from core.demo import QUICK, build_demo, demo_status
 from core.demo.ledger import LEDGER_FILE

@@ -15,7 +15,6 @@ touching this module. Loading never unpickles anything: JSON and safetensors onl
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import os
 import platform
@@ -29,6 +28,13 @@ import torch
 
 from core.agents.architecture import architecture_from_dict, build_network
 from core.agents.base import Agent, AgentSpec, Conditioning, check_config_fits_env
+from core.agents.checkpoint_header import (
+    CONFIG_FILE,
+    CONFIG_METADATA_KEY,
+    FORMAT,
+    FORMAT_VERSION,
+    WEIGHTS_FILE,
+)
 from core.agents.conditioned import (
     AGENT_CLASSES,
     ConditionedAgent,
@@ -37,13 +43,7 @@ from core.agents.conditioned import (
 from core.agents.target_model import LinearTargetModel
 from core.atomic import write_bytes_atomically
 from core.errors import ParetoscopeError
-
-FORMAT = "paretoscope-agent"
-FORMAT_VERSION = 1
-CONFIG_FILE = "config.json"
-WEIGHTS_FILE = "weights.safetensors"
-# Key of the config inside a single-file checkpoint's safetensors metadata.
-CONFIG_METADATA_KEY = "paretoscope_config"
+from core.lazy import resolve
 
 PathLike = str | os.PathLike[str]
 # (checkpoint path as given, its parsed config, device) -> agent
@@ -120,7 +120,7 @@ def load(path: PathLike, device: str = "cpu") -> Agent:
             "it with `paretoscope agent import-peda CKPT --env ID --type dt|rvs|bc --out DIR`"
         )
     config = read_config(location)
-    loader = _resolve(_LOADERS[config["kind"]])
+    loader = resolve(_LOADERS[config["kind"]])
     return loader(location, config, device)
 
 
@@ -149,7 +149,7 @@ def save(agent: Agent, path: PathLike, single_file: bool = False) -> Path:
         raise ParetoscopeError(f"save: no checkpoint writer for kind {agent.spec.kind!r}")
     if single_file:
         raise ParetoscopeError(f"save: kind {agent.spec.kind!r} is saved as a directory only")
-    return _resolve(saver)(agent, destination)
+    return resolve(saver)(agent, destination)
 
 
 def versions() -> dict[str, str]:
@@ -389,13 +389,6 @@ def _number(config: Mapping[str, Any], name: str, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ParetoscopeError(f"{where}: {name} must be a number, got {value!r}")
     return float(value)
-
-
-def _resolve(target: Any) -> Any:
-    if isinstance(target, str):
-        module_name, _, attribute = target.partition(":")
-        return getattr(importlib.import_module(module_name), attribute)
-    return target
 
 
 # --- policy sets (core.agents.policy_set keeps its own reader and writer) -------------------------

@@ -15,8 +15,6 @@ from typing import Any
 
 from core.errors import ParetoscopeError
 
-PEDA_SUFFIXES = (".ckpt", ".pt", ".pth")
-
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -73,8 +71,11 @@ def _help(parser: argparse.ArgumentParser) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from core.agents.formats import sniff_agent
+
     path: Path = args.path
-    if path.is_file() and path.suffix in PEDA_SUFFIXES:
+    header = sniff_agent(path) if path.exists() else None
+    if header is not None and header.format == "peda":
         record = peda_record(path)
         print(json.dumps(record, indent=2) if args.json else format_peda(record))
         return 0

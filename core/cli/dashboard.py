@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.assets import ASSETS_ENV_VAR, default_assets_dir
+from core.catalog import ASSETS_ENV_VAR, default_assets_dir
 from core.errors import ParetoscopeError
 
 DEFAULT_HOST = "127.0.0.1"

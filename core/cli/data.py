@@ -235,10 +235,9 @@ def run_collect(args: argparse.Namespace) -> int:
 
 
 def find_datasets(directory: Path) -> list[dict[str, Any]]:
-    """Datasets directly inside `directory` (one level), with what their headers tell cheaply."""
-    from core.data.d4morl import parse_d4morl_name
-    from core.data.minari_io import is_minari_dataset
-    from core.data.native import is_native_dataset, read_header
+    """Datasets directly inside `directory` (one level), with what their headers tell cheaply
+    (`core.data.formats`: the same sniffing as the dashboard's discovery)."""
+    from core.data.formats import sniff_dataset
 
     if not directory.is_dir():
         raise ParetoscopeError(f"{directory}: not a directory")
@@ -246,33 +245,20 @@ def find_datasets(directory: Path) -> list[dict[str, Any]]:
     for entry in sorted(directory.iterdir()):
         if entry.name.startswith("."):
             continue
-        if entry.is_dir() and is_native_dataset(entry):
-            try:
-                header = read_header(entry)
-            except ParetoscopeError as error:
-                found.append({"path": str(entry), "format": "native", "problem": str(error)})
-                continue
-            found.append(
-                {
-                    "path": str(entry),
-                    "format": "native",
-                    "env_id": header["info"]["env_id"],
-                    "trajectories": header["n_trajectories"],
-                    "steps": header["n_steps"],
-                }
-            )
-        elif entry.is_dir() and is_minari_dataset(entry):
-            found.append({"path": str(entry), "format": "minari"})
-        elif entry.is_file() and entry.suffix == ".pkl":
-            name = parse_d4morl_name(entry.name)
-            found.append(
-                {
-                    "path": str(entry),
-                    "format": "d4morl",
-                    "env_id": name.env_id if name else None,
-                    "bytes": entry.stat().st_size,
-                }
-            )
+        try:
+            header = sniff_dataset(entry)
+        except ParetoscopeError as error:
+            found.append({"path": str(entry), "format": "unreadable", "problem": str(error)})
+            continue
+        if header is None:
+            continue
+        record: dict[str, Any] = {"path": str(entry), "format": header.format}
+        if header.format != "minari":
+            record["env_id"] = header.env_id
+        if header.format == "native":
+            record["trajectories"] = header.n_trajectories
+        record.update(header.extra)
+        found.append(record)
     return found
 
 

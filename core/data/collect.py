@@ -35,6 +35,27 @@ def episode_plan(
     return preferences, env_seeds, noise_seeds
 
 
+def collected_env_seed(info: DatasetInfo, preference: np.ndarray) -> int | None:
+    """The env seed a paretoscope collection used for its episode with `preference`, or None
+    (D4MORL files and other sources do not record their reset states)."""
+    extra = info.extra or {}
+    if "seed" not in extra or "episodes_requested" not in extra:
+        return None
+    try:
+        preferences, env_seeds, _ = episode_plan(
+            int(extra["seed"]),
+            int(extra["episodes_requested"]),
+            info.n_obj,
+            info.preference_distribution or "uniform",
+            extra.get("preference_bounds"),
+        )
+    except (ParetoscopeError, ValueError, TypeError, KeyError):
+        return None
+    wanted = np.asarray(preference, dtype=np.float64).reshape(1, -1)
+    matches = np.flatnonzero((np.abs(preferences - wanted) < 1e-12).all(axis=1))
+    return int(env_seeds[matches[0]]) if len(matches) else None
+
+
 def collect(
     agent: Agent,
     env_id: str,

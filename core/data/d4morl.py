@@ -19,6 +19,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from core.data.formats import DatasetHeader
 from core.data.progress import progress_bar
 from core.data.safe_pickle import load_restricted
 from core.data.trajectories import (
@@ -89,6 +90,28 @@ def check_input_file(path: Path, what: str = "a D4MORL .pkl file") -> Path:
     if path.stat().st_size == 0:
         raise ParetoscopeError(f"{path}: the file is empty (0 bytes), expected {what}")
     return path
+
+
+def check_pickle_signature(name: str, head: bytes) -> None:
+    """Refuse bytes that do not start a pickle of protocol 2 or later (D4MORL uses 4)."""
+    if not head.startswith(b"\x80"):
+        raise ParetoscopeError(f"{name}: not a pickle file (expected protocol 2 or later)")
+
+
+def sniff_d4morl(path: Path) -> DatasetHeader | None:
+    """A D4MORL file's header from its name alone (nothing is unpickled); None for other
+    paths. The env is unknown (None) when the name does not follow the convention."""
+    if not (path.is_file() and path.suffix == ".pkl"):
+        return None
+    parsed = parse_d4morl_name(path.name)
+    return DatasetHeader(
+        format="d4morl",
+        env_id=parsed.env_id if parsed else None,
+        n_trajectories=parsed.count if parsed else None,
+        description=f"D4MORL {parsed.quality} {parsed.distribution}" if parsed else "D4MORL file",
+        extra={"bytes": path.stat().st_size},
+        no_env_reason=("the file name does not say its env ({env}_{count}_{quality}_{dist}.pkl)"),
+    )
 
 
 def info_from_file_name(path: Path, env_id: str | None = None) -> DatasetInfo:

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from core.data.formats import DatasetHeader
 from core.data.progress import progress_bar
 from core.data.trajectories import DatasetInfo, Trajectories, Trajectory, check_trajectory
 from core.envs import REGISTRY, get_spec
@@ -92,6 +93,36 @@ def is_minari_dataset(source: str | Path) -> bool:
     except ParetoscopeError:
         return False
     return True
+
+
+def sniff_minari(path: Path) -> DatasetHeader | None:
+    """A Minari dataset folder's header from its ``data/metadata.json``; None for other paths.
+    The env is the one paretoscope wrote, else the one Minari recorded if paretoscope knows it."""
+    if not (path.is_dir() and (path / "data" / "metadata.json").is_file()):
+        return None
+    metadata = _read_metadata(path / "data")
+    ours = metadata.get(_METADATA_KEY)
+    if isinstance(ours, str):
+        try:
+            ours = json.loads(ours)
+        except json.JSONDecodeError:
+            ours = None
+    env_id = None
+    if isinstance(ours, dict):
+        info = ours.get("info", ours)
+        if isinstance(info, dict) and isinstance(info.get("env_id"), str):
+            env_id = str(info["env_id"])
+    if env_id is None:
+        recorded = _recorded_env_id(metadata)
+        env_id = recorded if recorded in REGISTRY else None
+    count = metadata.get("total_episodes")
+    return DatasetHeader(
+        format="minari",
+        env_id=env_id,
+        n_trajectories=int(count) if isinstance(count, int) else None,
+        description="Minari dataset",
+        no_env_reason="a Minari dataset whose env is unknown",
+    )
 
 
 def _read_metadata(data_path: Path) -> dict[str, Any]:

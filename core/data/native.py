@@ -20,6 +20,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from core.data.formats import DatasetHeader
 from core.data.summary import SUMMARY_VERSION, DatasetSummary, TrajectoryTable, summarize
 from core.data.trajectories import (
     DatasetInfo,
@@ -50,6 +51,28 @@ _NPY_HEADER_BYTES = 128
 def is_native_dataset(path: str | Path) -> bool:
     """Whether `path` is a directory holding a native dataset header."""
     return (Path(path) / HEADER_FILE).is_file()
+
+
+def sniff_native(path: Path) -> DatasetHeader | None:
+    """A native dataset's header (env, counts) from its JSON alone; None for other paths."""
+    if not (path.is_dir() and is_native_dataset(path)):
+        return None
+    header = read_header(path)
+    info = header.get("info")
+    env_id = info.get("env_id") if isinstance(info, dict) else None
+    if not isinstance(env_id, str):
+        raise ParetoscopeError(f"{path}: the dataset header names no env_id")
+    described = info if isinstance(info, dict) else {}
+    parts = [str(described[k]) for k in ("quality", "preference_distribution") if described.get(k)]
+    count = header.get("n_trajectories")
+    steps = header.get("n_steps")
+    return DatasetHeader(
+        format="native",
+        env_id=env_id,
+        n_trajectories=int(count) if isinstance(count, int) else None,
+        description=" ".join(parts) or str(described.get("source") or ""),
+        extra={"steps": int(steps)} if isinstance(steps, int) else {},
+    )
 
 
 def _npy_header(dtype: np.dtype, shape: tuple[int, ...]) -> bytes:
@@ -450,6 +473,7 @@ __all__ = [
     "NativeWriter",
     "SUMMARY_VERSION",
     "is_native_dataset",
+    "sniff_native",
     "native_summary",
     "native_table",
     "open_native",

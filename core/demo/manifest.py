@@ -2,7 +2,7 @@
 
 Both are generated from the recipe and the build ledger: every artefact with the command line
 that makes it, its seed, the code commit, its size in bytes and its figures; then the quality
-targets, met or NOT met. The manifest keeps the format `core.assets.discover_assets` reads.
+targets, met or NOT met. The manifest keeps the format `core.catalog.discover_assets` reads.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.assets import MANIFEST_FILE, MANIFEST_FORMAT, MANIFEST_VERSION, RESULTS_DIR
 from core.atomic import write_bytes_atomically
+from core.catalog import MANIFEST_FILE, MANIFEST_FORMAT, MANIFEST_VERSION, RESULTS_DIR
 from core.demo.figures import QualityCheck, hypervolume_fractions, quality_checks
 from core.demo.ledger import code_commit
 from core.demo.recipe import (

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core.assets import AGENTS_DIR, DATASETS_DIR, RESULTS_DIR, bundled_assets_dir
+from core.catalog import AGENTS_DIR, DATASETS_DIR, RESULTS_DIR, bundled_assets_dir
 from core.demo.figures import front_figures, halfcheetah_motion, member_figures
 from core.demo.ledger import Ledger, differences, settings_hash
 from core.demo.recipe import (

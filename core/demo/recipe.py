@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from core.assets import SweepPlan
+from core.catalog import SweepPlan
 from core.envs import get_spec
 from core.errors import ParetoscopeError
 

@@ -166,7 +166,7 @@ def side_by_side(
     titles: Sequence[str],
     env_id: str,
     columns: int | None = None,
-) -> Iterator[np.ndarray]:
+) -> Generator[np.ndarray, None, None]:
     """N rollouts tiled into one video, each labelled (title, preference, running return).
 
     The streams (from `stream_frames` with the same `size` and `every`) advance in lockstep; a

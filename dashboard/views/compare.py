@@ -3,32 +3,32 @@ column marked, and their rollouts at the same preference side by side in one vid
 
 from __future__ import annotations
 
-import contextlib
-
-import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.assets import RolloutRecording, rollout_key
+from core.recordings import SideBySideRequest
+from core.sweeps import mean_per_preference
+from dashboard import loaders, sidebar, url_state
 from dashboard import preferences as prefs
-from dashboard import ui
 from dashboard.figures import FrontSeries, front_figure
-from dashboard.live import queued_notice, show_recording, stream_frames_into_page
-from dashboard.pool import shared_pool
+from dashboard.live import show_recording_live
+from dashboard.messages import guard
 from dashboard.tables import AgentMetrics, metrics_table, styled_metrics
+from dashboard.widgets import charts
+from dashboard.widgets.preference_control import preference_control
 
-ctx = ui.context()
+ctx = sidebar.context()
 st.title("Compare")
 st.caption("Several agents on one environment: their fronts, their metrics, their behaviour.")
 
-if ui.need(ctx, agent=False):
+if sidebar.need(ctx, agent=False):
     spec = ctx.spec
     env_id = ctx.env_id
     agents = ctx.catalog.agents_for(env_id)
     names = [agent.name for agent in agents]
     labels = {agent.name: agent.label for agent in agents}
     if "compare_agents" not in st.session_state:
-        from_url = ui.url_value("agents")
+        from_url = url_state.url_value("agents")
         chosen = [n for n in (from_url or "").split(",") if n in names]
         if len(chosen) < 2:
             chosen = ([ctx.agent.name] if ctx.agent else []) + [
@@ -42,7 +42,7 @@ if ui.need(ctx, agent=False):
     selected = st.multiselect(
         "Agents", names, key="compare_agents", format_func=lambda n: labels.get(n, n)
     )
-    ui.set_url(agents=",".join(selected) if selected else None)
+    url_state.set_url(agents=",".join(selected) if selected else None)
     if len(selected) < 2:
         st.info(f"Choose at least two agents ({len(names)} available for {env_id}).")
     else:
@@ -51,12 +51,12 @@ if ui.need(ctx, agent=False):
         metrics: list[AgentMetrics] = []
         loaded_agents = {}
         for asset in assets:
-            with ui.guard(f"agent {asset.name}"):
+            with guard(f"agent {asset.name}"):
                 from core.metrics import rtg_following
 
-                loaded = ui.loaded_agent(asset)
-                table = ui.sweep_table(asset)
-                points = ui.mean_per_preference(table, env_id)
+                loaded = loaders.loaded_agent(asset)
+                table = loaders.sweep_table(asset, ctx.catalog)
+                points = mean_per_preference(table, env_id)
                 series.append(
                     FrontSeries(
                         asset.label,
@@ -75,11 +75,11 @@ if ui.need(ctx, agent=False):
                 loaded_agents[asset.name] = loaded
 
         front_column, table_column = st.columns([3, 2])
-        with front_column, ui.guard("fronts"):
+        with front_column, guard("fronts"):
             cloud = None
             if ctx.dataset is not None:
-                cloud = ui.dataset_summary(ctx.dataset).table.returns
-            axes = ui.axis_pickers(spec, "compare_axes") if spec.n_obj > 3 else None
+                cloud = loaders.dataset_summary(ctx.dataset).table.returns
+            axes = charts.axis_pickers(spec, "compare_axes") if spec.n_obj > 3 else None
             st.plotly_chart(
                 front_figure(
                     spec.objective_names,
@@ -91,7 +91,7 @@ if ui.need(ctx, agent=False):
                 key="compare_front",
                 width="stretch",
             )
-        with table_column, ui.guard("metrics"):
+        with table_column, guard("metrics"):
             st.markdown("**Metrics** (best per column highlighted)")
             table = metrics_table(metrics, spec.reference_point)
             st.session_state["compare_metrics"] = table
@@ -104,99 +104,48 @@ if ui.need(ctx, agent=False):
             )
 
         st.subheader("Side by side at one preference")
-        preference = ui.preference_control(spec, ctx.granularity, prefix="cmp_")
+        preference = preference_control(spec, ctx.granularity, prefix="cmp_")
         ready = [name for name in selected if name in loaded_agents]
         if len(ready) >= 2:
-            with ui.guard("synchronised rollouts"):
-                from core.render import default_every, side_by_side, stream_frames
-                from core.render.frames import playback_fps
-                from core.video import Mp4Encoder
+            with guard("synchronised rollouts"):
+                from core.render import default_every
 
-                every = default_every(env_id)
-                horizon = ctx.horizon
-                key = rollout_key(
-                    "+".join(loaded_agents[name].fingerprint for name in ready),
-                    env_id,
-                    preference,
-                    None,
-                    ctx.seed,
-                    (ctx.size, ctx.size),
-                    horizon,
-                    extra=f"compare;every={every}",
+                request = SideBySideRequest(
+                    fingerprints=tuple(loaded_agents[name].fingerprint for name in ready),
+                    labels=tuple(labels[name] for name in ready),
+                    env_id=env_id,
+                    preference=tuple(float(v) for v in preference),
+                    seed=ctx.seed,
+                    size=ctx.size,
+                    horizon=ctx.horizon,
+                    every=default_every(env_id),
+                    columns=len(ready) if len(ready) <= 3 else None,
                 )
-                recording = ctx.library.get(key)
-                if recording is None:
-                    fps = playback_fps(env_id, every)
-                    ordered = sorted(ready)
-                    totals: dict[str, np.ndarray] = {}
-                    video_slot = st.empty()
-                    with contextlib.ExitStack() as stack:
-                        # One worker of the server's pool renders all the agents in lockstep.
-                        stack.enter_context(shared_pool().slot(queued_notice(video_slot)))
-                        borrowed = {
-                            name: stack.enter_context(loaded_agents[name].borrow())
-                            for name in ordered
-                        }
-                        encoder = stack.enter_context(Mp4Encoder(fps))
-
-                        def tracked(name: str):  # noqa: ANN202 - a FrameRecord generator
-                            stream = stream_frames(
-                                borrowed[name],
-                                env_id,
-                                preference,
-                                ctx.seed,
-                                every=every,
-                                size=(ctx.size, ctx.size),
-                                horizon=horizon,
-                            )
-                            with contextlib.closing(stream):
-                                for frame in stream:
-                                    totals[name] = frame.record.cumulative_return
-                                    yield frame
-
-                        tiles = side_by_side(
-                            [tracked(name) for name in ready],
-                            [labels[name] for name in ready],
-                            env_id,
-                            columns=len(ready) if len(ready) <= 3 else None,
-                        )
-                        count = stream_frames_into_page(
-                            tiles,
-                            on_each=encoder.add,
-                            caption=lambda frame_count: f"frame {frame_count}",
-                            slot=video_slot,
-                        )
-                        video = encoder.finish()
-                    recording = RolloutRecording(
-                        video=video,
-                        rewards=np.zeros((count, spec.n_obj)),
-                        fps=fps,
-                        meta={
-                            "agents": ready,
-                            "returns": {n: [float(v) for v in totals[n]] for n in totals},
-                        },
-                    )
-                    ctx.library.put(key, recording)
-                    st.rerun()
-                show_recording(
-                    recording,
+                recording = show_recording_live(
+                    ctx.library,
+                    request,
+                    [loaded_agents[name] for name in ready],
                     spec.objective_names,
-                    horizon,
+                    ctx.horizon,
                     file_name=f"compare-{prefs.format_vector(preference, 3)}.mp4",
+                    widget_key="compare_video",
                     chart=False,
-                    key="compare_video",
                 )
-                returns = recording.meta.get("returns", {})
-                if returns:
+                if recording is not None:
                     st.dataframe(
                         pd.DataFrame(
-                            {labels.get(n, n): values for n, values in returns.items()},
+                            recording.returns.T,
                             index=list(spec.objective_names),
+                            columns=list(recording.lanes),
                         ),
                         width="stretch",
                     )
-                st.session_state["compare_result"] = {
-                    "key": key,
-                    "agents": ready,
-                    "has_video": bool(recording.video),
-                }
+                    st.session_state["compare_result"] = {
+                        "key": request.key(),
+                        "agents": ready,
+                        "returns": {
+                            name: [float(v) for v in returns]
+                            for name, returns in zip(ready, recording.returns, strict=True)
+                        },
+                        "has_video": bool(recording.video),
+                    }

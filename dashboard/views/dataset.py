@@ -7,21 +7,18 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.assets import rollout_key
-from dashboard import ui
+from core.data.collect import collected_env_seed
+from core.recordings import ReplayRequest
+from dashboard import loaders, sidebar, url_state
 from dashboard.figures import dataset_returns_figure, preference_coverage_figure
-from dashboard.live import live_rollout, rollout_producer
-from dashboard.services import (
-    LoadedAgent,
-    ReplayAgent,
-    RolloutRequest,
-    trajectory_env_seed,
-)
+from dashboard.live import show_recording_live
+from dashboard.messages import describe, guard
+from dashboard.widgets import charts
 
-ctx = ui.context()
+ctx = sidebar.context()
 st.title("Dataset")
 
-if ui.need(ctx, agent=False):
+if sidebar.need(ctx, agent=False):
     spec = ctx.spec
     names = spec.objective_names
     if ctx.dataset is None:
@@ -29,8 +26,8 @@ if ui.need(ctx, agent=False):
     else:
         asset = ctx.dataset
         summary = None
-        with ui.guard(f"dataset {asset.name}"):
-            summary = ui.dataset_summary(asset)
+        with guard(f"dataset {asset.name}"):
+            summary = loaders.dataset_summary(asset)
         if summary is not None:
             info = summary.info
             st.caption(
@@ -49,14 +46,14 @@ if ui.need(ctx, agent=False):
 
             if "trajectory" not in st.session_state:
                 try:
-                    st.session_state["trajectory"] = int(ui.url_value("traj") or 0)
+                    st.session_state["trajectory"] = int(url_state.url_value("traj") or 0)
                 except ValueError:
                     st.session_state["trajectory"] = 0
             if not 0 <= int(st.session_state["trajectory"]) < count:
                 st.session_state["trajectory"] = 0
 
             left, right = st.columns([3, 2])
-            with left, ui.guard("returns"):
+            with left, guard("returns"):
                 controls = st.columns(3)
                 colour = controls[0].selectbox(
                     "Colour by the weight of",
@@ -92,10 +89,12 @@ if ui.need(ctx, agent=False):
                     selection_mode="points",
                     width="stretch",
                 )
-                for data in ui.clicked_points(figure, event)[:1]:
-                    ui.request_change(widgets={"trajectory": int(data[0])}, bump="_dataset_version")
+                for data in charts.clicked_points(figure, event)[:1]:
+                    url_state.request_change(
+                        widgets={"trajectory": int(data[0])}, bump="_dataset_version"
+                    )
                 st.caption("Click a trajectory to open it in the browser below.")
-            with right, ui.guard("coverage"):
+            with right, guard("coverage"):
                 st.markdown("**Preference coverage**")
                 st.plotly_chart(
                     preference_coverage_figure(
@@ -121,55 +120,51 @@ if ui.need(ctx, agent=False):
             index = int(
                 st.number_input("Trajectory", min_value=0, max_value=count - 1, key="trajectory")
             )
-            ui.set_url(traj=str(index))
+            url_state.set_url(traj=str(index))
             details = st.columns(3)
             details[0].markdown(
-                "**preference** " + ui.describe(names, table.preferences[index], ".2f")
+                "**preference** " + describe(names, table.preferences[index], ".2f")
             )
-            details[1].markdown("**stored return** " + ui.describe(names, table.returns[index]))
+            details[1].markdown("**stored return** " + describe(names, table.returns[index]))
             details[2].markdown(f"**length** {int(table.lengths[index])} steps")
-            with ui.guard("replay"):
+            with guard("replay"):
                 from core.render import default_every
 
-                data = ui.trajectories(asset)
+                data = loaders.trajectories(asset)
                 trajectory = data.trajectory(index)
-                seed = trajectory_env_seed(info, np.asarray(trajectory.preference))
+                seed = collected_env_seed(info, np.asarray(trajectory.preference))
                 if seed is None:
                     st.caption(
                         "This dataset does not record its episodes' initial states: the actions "
                         "are replayed from the env's reset for seed 0, so the motion may drift "
                         "from the original."
                     )
-                replay = ReplayAgent(asset.env_id, np.asarray(trajectory.actions))
-                loaded = LoadedAgent(replay, fingerprint="replay", name=f"{asset.name}#{index}")
-                every = default_every(asset.env_id)
-                request = RolloutRequest(
-                    fingerprint=rollout_key(
-                        str(asset.path), asset.env_id, [], None, index, (0, 0), len(trajectory)
-                    ),
+                request = ReplayRequest(
+                    dataset=f"{asset.path}@{loaders.mtime(asset.path)}",
+                    trajectory=index,
                     env_id=asset.env_id,
+                    actions=np.asarray(trajectory.actions),
                     preference=tuple(float(v) for v in trajectory.preference),
-                    target=None,
                     seed=0 if seed is None else seed,
                     size=ctx.size,
-                    horizon=len(trajectory),
-                    every=every,
+                    every=default_every(asset.env_id),
+                    label=f"{asset.name}#{index}",
                 )
-
-                shown = live_rollout(
+                shown = show_recording_live(
                     ctx.library,
-                    request.key(),
-                    rollout_producer(loaded, request),
+                    request,
+                    [],
                     names,
-                    len(trajectory),
+                    request.horizon,
                     file_name=f"{asset.name}-trajectory-{index}.mp4",
                     widget_key="replay",
                 )
                 if shown is not None:
-                    same = np.allclose(shown.returns, table.returns[index], rtol=1e-6, atol=1e-6)
+                    replayed = shown.returns[0]
+                    same = np.allclose(replayed, table.returns[index], rtol=1e-6, atol=1e-6)
                     st.caption(
                         "replayed return: "
-                        + ui.describe(names, shown.returns)
+                        + describe(names, replayed)
                         + (
                             " (the same as stored)"
                             if same
@@ -178,7 +173,7 @@ if ui.need(ctx, agent=False):
                     )
                     st.session_state["dataset_result"] = {
                         "trajectory": index,
-                        "replayed": [float(v) for v in shown.returns],
+                        "replayed": [float(v) for v in replayed],
                         "stored": [float(v) for v in table.returns[index]],
                         "has_video": bool(shown.video),
                     }

@@ -7,13 +7,17 @@ import pandas as pd
 import streamlit as st
 
 from core.metrics import non_dominated
+from core.recordings import EpisodeRequest
+from core.sweeps import mean_per_preference, objective_arrays
+from dashboard import loaders, sidebar, url_state
 from dashboard import preferences as prefs
-from dashboard import ui
 from dashboard.figures import FrontSeries, Marker, front_figure, target_grid
-from dashboard.live import live_rollout, rollout_producer
-from dashboard.services import RolloutRequest
+from dashboard.live import show_recording_live
+from dashboard.messages import describe, guard
+from dashboard.widgets import charts
+from dashboard.widgets.preference_control import preference_control
 
-ctx = ui.context()
+ctx = sidebar.context()
 st.title("Explore")
 st.caption(
     "Drag the preference and watch the agent change its behaviour while its point moves along "
@@ -22,13 +26,13 @@ st.caption(
 )
 
 loaded = None
-if ui.need(ctx):
+if sidebar.need(ctx):
     # The slider first: it works while the agent loads.
-    preference = ui.preference_control(ctx.spec, ctx.granularity)
-    with ui.guard(f"agent {ctx.agent.name}"):
+    preference = preference_control(ctx.spec, ctx.granularity)
+    with guard(f"agent {ctx.agent.name}"):
         from core.rollout import check_agent_fits
 
-        loaded = ui.loaded_agent(ctx.agent)
+        loaded = loaders.loaded_agent(ctx.agent)
         check_agent_fits(loaded.agent, ctx.env_id)
 
 if loaded is not None:
@@ -42,7 +46,7 @@ if loaded is not None:
     target_mode = False
     if loaded.return_conditioned:
         if "target_mode" not in st.session_state:
-            st.session_state["target_mode"] = ui.url_value("tm") == "1"
+            st.session_state["target_mode"] = url_state.url_value("tm") == "1"
         target_mode = st.toggle(
             "Target mode: click a point in objective space (or type a target) and the agent "
             "tries to reach it",
@@ -54,7 +58,7 @@ if loaded is not None:
             if any(key not in st.session_state for key in keys):
                 from_url = None
                 try:
-                    from_url = prefs.parse_vector(ui.url_value("target"), n_obj, "target")
+                    from_url = prefs.parse_vector(url_state.url_value("target"), n_obj, "target")
                 except Exception:  # noqa: BLE001 - a bad URL value falls back to the default
                     from_url = None
                 start = own_target if from_url is None else from_url
@@ -76,14 +80,14 @@ if loaded is not None:
                 "Agent's own target", on_click=reset_target, help="the target its model gives"
             )
             target = np.array([float(st.session_state[key]) for key in keys])
-            ui.set_url(tm="1", target=prefs.format_vector(target, 6))
+            url_state.set_url(tm="1", target=prefs.format_vector(target, 6))
         else:
-            ui.set_url(tm=None, target=None)
-            st.caption("The agent asks itself for " + ui.describe(names, own_target) + " here.")
+            url_state.set_url(tm=None, target=None)
+            st.caption("The agent asks itself for " + describe(names, own_target) + " here.")
 
     from core.render import default_every
 
-    request = RolloutRequest(
+    request = EpisodeRequest(
         fingerprint=loaded.fingerprint,
         env_id=env_id,
         preference=tuple(float(v) for v in preference),
@@ -92,17 +96,19 @@ if loaded is not None:
         size=ctx.size,
         horizon=ctx.horizon,
         every=default_every(env_id),
+        label=ctx.agent.name,
     )
     key = request.key()
     recording = ctx.library.get(key)
+    achieved = None if recording is None else recording.returns[0]
 
     video_column, front_column = st.columns([1, 1], gap="medium")
 
     # --- the front (before a streamed video: it shows while frames come) ------------------------
     def draw_front() -> None:
-        with front_column, ui.guard("front"):
-            table = ui.sweep_table(ctx.agent)
-            points = ui.mean_per_preference(table, env_id)
+        with front_column, guard("front"):
+            table = loaders.sweep_table(ctx.agent, ctx.catalog)
+            points = mean_per_preference(table, env_id)
             series = FrontSeries(
                 ctx.agent.label,
                 points["returns"],
@@ -112,13 +118,13 @@ if loaded is not None:
             )
             cloud = None
             if ctx.dataset is not None:
-                with ui.guard(f"dataset {ctx.dataset.name}"):
-                    cloud = ui.dataset_summary(ctx.dataset).table.returns
+                with guard(f"dataset {ctx.dataset.name}"):
+                    cloud = loaders.dataset_summary(ctx.dataset).table.returns
             current = None
             if recording is not None:
-                current = Marker(recording.returns, "this rollout")
+                current = Marker(achieved, "this rollout")
             elif target is None and len(table):
-                arrays = ui.objective_arrays(table, env_id)
+                arrays = objective_arrays(table, env_id)
                 same = (
                     (np.abs(arrays["preferences"] - preference[None, :]) < 1e-9).all(axis=1)
                     & (arrays["seeds"] == ctx.seed)
@@ -136,11 +142,11 @@ if loaded is not None:
                     label_visibility="collapsed",
                 )
                 if view != "3-D":
-                    axes = ui.axis_pickers(spec, "front_axes", count=2)
+                    axes = charts.axis_pickers(spec, "front_axes", count=2)
                 else:
                     st.caption("Rotate with the mouse; to click points, use the 2-D projection.")
             elif n_obj > 3:
-                axes = ui.axis_pickers(spec, "front_axes")
+                axes = charts.axis_pickers(spec, "front_axes")
             grid = None
             if target_mode and (n_obj == 2 or (axes is not None and len(axes) == 2)):
                 shown = [0, 1] if axes is None else list(axes)
@@ -183,7 +189,7 @@ if loaded is not None:
                 selection_mode="points",
                 width="stretch",
             )
-            for series_index, row in ui.clicked_points(figure, event)[:1]:
+            for series_index, row in charts.clicked_points(figure, event)[:1]:
                 widgets: dict[str, object] = {}
                 new_target = None
                 new_preference = None
@@ -200,11 +206,13 @@ if loaded is not None:
                 if new_target is not None:
                     for index in range(n_obj):
                         widgets[f"w_target_{index}"] = float(round(new_target[index], 1))
-                ui.request_change(preference=new_preference, widgets=widgets, bump="_front_version")
-            if target is not None and recording is not None:
+                url_state.request_change(
+                    preference=new_preference, widgets=widgets, bump="_front_version"
+                )
+            if target is not None and achieved is not None:
                 st.dataframe(
                     pd.DataFrame(
-                        {"target": target, "achieved": recording.returns},
+                        {"target": target, "achieved": achieved},
                         index=list(names),
                     ).assign(difference=lambda frame: frame["achieved"] - frame["target"]),
                     width="stretch",
@@ -213,22 +221,22 @@ if loaded is not None:
     # --- the live rollout ---------------------------------------------------------------------
     def draw_video() -> None:
         with video_column:
-            if recording is not None:
+            if achieved is not None:
                 # Which episode plays: neighbouring preferences of a policy set can give the
                 # same video.
-                asked = "" if target is None else f"target {ui.describe(names, target, '.1f')}, "
+                asked = "" if target is None else f"target {describe(names, target, '.1f')}, "
                 st.caption(
-                    f"Preference {ui.describe(names, preference, '.2f')} · {asked}"
-                    f"seed {request.seed} → return {ui.describe(names, recording.returns, '.1f')}"
+                    f"Preference {describe(names, preference, '.2f')} · {asked}"
+                    f"seed {request.seed} → return {describe(names, achieved, '.1f')}"
                 )
 
             @st.fragment
             def video_part() -> None:
-                with ui.guard("rollout"):
-                    shown = live_rollout(
+                with guard("rollout"):
+                    shown = show_recording_live(
                         ctx.library,
-                        key,
-                        rollout_producer(loaded, request),
+                        request,
+                        [loaded],
                         names,
                         request.horizon,
                         file_name=f"{ctx.agent.name}-{prefs.format_vector(preference, 3)}.mp4",
@@ -236,7 +244,7 @@ if loaded is not None:
                     if shown is not None:
                         st.session_state["explore_result"] = {
                             "key": key,
-                            "returns": [float(v) for v in shown.returns],
+                            "returns": [float(v) for v in shown.returns[0]],
                             "frames": shown.length,
                             "has_video": bool(shown.video),
                             "preference": list(request.preference),

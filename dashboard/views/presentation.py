@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from core.assets import RolloutRecording, rollout_key
+from core.recordings import TourRequest
+from core.sweeps import mean_per_preference
+from dashboard import loaders, sidebar
 from dashboard import preferences as prefs
-from dashboard import ui
-from dashboard.live import queued_notice, show_recording, stream_frames_into_page
-from dashboard.services import tour_frames
-from dashboard.tour import FrontPanel
+from dashboard.live import show_recording_live
+from dashboard.messages import guard
 
-ctx = ui.context()
+ctx = sidebar.context()
 st.title("Presentation")
 st.caption(
     "A tour from all weight on the first objective to all weight on the last: each stop plays "
@@ -21,19 +21,17 @@ st.caption(
     "stop's full-episode return."
 )
 
-if ui.need(ctx):
+if sidebar.need(ctx):
     spec = ctx.spec
     env_id = ctx.env_id
     names = spec.objective_names
     asset = ctx.agent
     loaded = None
-    with ui.guard(f"agent {asset.name}"):
-        loaded = ui.loaded_agent(asset)
+    with guard(f"agent {asset.name}"):
+        loaded = loaders.loaded_agent(asset)
     if loaded is not None:
-        with ui.guard("tour"):
+        with guard("tour"):
             from core.render import default_every
-            from core.render.frames import playback_fps
-            from core.video import Mp4Encoder
 
             granularity = ctx.granularity
             horizon = ctx.horizon
@@ -73,89 +71,61 @@ if ui.need(ctx):
                 + " → ".join("(" + prefs.format_vector(p, 2) + ")" for p in path)
             )
             every = default_every(env_id)
-            key = rollout_key(
-                loaded.fingerprint,
-                env_id,
-                path.ravel(),
-                None,
-                ctx.seed,
-                (ctx.size, ctx.size),
-                steps,
-                extra=f"tour;every={every};axes={axes}",
+            plan = asset.sweep_plan()
+            dataset = ctx.dataset
+            dataset_id = "" if dataset is None else f"{dataset.path}@{loaders.mtime(dataset.path)}"
+            request = TourRequest(
+                fingerprint=loaded.fingerprint,
+                label=asset.label,
+                env_id=env_id,
+                stops=path,
+                seed=ctx.seed,
+                size=ctx.size,
+                steps_per_stop=steps,
+                every=every,
+                # The panel shows the plan's sweep and the dataset's returns behind the stops.
+                panel_source=f"plan={plan.to_dict()};dataset="
+                + (
+                    ""
+                    if ctx.dataset is None
+                    else f"{ctx.dataset.path}@{loaders.mtime(ctx.dataset.path)}"
+                ),
+                axes=(int(axes[0]), int(axes[1])),
             )
-            recording = ctx.library.get(key)
+            recording = ctx.library.get(request.key())
             if recording is None and st.button("Make the tour", type="primary", key="tour_make"):
-                table = ui.sweep_table(asset, preferences=path)
-                arrays = ui.mean_per_preference(table, env_id)
+                table = loaders.sweep_table(asset, ctx.catalog, preferences=path)
+                arrays = mean_per_preference(table, env_id)
                 order = [prefs.nearest_row(arrays["preferences"], p) for p in path]
-                stop_returns = arrays["returns"][order]
-                everything = ui.mean_per_preference(ui.sweep_table(asset), env_id)["returns"]
+                front = mean_per_preference(loaders.sweep_table(asset, ctx.catalog), env_id)
                 cloud = None
                 if ctx.dataset is not None:
-                    cloud = ui.dataset_summary(ctx.dataset).table.returns
-                panel = FrontPanel(
-                    names,
-                    np.vstack([everything, stop_returns]),
-                    ctx.size,
-                    axes=axes,
-                    cloud=cloud,
-                    title=asset.label,
-                )
-                fps = playback_fps(env_id, every)
-                total = len(path) * max(1, -(-steps // every))
-                progress = st.progress(0.0, text="Rendering the tour…")
-                counter = [0]
-
-                def advance(_: np.ndarray) -> None:
-                    counter[0] += 1
-                    progress.progress(min(1.0, counter[0] / total), text="Rendering the tour…")
-
-                video_slot = st.empty()
-                with Mp4Encoder(fps) as encoder:
-
-                    def add(frame: np.ndarray) -> None:
-                        encoder.add(frame)
-                        advance(frame)
-
-                    stream_frames_into_page(
-                        tour_frames(
-                            loaded,
-                            env_id,
-                            path,
-                            stop_returns,
-                            panel,
-                            ctx.seed,
-                            ctx.size,
-                            steps,
-                            every,
-                            on_wait=queued_notice(video_slot),
-                        ),
-                        on_each=add,
-                        slot=video_slot,
-                    )
-                    video = encoder.finish()
-                ctx.library.put(
-                    key,
-                    RolloutRecording(
-                        video=video,
-                        rewards=np.zeros((counter[0], spec.n_obj)),
-                        fps=fps,
-                        meta={"stops": path.tolist(), "frames": counter[0]},
-                    ),
-                )
-                st.rerun()
-            if recording is not None:
-                show_recording(
-                    recording,
+                    cloud = loaders.dataset_summary(ctx.dataset).table.returns
+                show_recording_live(
+                    ctx.library,
+                    request.with_panel(arrays["returns"][order], front["returns"], cloud),
+                    [loaded],
                     names,
                     horizon,
                     file_name=f"tour-{asset.name}.mp4",
+                    widget_key="tour_video",
                     chart=False,
-                    key="tour_video",
+                    progress_total=request.frame_count,
+                )
+            if recording is not None:
+                show_recording_live(
+                    ctx.library,
+                    request,
+                    [loaded],
+                    names,
+                    horizon,
+                    file_name=f"tour-{asset.name}.mp4",
+                    widget_key="tour_video",
+                    chart=False,
                 )
                 st.session_state["tour_result"] = {
-                    "key": key,
-                    "frames": int(recording.meta.get("frames", 0)),
+                    "key": request.key(),
+                    "frames": recording.length,
                     "stops": len(path),
                     "bytes": len(recording.video),
                 }

@@ -6,28 +6,30 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from core.sweeps import mean_per_preference
+from dashboard import loaders, messages, sidebar, url_state
 from dashboard import preferences as prefs
-from dashboard import ui
 from dashboard.figures import FrontSeries, hypervolume_figure, rtg_ratio_figure, rtg_target_figure
+from dashboard.widgets import charts
 
 SCALES = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
 
-ctx = ui.context()
+ctx = sidebar.context()
 st.title("RTG following and metrics")
 
-if ui.need(ctx):
+if sidebar.need(ctx):
     spec = ctx.spec
     env_id = ctx.env_id
     names = spec.objective_names
     asset = ctx.agent
     loaded = None
-    with ui.guard(f"agent {asset.name}"):
-        loaded = ui.loaded_agent(asset)
+    with messages.guard(f"agent {asset.name}"):
+        loaded = loaders.loaded_agent(asset)
 
     if loaded is not None:
         base = None
-        with ui.guard("sweep"):
-            base = ui.mean_per_preference(ui.sweep_table(asset), env_id)
+        with messages.guard("sweep"):
+            base = mean_per_preference(loaders.sweep_table(asset, ctx.catalog), env_id)
 
         # --- RTG following ---------------------------------------------------------------------
         st.subheader("Return-to-go following")
@@ -48,7 +50,7 @@ if ui.need(ctx):
                 key="rtg_scales",
                 format_func=lambda s: f"× {s:g}",
             )
-            with ui.guard("RTG sweeps"):
+            with messages.guard("RTG sweeps"):
                 from core.metrics import rtg_following
 
                 targets_all, prefs_all, returns_all, labels = [], [], [], []
@@ -58,8 +60,11 @@ if ui.need(ctx):
                     else:
                         grid = base["preferences"]
                         own = np.asarray(loaded.agent.initial_target(grid))
-                        arrays = ui.mean_per_preference(
-                            ui.sweep_table(asset, preferences=grid, targets=own * scale), env_id
+                        arrays = mean_per_preference(
+                            loaders.sweep_table(
+                                asset, ctx.catalog, preferences=grid, targets=own * scale
+                            ),
+                            env_id,
                         )
                     targets_all.append(arrays["targets"])
                     prefs_all.append(arrays["preferences"])
@@ -70,7 +75,7 @@ if ui.need(ctx):
                 returns = np.vstack(returns_all)
                 low = high = None
                 if ctx.dataset is not None:
-                    summary = ui.dataset_summary(ctx.dataset)
+                    summary = loaders.dataset_summary(ctx.dataset)
                     low, high = summary.return_min, summary.return_max
                 st.plotly_chart(
                     rtg_target_figure(names, targets, preferences, returns, low, high, labels),
@@ -105,13 +110,15 @@ if ui.need(ctx):
         # --- hypervolume and sparsity ---------------------------------------------------------
         st.subheader("Hypervolume and sparsity")
         if base is not None and len(base["returns"]):
-            with ui.guard("metrics"):
+            with messages.guard("metrics"):
                 from core.metrics import front_summary
 
                 keys = [f"ref_{index}" for index in range(spec.n_obj)]
                 if any(key not in st.session_state for key in keys):
                     try:
-                        start = prefs.parse_vector(ui.url_value("ref"), spec.n_obj, "reference")
+                        start = prefs.parse_vector(
+                            url_state.url_value("ref"), spec.n_obj, "reference"
+                        )
                     except Exception:  # noqa: BLE001 - a bad URL value falls back
                         start = None
                     if start is None:
@@ -131,7 +138,7 @@ if ui.need(ctx):
                 columns[-1].button("Env's reference point", on_click=reset_reference)
                 reference = np.array([float(st.session_state[key]) for key in keys])
                 changed = not np.allclose(reference, spec.reference_point)
-                ui.set_url(ref=prefs.format_vector(reference, 6) if changed else None)
+                url_state.set_url(ref=prefs.format_vector(reference, 6) if changed else None)
                 st.caption(
                     f"Env default: {tuple(spec.reference_point)} — {spec.reference_point_source}."
                 )
@@ -150,7 +157,7 @@ if ui.need(ctx):
                     "expected utility",
                     "—" if summary.expected_utility is None else f"{summary.expected_utility:.4g}",
                 )
-                axes = ui.axis_pickers(spec, "hv_axes")
+                axes = charts.axis_pickers(spec, "hv_axes")
                 st.plotly_chart(
                     hypervolume_figure(
                         names,

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.assets import discover_assets
+from core.agents.loaded import load_asset_agent
+from core.catalog import discover_assets
 from core.errors import ParetoscopeError
 from dashboard.paths import confine_catalog
-from dashboard.services import load_agent
 from dashboard.uploads import store_upload
 
 
@@ -33,7 +33,7 @@ def exercise_upload(folder: Path, name: str, payload: bytes, limit: int | None =
             env_id = info.env_guess or (info.env_candidates or ["MO-HalfCheetah-v2"])[0]
             import_peda(agent.path, env_id, info.peda_type or "dt")
         else:
-            loaded = load_agent(agent)
+            loaded = load_asset_agent(agent)
             check_agent_fits(loaded.agent, agent.env_id)
         found.append(f"agent {agent.name}")
     for dataset in catalog.datasets:

@@ -34,19 +34,15 @@ dashboard finds every episode already stored. The episode length also applies to
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import struct
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-import numpy as np
-
-from core.agents.base import check_config_fits_env
-from core.atomic import write_bytes_atomically
+from core.agents.formats import claims_agent, sniff_agent
+from core.data.formats import claims_dataset, sniff_dataset
 from core.envs import get_spec
 from core.errors import ParetoscopeError
 
@@ -61,9 +57,6 @@ ROLLOUTS_DIR = "rollouts"
 ASSETS_ENV_VAR = "PARETOSCOPE_ASSETS"
 # Bump when a recorded rollout's content changes (rendering, encoding): old recordings are ignored.
 RECORDING_VERSION = 1
-
-AgentFormat = Literal["checkpoint", "peda"]
-DatasetFormat = Literal["native", "d4morl", "minari"]
 
 
 @dataclass(frozen=True)
@@ -102,7 +95,7 @@ class AgentAsset:
 
     name: str
     path: Path
-    format: AgentFormat
+    format: str  # a name from core.agents.formats: checkpoint, peda, ...
     env_id: str | None  # None for a PEDA checkpoint whose env must be asked for
     kind: str  # morvs, bc, modt, policy_set, ... or the PEDA type (dt, rvs, bc) if known
     return_conditioned: bool
@@ -127,7 +120,7 @@ class DatasetAsset:
 
     name: str
     path: Path
-    format: DatasetFormat
+    format: str  # a name from core.data.formats: native, d4morl, minari, ...
     env_id: str
     label: str
     description: str = ""
@@ -382,184 +375,61 @@ def _plan_from(value: object, where: str) -> SweepPlan | None:
 def describe_agent(
     path: Path, note: Mapping[str, Any] | None = None, default_plan: SweepPlan | None = None
 ) -> AgentAsset | None:
-    """An `AgentAsset` for a checkpoint folder, a .safetensors or a PEDA .ckpt; None otherwise."""
+    """An `AgentAsset` for whatever agent format claims `path` (`core.agents.formats`), with
+    the manifest's note (label, description, dataset, sweep, env and type hints); None when no
+    format claims it."""
+    header = sniff_agent(path)
+    if header is None:
+        return None
     note = _mapping(note, f"manifest entry for {path.name}")
     name = _entry_name(path)
-    label = str(note.get("label") or name)
-    description = str(note.get("description") or "")
-    dataset = note.get("dataset")
-    dataset_name = str(dataset) if dataset else None
     plan = _plan_from(note.get("sweep"), f"manifest entry for {name}: sweep") or default_plan
-    if path.is_dir():
-        if not (path / "config.json").is_file():
-            return None
-        config = _read_json(path / "config.json")
-    elif path.suffix == ".safetensors":
-        config = _safetensors_config(path)
-    elif path.suffix in (".ckpt", ".pt", ".pth"):
-        env_hint = note.get("env")
-        if env_hint is not None:
-            get_spec(str(env_hint))
-        peda_type = note.get("peda_type")
-        return AgentAsset(
-            name=name,
-            path=path,
-            format="peda",
-            env_id=None if env_hint is None else str(env_hint),
-            kind=str(peda_type or "peda"),
-            return_conditioned=peda_type in (None, "dt", "rvs"),
-            label=label,
-            description=description or "PEDA checkpoint (imported when chosen)",
-            dataset=dataset_name,
-            sweep=plan,
-        )
-    else:
-        return None
-    where = str(path)
-    if config.get("format") != "paretoscope-agent":
-        raise ParetoscopeError(
-            f"{where}: not a paretoscope agent (format {config.get('format')!r})"
-        )
-    env_id = check_config_fits_env(config, where).id
-    conditioning = config.get("conditioning")
-    if not isinstance(conditioning, Mapping):
-        raise ParetoscopeError(f"{where}: conditioning must be an object")
-    if not description:
-        training = config.get("training") or {}
-        source = training.get("source") if isinstance(training, Mapping) else None
-        description = f"{config.get('kind')} agent" + (f" ({source})" if source else "")
+    dataset = note.get("dataset")
+    env_id, kind = header.env_id, header.kind
+    return_conditioned = header.return_conditioned
+    if header.env_id is None and note.get("env") is not None:
+        env_id = get_spec(str(note["env"])).id
+    if header.format == "peda" and note.get("peda_type"):
+        kind = str(note["peda_type"])
+        return_conditioned = kind != "bc"
     return AgentAsset(
         name=name,
         path=path,
-        format="checkpoint",
+        format=header.format,
         env_id=env_id,
-        kind=str(config.get("kind")),
-        return_conditioned=bool(conditioning.get("return_conditioned", False)),
-        label=label,
-        description=description,
-        dataset=dataset_name,
+        kind=kind,
+        return_conditioned=return_conditioned,
+        label=str(note.get("label") or name),
+        description=str(note.get("description") or header.description),
+        dataset=str(dataset) if dataset else None,
         sweep=plan,
     )
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ParetoscopeError(f"{path}: not readable JSON ({error})") from None
-    if not isinstance(data, dict):
-        raise ParetoscopeError(f"{path}: expected a JSON object")
-    return data
-
-
-def _safetensors_config(path: Path) -> dict[str, Any]:
-    """The paretoscope config stored in a safetensors header (read without loading tensors)."""
-    try:
-        with open(path, "rb") as handle:
-            (length,) = struct.unpack("<Q", handle.read(8))
-            if length > 100_000_000:
-                raise ValueError("header too large")
-            header = json.loads(handle.read(length))
-    except (OSError, struct.error, ValueError) as error:
-        raise ParetoscopeError(f"{path}: not a safetensors file ({error})") from None
-    metadata = header.get("__metadata__") if isinstance(header, dict) else None
-    text = metadata.get("paretoscope_config") if isinstance(metadata, dict) else None
-    if not isinstance(text, str):
-        raise ParetoscopeError(f"{path}: a safetensors file without a paretoscope config")
-    try:
-        config = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ParetoscopeError(f"{path}: its paretoscope config is not JSON ({error})") from None
-    if not isinstance(config, dict):
-        raise ParetoscopeError(f"{path}: its paretoscope config is not a JSON object")
-    return config
-
-
 def describe_dataset(path: Path, note: Mapping[str, Any] | None = None) -> DatasetAsset | None:
-    """A `DatasetAsset` for a native folder, a D4MORL .pkl or a Minari folder; None otherwise."""
+    """A `DatasetAsset` for whatever dataset format claims `path` (`core.data.formats`), with
+    the manifest's note (label, description, env); None when no format claims it."""
+    header = sniff_dataset(path)
+    if header is None:
+        return None
     note = _mapping(note, f"manifest entry for {path.name}")
+    env_id = str(note["env"]) if note.get("env") else header.env_id
+    if env_id is None:
+        raise ParetoscopeError(
+            f"{path}: {header.no_env_reason or 'its env is unknown'}; name it in the manifest "
+            "('env')"
+        )
+    get_spec(env_id)
     name = _entry_name(path)
-    label = str(note.get("label") or name)
-    description = str(note.get("description") or "")
-    env_note = note.get("env")
-    if path.is_dir() and (path / "paretoscope-dataset.json").is_file():
-        header = _read_json(path / "paretoscope-dataset.json")
-        info = header.get("info")
-        env_id = info.get("env_id") if isinstance(info, Mapping) else None
-        if not isinstance(env_id, str):
-            raise ParetoscopeError(f"{path}: the dataset header names no env_id")
-        get_spec(env_id)
-        count = header.get("n_trajectories")
-        return DatasetAsset(
-            name=name,
-            path=path,
-            format="native",
-            env_id=env_id,
-            label=label,
-            description=description or _dataset_description(info),
-            n_trajectories=int(count) if isinstance(count, int) else None,
-        )
-    if path.is_dir() and (path / "data" / "metadata.json").is_file():
-        metadata = _read_json(path / "data" / "metadata.json")
-        env_id = str(env_note) if env_note else _minari_env(metadata)
-        if env_id is None:
-            raise ParetoscopeError(
-                f"{path}: a Minari dataset whose env is unknown; name it in the manifest ('env')"
-            )
-        get_spec(env_id)
-        count = metadata.get("total_episodes")
-        return DatasetAsset(
-            name=name,
-            path=path,
-            format="minari",
-            env_id=env_id,
-            label=label,
-            description=description or "Minari dataset",
-            n_trajectories=int(count) if isinstance(count, int) else None,
-        )
-    if path.is_file() and path.suffix == ".pkl":
-        from core.data.d4morl import parse_d4morl_name
-
-        parsed = parse_d4morl_name(path.name)
-        env_id = str(env_note) if env_note else (parsed.env_id if parsed else None)
-        if env_id is None:
-            raise ParetoscopeError(
-                f"{path}: the file name does not say its env ({{env}}_{{count}}_{{quality}}_"
-                "{dist}.pkl); name it in the manifest ('env')"
-            )
-        get_spec(env_id)
-        return DatasetAsset(
-            name=name,
-            path=path,
-            format="d4morl",
-            env_id=env_id,
-            label=label,
-            description=description
-            or (f"D4MORL {parsed.quality} {parsed.distribution}" if parsed else "D4MORL file"),
-            n_trajectories=parsed.count if parsed else None,
-        )
-    return None
-
-
-def _dataset_description(info: object) -> str:
-    if not isinstance(info, Mapping):
-        return ""
-    parts = [str(info[key]) for key in ("quality", "preference_distribution") if info.get(key)]
-    return " ".join(parts) or str(info.get("source") or "")
-
-
-def _minari_env(metadata: Mapping[str, Any]) -> str | None:
-    own = metadata.get("paretoscope")
-    if isinstance(own, str):
-        try:
-            own = json.loads(own)
-        except json.JSONDecodeError:
-            own = None
-    if isinstance(own, Mapping):
-        info = own.get("info", own)
-        if isinstance(info, Mapping) and isinstance(info.get("env_id"), str):
-            return str(info["env_id"])
-    return None
+    return DatasetAsset(
+        name=name,
+        path=path,
+        format=header.format,
+        env_id=env_id,
+        label=str(note.get("label") or name),
+        description=str(note.get("description") or header.description),
+        n_trajectories=header.n_trajectories,
+    )
 
 
 def _flat_problems(
@@ -574,117 +444,14 @@ def _flat_problems(
     for path in _entries(folder):
         if path in listed:
             continue
-        looks_like = (path.is_dir() and (path / "config.json").is_file()) or path.suffix in (
-            ".safetensors",
-            ".pkl",
-        )
-        if not looks_like:
+        claimed_as_dataset = claims_dataset(path)
+        if not (claimed_as_dataset or claims_agent(path)):
             continue
         try:
-            if path.suffix == ".pkl":
+            if claimed_as_dataset:
                 describe_dataset(path)
             else:
                 describe_agent(path, notes.get(_entry_name(path)), default_plan)
         except ParetoscopeError as error:
             problems.append(AssetProblem(path, str(error)))
     return problems
-
-
-# --- rollout recordings ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class RolloutRecording:
-    """A finished, rendered episode: its MP4 and the per-step rewards it showed."""
-
-    video: bytes  # H.264 MP4
-    rewards: np.ndarray  # (T, n_obj) per-step reward vectors
-    fps: float
-    meta: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def returns(self) -> np.ndarray:
-        return np.asarray(self.rewards, dtype=np.float64).sum(axis=0)
-
-    @property
-    def length(self) -> int:
-        return int(np.asarray(self.rewards).shape[0])
-
-
-def rollout_key(
-    agent_fingerprint: str,
-    env_id: str,
-    preference: Sequence[float],
-    target: Sequence[float] | None,
-    seed: int,
-    size: tuple[int, int],
-    horizon: int,
-    extra: str = "",
-) -> str:
-    """A stable name for one rendered episode (floats rounded to 1e-6 so slider noise matches)."""
-
-    def rounded(values: Sequence[float] | None) -> list[float] | None:
-        return None if values is None else [round(float(value), 6) for value in values]
-
-    canonical = json.dumps(
-        [
-            RECORDING_VERSION,
-            agent_fingerprint,
-            env_id,
-            rounded(preference),
-            rounded(target),
-            int(seed),
-            [int(size[0]), int(size[1])],
-            int(horizon),
-            extra,
-        ],
-        separators=(",", ":"),
-    )
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
-
-
-def write_recording(folder: str | os.PathLike[str], key: str, recording: RolloutRecording) -> Path:
-    """Store `recording` as ``<key>.mp4`` + ``<key>.json`` in `folder` (video first, atomically)."""
-    directory = Path(folder)
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        write_bytes_atomically(directory / f"{key}.mp4", recording.video)
-        rewards = np.asarray(recording.rewards, dtype=np.float64)
-        sidecar = {
-            "version": RECORDING_VERSION,
-            "fps": float(recording.fps),
-            "rewards": rewards.tolist(),
-            "meta": dict(recording.meta),
-            "video_sha256": hashlib.sha256(recording.video).hexdigest(),
-        }
-        write_bytes_atomically(directory / f"{key}.json", json.dumps(sidecar).encode("utf-8"))
-    except OSError as error:
-        raise ParetoscopeError(
-            f"cannot write a rollout recording to {directory}: {error}"
-        ) from None
-    return directory / f"{key}.mp4"
-
-
-def read_recording(folders: Iterable[str | os.PathLike[str]], key: str) -> RolloutRecording | None:
-    """The recording `key` from the first folder that holds an intact copy, else None."""
-    for folder in folders:
-        directory = Path(folder)
-        video_path, sidecar_path = directory / f"{key}.mp4", directory / f"{key}.json"
-        if not (video_path.is_file() and sidecar_path.is_file()):
-            continue
-        try:
-            sidecar = json.loads(sidecar_path.read_text(encoding="utf-8"))
-            video = video_path.read_bytes()
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            continue
-        if not isinstance(sidecar, dict) or sidecar.get("version") != RECORDING_VERSION:
-            continue
-        if hashlib.sha256(video).hexdigest() != sidecar.get("video_sha256"):
-            continue  # a torn or swapped video: render it again
-        rewards = np.asarray(sidecar.get("rewards", []), dtype=np.float64)
-        if rewards.ndim != 2:
-            continue
-        return RolloutRecording(
-            video=video, rewards=rewards, fps=float(sidecar["fps"]), meta=sidecar.get("meta", {})
-        )
-    return None

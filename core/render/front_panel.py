@@ -1,4 +1,5 @@
-"""The tour's front panel: a small raster plot of a 2-D front with one highlighted point.
+"""The front panel: a small raster plot of a 2-D front with one highlighted point (the tour's
+right half).
 
 Plotly cannot draw to pixels without extra software, and a tour needs one picture per video
 frame, so the panel is drawn with Pillow: the static part (axes, points, labels) once, the
@@ -100,7 +101,11 @@ class FrontPanel:
         rows = bottom - fraction[:, 1] * (bottom - top)
         return np.column_stack([columns, rows]).round().astype(int)
 
-    def draw(self, point: Sequence[float], trail: Sequence[Sequence[float]] = ()) -> np.ndarray:
+    def draw(
+        self,
+        point: Sequence[float] | np.ndarray,
+        trail: Sequence[Sequence[float] | np.ndarray] = (),
+    ) -> np.ndarray:
         """The panel with `point` (full objective vector) highlighted and `trail` marked."""
         from PIL import Image, ImageDraw
 

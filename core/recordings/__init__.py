@@ -1,0 +1,61 @@
+"""Recordings: a request (agent(s), env, preference, target, seed, size) -> a key -> frames
+and step records streamed through a callback -> a `Recording` (video + each lane's rewards).
+
+Kinds, one module each: `EpisodeRequest` (one agent), `SideBySideRequest` (several agents at
+one preference), `TourRequest` (a path of preferences beside the front), `ReplayRequest` (a
+dataset trajectory's actions). Each has ``key()`` and ``record(agents, on_frame, render)``.
+`RecordingLibrary` keeps finished recordings (memory, byte-bounded, then folders). Nothing here
+imports Streamlit; mujoco and the encoder load when a recording is made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from core.agents.base import Agent
+from core.recordings.episode import EpisodeRequest
+from core.recordings.lanes import FrameCallback, LiveFrame, RecordingWriter, divergence_message
+from core.recordings.library import RecordingLibrary
+from core.recordings.recording import (
+    RECORDING_VERSION,
+    Recording,
+    read_recording,
+    recording_key,
+    write_recording,
+)
+from core.recordings.replay import ReplayRequest
+from core.recordings.side_by_side import SideBySideRequest
+from core.recordings.tour import TourRequest
+
+
+class RecordingRequest(Protocol):
+    """What every kind of request offers."""
+
+    env_id: str
+    video_only: bool
+
+    def key(self) -> str: ...
+
+    def record(
+        self, agents: Sequence[Agent], on_frame: FrameCallback | None = None, render: bool = True
+    ) -> Recording: ...
+
+
+__all__ = [
+    "RECORDING_VERSION",
+    "EpisodeRequest",
+    "FrameCallback",
+    "LiveFrame",
+    "Recording",
+    "RecordingLibrary",
+    "RecordingRequest",
+    "RecordingWriter",
+    "ReplayRequest",
+    "SideBySideRequest",
+    "TourRequest",
+    "divergence_message",
+    "read_recording",
+    "recording_key",
+    "write_recording",
+]

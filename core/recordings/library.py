@@ -1,0 +1,77 @@
+"""The recording library: finished recordings in memory (bounded in entries and bytes, most
+recent kept), then in folders (read-only ones first, e.g. an assets folder's ``rollouts/``,
+then a writable cache that receives every new recording with a video)."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+
+from core.errors import ParetoscopeError
+from core.recordings.recording import Recording, read_recording, write_recording
+
+DEFAULT_CAPACITY = 64
+DEFAULT_CAPACITY_BYTES = 256 * 2**20
+
+
+class RecordingLibrary:
+    """Recordings by key: memory (LRU, at most `capacity` entries and `capacity_bytes`), then
+    the folders. Memory stays under the byte budget however many viewers there are."""
+
+    def __init__(
+        self,
+        read_dirs: Sequence[Path],
+        write_dir: Path | None,
+        capacity: int = DEFAULT_CAPACITY,
+        capacity_bytes: int = DEFAULT_CAPACITY_BYTES,
+    ) -> None:
+        self.read_dirs = list(read_dirs)
+        self.write_dir = write_dir
+        self.capacity = capacity
+        self.capacity_bytes = capacity_bytes
+        self._memory: OrderedDict[str, Recording] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes of recordings held in memory now."""
+        with self._lock:
+            return self._bytes
+
+    def get(self, key: str) -> Recording | None:
+        with self._lock:
+            found = self._memory.get(key)
+            if found is not None:
+                self._memory.move_to_end(key)
+                return found
+        folders = [*self.read_dirs, *([self.write_dir] if self.write_dir else [])]
+        found = read_recording(folders, key)
+        if found is not None:
+            self._remember(key, found)
+        return found
+
+    def put(self, key: str, recording: Recording) -> None:
+        """Keep `recording`; on disk too when it has a video (a video-less stand-in made while
+        rendering was unavailable stays in memory only)."""
+        self._remember(key, recording)
+        if self.write_dir is not None and recording.video:
+            with contextlib.suppress(ParetoscopeError, OSError):
+                write_recording(self.write_dir, key, recording)
+
+    def _remember(self, key: str, recording: Recording) -> None:
+        size = recording.nbytes
+        with self._lock:
+            old = self._memory.pop(key, None)
+            if old is not None:
+                self._bytes -= old.nbytes
+            if size > self.capacity_bytes:
+                return  # bigger than the whole budget: served from disk only
+            self._memory[key] = recording
+            self._bytes += size
+            while len(self._memory) > self.capacity or self._bytes > self.capacity_bytes:
+                _, dropped = self._memory.popitem(last=False)
+                self._bytes -= dropped.nbytes

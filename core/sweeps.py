@@ -1,0 +1,138 @@
+"""The sweep that represents an agent on a front: its plan's preference grid (or chosen
+preferences and targets), evaluated once and stored, then averaged per preference.
+
+`SweepRequest` names one such sweep by plain values (its key identifies it for whoever runs
+it, e.g. the dashboard's worker pool); `run_sweep` evaluates what the store lacks;
+`mean_per_preference` gives the points a front shows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from core.agents.base import Agent
+from core.catalog import SweepPlan
+from core.envs import get_spec
+from core.results_store import ResultsStore
+
+# Rows of one agent call in a sweep. Torch's batched matrix products can differ from a single
+# row's in the last bits, and the physics amplifies that; one row at a time, a stored episode
+# is the one a single-episode recording (a clicked point) replays.
+SWEEP_BATCH_SIZE = 1
+
+
+def sweep_horizon(plan: SweepPlan, env_id: str) -> int:
+    """The episode length of `plan` on `env_id` (the env's own unless the plan is shorter)."""
+    spec = get_spec(env_id)
+    return min(spec.horizon, plan.horizon) if plan.horizon else spec.horizon
+
+
+@dataclass(frozen=True)
+class SweepRequest:
+    """One agent's sweep: its plan's grid, or `preferences` (with `targets`) when given."""
+
+    fingerprint: str
+    name: str  # the agent id stored with each row
+    env_id: str
+    plan: SweepPlan
+    preferences: tuple[tuple[float, ...], ...] | None = None
+    targets: tuple[tuple[float, ...], ...] | None = None
+
+    def key(self) -> str:
+        canonical = json.dumps(
+            [
+                "sweep",
+                self.fingerprint,
+                self.name,
+                self.env_id,
+                self.plan.to_dict(),
+                self.preferences,
+                self.targets,
+            ],
+            separators=(",", ":"),
+        )
+        return "sweep-" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
+
+    def _grid(self) -> dict[str, Any]:
+        preferences = None if self.preferences is None else np.asarray(self.preferences)
+        return {
+            "preferences": preferences,
+            "granularity": None if preferences is not None else self.plan.granularity,
+            "seeds": list(self.plan.seeds),
+            "targets": None if self.targets is None else np.asarray(self.targets),
+            "horizon": sweep_horizon(self.plan, self.env_id),
+        }
+
+    def missing(self, agent: Agent, store: ResultsStore | None) -> int:
+        """Episodes of the sweep that `store` lacks (0: `run` only reads)."""
+        from core.evaluate import count_missing
+
+        return count_missing(agent, self.env_id, store, **self._grid())
+
+    def run(self, agent: Agent, store: ResultsStore | None) -> pd.DataFrame:
+        """The sweep's table: stored episodes reused, the missing ones evaluated (and stored)."""
+        from core.evaluate import sweep
+
+        return sweep(
+            agent,
+            self.env_id,
+            **self._grid(),
+            store=store,
+            agent_id=self.name,
+            workers=1,
+            batch_size=SWEEP_BATCH_SIZE,
+            progress=False,
+        )
+
+
+def objective_arrays(table: pd.DataFrame, env_id: str) -> dict[str, np.ndarray]:
+    """preferences, targets, returns (N, n_obj), seeds (N,) and explicit-target flags (N,)
+    from a sweep table."""
+    from core.evaluate import objective_columns
+
+    spec = get_spec(env_id)
+    if len(table) == 0:
+        empty = np.zeros((0, spec.n_obj))
+        return {
+            "preferences": empty,
+            "targets": empty,
+            "returns": empty,
+            "seeds": np.zeros(0, dtype=int),
+            "explicit": np.zeros(0, dtype=bool),
+        }
+    explicit = (
+        table["explicit_target"].to_numpy(dtype=bool)
+        if "explicit_target" in table
+        else np.zeros(len(table), dtype=bool)
+    )
+    return {
+        "preferences": table[objective_columns("preference", spec)].to_numpy(dtype=np.float64),
+        "targets": table[objective_columns("target", spec)].to_numpy(dtype=np.float64),
+        "returns": table[objective_columns("return", spec)].to_numpy(dtype=np.float64),
+        "seeds": table["seed"].to_numpy(dtype=np.int64),
+        "explicit": explicit,
+    }
+
+
+def mean_per_preference(table: pd.DataFrame, env_id: str) -> dict[str, np.ndarray]:
+    """Episodes averaged per (preference, target): what a front shows, one point each (its
+    seed: the smallest of the episodes averaged)."""
+    from core.evaluate import objective_columns
+
+    spec = get_spec(env_id)
+    if len(table) == 0:
+        return objective_arrays(table, env_id)
+    keys = objective_columns("preference", spec) + objective_columns("target", spec)
+    returns = objective_columns("return", spec)
+    grouped = table.groupby(keys, sort=False, as_index=False)
+    means = grouped[returns].mean()
+    means["seed"] = grouped["seed"].min()["seed"].to_numpy()
+    if "explicit_target" in table:
+        means["explicit_target"] = grouped["explicit_target"].max()["explicit_target"].to_numpy()
+    return objective_arrays(means, env_id)

@@ -1,0 +1,235 @@
+"""Everything the pages load, cached per process by plain values (paths with their
+modification times, fingerprints, preferences): the catalog, the stores, agents, sweeps and
+datasets. Loading and caching only: what is computed comes from core, and a sweep computed on a
+cache miss runs in the worker pool like a rollout (`dashboard.live.compute_in_pool`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.agents.loaded import LoadedAgent, load_asset_agent
+from core.cache import RECORDINGS_SUBDIR, RESULTS_SUBDIR, cache_dir
+from core.catalog import (
+    AgentAsset,
+    AssetCatalog,
+    DatasetAsset,
+    SweepPlan,
+    default_assets_dir,
+    discover_many,
+)
+from core.recordings import RecordingLibrary
+from core.results_store import LayeredStore, layered_store
+from core.sweeps import SweepRequest
+from dashboard.limits import allowed_dirs, video_cache_bytes
+from dashboard.live import compute_in_pool
+from dashboard.paths import confine_catalog
+from dashboard.session import session_uploads
+
+
+def assets_root() -> Path:
+    """``--assets DIR`` after ``--`` on the streamlit command line, else the default folder."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--assets", type=Path, default=None)
+    known, _ = parser.parse_known_args(sys.argv[1:])
+    return known.assets.expanduser() if known.assets else default_assets_dir()
+
+
+def readable_roots() -> list[Path]:
+    """The folders a user may read from: the assets folder and the ``--allow-dir`` folders."""
+    return [assets_root(), *allowed_dirs()]
+
+
+def catalog() -> AssetCatalog:
+    """Everything in the assets folder, the folders the user added and this session's uploads;
+    entries that lead outside those folders (links) are refused."""
+    roots: list[Path] = [assets_root(), *map(Path, st.session_state.get("_extra_roots", []))]
+    uploads = session_uploads()
+    if uploads is not None and any(uploads.iterdir()):
+        roots.append(uploads)
+    allowed = [*readable_roots(), *([uploads] if uploads is not None else [])]
+    return _discover(
+        tuple(str(root) for root in roots),
+        _folder_stamps(roots),
+        tuple(str(root) for root in allowed),
+    )
+
+
+def _folder_stamps(roots: Sequence[Path]) -> tuple[float, ...]:
+    """Modification times of the folders whose entries discovery lists: adding, removing or
+    replacing an agent or dataset changes one of them."""
+    stamps = []
+    for root in roots:
+        for folder in (root, root / "agents", root / "datasets"):
+            try:
+                stamps.append(folder.stat().st_mtime)
+            except OSError:
+                stamps.append(0.0)
+            if folder != root and folder.is_dir():
+                stamps.extend(mtime(child) for child in folder.iterdir())
+        manifest = root / "manifest.json"
+        stamps.append(manifest.stat().st_mtime if manifest.is_file() else 0.0)
+    return tuple(stamps)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _discover(
+    roots: tuple[str, ...], stamps: tuple[float, ...], allowed: tuple[str, ...]
+) -> AssetCatalog:
+    del stamps  # part of the cache key only
+    return confine_catalog(discover_many([Path(root) for root in roots]), allowed)
+
+
+@st.cache_resource(show_spinner=False)
+def _store(results_dirs: tuple[str, ...], cache: str) -> LayeredStore:
+    return layered_store([Path(folder) for folder in results_dirs], Path(cache) / RESULTS_SUBDIR)
+
+
+@st.cache_resource(show_spinner=False)
+def _library(rollout_dirs: tuple[str, ...], cache: str) -> RecordingLibrary:
+    return RecordingLibrary(
+        [Path(folder) for folder in rollout_dirs],
+        Path(cache) / RECORDINGS_SUBDIR,
+        capacity_bytes=video_cache_bytes(),
+    )
+
+
+def store(found: AssetCatalog) -> LayeredStore:
+    """The catalog's precomputed sweeps (read only) over the cache's (written), one per process."""
+    return _store(tuple(str(folder) for folder in found.results_dirs), str(cache_dir()))
+
+
+def library(found: AssetCatalog) -> RecordingLibrary:
+    """The recording library over the catalog's ``rollouts/`` and the cache's, one per process."""
+    return _library(tuple(str(folder) for folder in found.rollout_dirs), str(cache_dir()))
+
+
+def mtime(path: Path) -> float:
+    try:
+        stamps = [path.stat().st_mtime]
+        if path.is_dir():
+            stamps += [child.stat().st_mtime for child in path.iterdir()]
+        return max(stamps)
+    except OSError:
+        return 0.0
+
+
+@st.cache_resource(show_spinner="Loading the agent…", max_entries=16)
+def _loaded_agent(
+    path: str, mtime: float, fmt: str, env_id: str | None, kind: str, name: str
+) -> LoadedAgent:
+    del mtime  # part of the cache key only
+    asset = AgentAsset(
+        name=name,
+        path=Path(path),
+        format=fmt,  # type: ignore[arg-type]
+        env_id=env_id,
+        kind=kind,
+        return_conditioned=True,
+        label=name,
+    )
+    peda_type = kind if fmt == "peda" and kind in ("dt", "rvs", "bc") else None
+    return load_asset_agent(asset, env_id=env_id, peda_type=peda_type)
+
+
+def loaded_agent(asset: AgentAsset) -> LoadedAgent:
+    """The agent of `asset`, loaded once per process (reloaded when its files change)."""
+    return _loaded_agent(
+        str(asset.path), mtime(asset.path), asset.format, asset.env_id, asset.kind, asset.name
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _sweep_table(
+    path: str,
+    stamp: float,
+    fmt: str,
+    env_id: str,
+    kind: str,
+    name: str,
+    plan: tuple[int, tuple[int, ...], int | None],
+    preferences: tuple[tuple[float, ...], ...] | None,
+    targets: tuple[tuple[float, ...], ...] | None,
+    results_dirs: tuple[str, ...],
+    cache: str,
+) -> pd.DataFrame:
+    loaded = _loaded_agent(path, stamp, fmt, env_id, kind, name)
+    request = SweepRequest(
+        fingerprint=loaded.fingerprint,
+        name=name,
+        env_id=env_id,
+        plan=SweepPlan(granularity=plan[0], seeds=plan[1], horizon=plan[2]),
+        preferences=preferences,
+        targets=targets,
+    )
+    results = _store(results_dirs, cache)
+
+    def compute() -> pd.DataFrame:
+        with loaded.borrow() as agent:
+            return request.run(agent, results)
+
+    if request.missing(loaded.agent, results) == 0:
+        return compute()  # everything is stored: reading needs no worker
+    return compute_in_pool(request.key(), compute)
+
+
+def sweep_table(
+    asset: AgentAsset,
+    found: AssetCatalog,
+    preferences: np.ndarray | None = None,
+    targets: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """The agent's sweep (its plan's grid, or `preferences` with `targets`), from the stores or
+    computed once; cached by plain values."""
+    plan = asset.sweep_plan()
+    assert asset.env_id is not None
+    as_rows = None if preferences is None else tuple(tuple(map(float, row)) for row in preferences)
+    target_rows = None if targets is None else tuple(tuple(map(float, row)) for row in targets)
+    with st.spinner(f"Evaluating {asset.label}…"):
+        return _sweep_table(
+            str(asset.path),
+            mtime(asset.path),
+            asset.format,
+            asset.env_id,
+            asset.kind,
+            asset.name,
+            (plan.granularity, tuple(plan.seeds), plan.horizon),
+            as_rows,
+            target_rows,
+            tuple(str(folder) for folder in found.results_dirs),
+            str(cache_dir()),
+        )
+
+
+@st.cache_data(show_spinner="Reading the dataset…", max_entries=16)
+def _dataset_summary(path: str, mtime: float, env_id: str) -> Any:
+    from core.data import dataset_summary
+
+    del mtime
+    return dataset_summary(path, env_id=env_id)
+
+
+def dataset_summary(asset: DatasetAsset) -> Any:
+    """The dataset's `DatasetSummary` (with its per-trajectory table), cached."""
+    return _dataset_summary(str(asset.path), mtime(asset.path), asset.env_id)
+
+
+@st.cache_resource(show_spinner="Opening the dataset…", max_entries=4)
+def _trajectories(path: str, mtime: float, env_id: str) -> Any:
+    from core.data import open_dataset
+
+    del mtime
+    return open_dataset(path, env_id=env_id)
+
+
+def trajectories(asset: DatasetAsset) -> Any:
+    """The dataset's `Trajectories` (memory-mapped for native datasets), cached."""
+    return _trajectories(str(asset.path), mtime(asset.path), asset.env_id)

@@ -1,0 +1,188 @@
+"""The sidebar: the choices every page shares (assets, env, agent, dataset, seed, video size),
+mirrored in the URL, and the `Context` the pages read them from."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import streamlit as st
+
+from core.catalog import AgentAsset, AssetCatalog, DatasetAsset, default_sweep_plan
+from core.envs import EnvSpec, get_spec
+from core.recordings import RecordingLibrary
+from core.results_store import LayeredStore
+from core.sweeps import sweep_horizon
+from dashboard import loaders
+from dashboard.url_state import (
+    DEFAULT_VIDEO_SIZE,
+    VIDEO_SIZES,
+    load_url_once,
+    note_unknown,
+    set_url,
+)
+from dashboard.widgets.add_assets import add_assets_panel
+from dashboard.widgets.preference_control import set_preference
+
+NO_DATASET = "(none)"
+
+
+@dataclass
+class Context:
+    """The sidebar's choices and the process-wide stores."""
+
+    catalog: AssetCatalog
+    store: LayeredStore
+    library: RecordingLibrary
+    env_id: str | None
+    agent: AgentAsset | None
+    dataset: DatasetAsset | None
+    seed: int
+    size: int
+
+    @property
+    def spec(self) -> EnvSpec | None:
+        return None if self.env_id is None else get_spec(self.env_id)
+
+    @property
+    def horizon(self) -> int:
+        assert self.env_id is not None
+        plan = self.agent.sweep_plan() if self.agent else None
+        return sweep_horizon(plan, self.env_id) if plan else get_spec(self.env_id).horizon
+
+    @property
+    def granularity(self) -> int:
+        if self.agent is not None:
+            return self.agent.sweep_plan().granularity
+        spec = self.spec
+        return default_sweep_plan(spec.n_obj if spec else 2).granularity
+
+
+def context() -> Context:
+    """The context built by the sidebar in this run (see `sidebar`)."""
+    found = st.session_state.get("_context")
+    if found is None:
+        found = sidebar()
+    return found
+
+
+def _choose(key: str, options: Sequence[str], default: str | None) -> None:
+    """Keep the session's value for `key` among `options` (falling back to `default`)."""
+    if st.session_state.get(key) not in options:
+        st.session_state[key] = default if default in options else (options[0] if options else None)
+
+
+def sidebar() -> Context:
+    """Draw the sidebar and return the choices; call once per run, before the page."""
+    load_url_once()
+    apply_pending()
+    found = loaders.catalog()
+    defaults = found.defaults
+    ctx_store = loaders.store(found)
+    ctx_library = loaders.library(found)
+    with st.sidebar:
+        st.markdown(f"### {found.title}")
+        if found.description:
+            st.caption(found.description)
+        envs = found.env_ids()
+        note_unknown("env", envs)
+        _choose("env", envs, defaults.get("env"))
+        env_id = st.selectbox(
+            "Environment",
+            envs,
+            key="env",
+            format_func=lambda env: f"{env} ({get_spec(env).n_obj} objectives)",
+            placeholder="no agents or datasets found",
+        )
+        agent_asset = None
+        dataset_asset = None
+        if env_id is not None:
+            agents = found.agents_for(env_id)
+            names = [agent.name for agent in agents]
+            note_unknown("agent", names)
+            _choose("agent", names, defaults.get("agent"))
+            labels = {agent.name: agent.label for agent in agents}
+            chosen = st.selectbox(
+                "Agent",
+                names,
+                key="agent",
+                format_func=lambda name: labels.get(name, name),
+                placeholder="no agent for this environment",
+            )
+            agent_asset = next((a for a in agents if a.name == chosen), None)
+            datasets = found.datasets_for(env_id)
+            dataset_names = [NO_DATASET] + [d.name for d in datasets]
+            preferred = (agent_asset.dataset if agent_asset else None) or defaults.get("dataset")
+            if preferred not in dataset_names and len(dataset_names) > 1:
+                preferred = dataset_names[1]
+            note_unknown("dataset", dataset_names)
+            _choose("dataset", dataset_names, preferred)
+            dataset_labels = {d.name: d.label for d in datasets}
+            dataset_choice = st.selectbox(
+                "Dataset (optional)",
+                dataset_names,
+                key="dataset",
+                format_func=lambda name: dataset_labels.get(name, name),
+            )
+            dataset_asset = next((d for d in datasets if d.name == dataset_choice), None)
+        seed_value = st.session_state.get("seed")
+        if not isinstance(seed_value, int) or not 0 <= seed_value <= 2**31 - 1:
+            st.session_state["seed"] = 0
+        seed = st.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="seed")
+        if st.session_state.get("size") not in VIDEO_SIZES:
+            st.session_state["size"] = DEFAULT_VIDEO_SIZE
+        size = st.selectbox(
+            "Video size", VIDEO_SIZES, key="size", format_func=lambda s: f"{s} × {s}"
+        )
+        add_assets_panel(found)
+        notes = st.session_state.get("_url_notes") or []
+        if notes:
+            st.warning("This link's values were ignored: " + "; ".join(notes))
+        if found.problems:
+            with st.expander(f"{len(found.problems)} entries could not be read"):
+                for problem in found.problems:
+                    st.caption(f"`{problem.path}`: {problem.message}")
+    ctx = Context(
+        catalog=found,
+        store=ctx_store,
+        library=ctx_library,
+        env_id=env_id,
+        agent=agent_asset,
+        dataset=dataset_asset,
+        seed=int(seed),
+        size=int(size),
+    )
+    st.session_state["_context"] = ctx
+    set_url(
+        env=env_id,
+        agent=agent_asset.name if agent_asset else None,
+        dataset=dataset_asset.name if dataset_asset else None,
+        seed=str(int(seed)),
+        size=str(int(size)),
+    )
+    return ctx
+
+
+def apply_pending() -> None:
+    """Apply the changes `request_change` asked for (called before the sidebar's widgets)."""
+    pending = st.session_state.pop("_pending", None)
+    if not pending:
+        return
+    if pending.get("preference") is not None:
+        set_preference(pending["preference"])
+    for key, value in (pending.get("widgets") or {}).items():
+        st.session_state[key] = value
+
+
+def need(ctx: Context, agent: bool = True) -> bool:
+    """Tell the user what is missing (no env, no agent); True when the page can go on."""
+    if ctx.env_id is None:
+        st.info(
+            "No agents or datasets were found. Start with `paretoscope dashboard --assets DIR`, "
+            "add a folder or upload files in the sidebar."
+        )
+        return False
+    if agent and ctx.agent is None:
+        st.info(f"No agent for {ctx.env_id}: add one in the sidebar.")
+        return False
+    return True

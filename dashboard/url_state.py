@@ -1,0 +1,120 @@
+"""The view's state in the URL and in the session: links that reproduce a view, checked once
+when a session starts, and changes to widgets that are already drawn (applied on the next run).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+# Query parameters that mirror the sidebar, and the session keys of their widgets.
+URL_KEYS = ("env", "agent", "dataset", "seed", "size")
+VIDEO_SIZES = (240, 320, 480, 640)
+DEFAULT_VIDEO_SIZE = 320
+
+
+def load_url_once() -> None:
+    """Copy the URL's query parameters into the session on the first run of a session; values
+    that cannot be right are ignored, with a note saying which and why."""
+    if st.session_state.get("_url_loaded"):
+        return
+    st.session_state["_url_loaded"] = True
+    notes: list[str] = []
+    params = st.query_params
+    for key in ("env", "agent", "dataset"):
+        if key in params:
+            value = str(params[key])
+            if len(value) > 200 or any(c in value for c in "/\\\x00"):
+                notes.append(f"{key}={value[:40]!r}: not a name")
+            else:
+                st.session_state[key] = value
+                st.session_state[f"_url_asked_{key}"] = value
+    for key, low, high in (("seed", 0, 2**31 - 1), ("size", 1, 10_000)):
+        if key in params:
+            try:
+                number = int(params[key])
+            except ValueError:
+                notes.append(f"{key}={str(params[key])[:40]!r}: not an integer")
+                continue
+            if not low <= number <= high:
+                notes.append(f"{key}={number}: expected {low} to {high}")
+                continue
+            st.session_state[key] = number
+    if "size" in st.session_state and st.session_state["size"] not in VIDEO_SIZES:
+        notes.append(
+            f"size={st.session_state['size']}: expected one of {', '.join(map(str, VIDEO_SIZES))}"
+        )
+        del st.session_state["size"]
+    for key in ("pref", "target", "tm", "agents", "ref", "traj"):
+        if key in params:
+            value = str(params[key])
+            problem = _url_problem(key, value)
+            if problem:
+                notes.append(f"{key}={value[:40]!r}: {problem}")
+            else:
+                st.session_state[f"_url_{key}"] = value
+    st.session_state["_url_notes"] = notes
+
+
+def _url_problem(key: str, value: str) -> str | None:
+    """Why a URL value cannot be used (None when it can)."""
+    if len(value) > 1000:
+        return "too long"
+    if key in ("pref", "target", "ref"):
+        try:
+            numbers = np.asarray([float(part) for part in value.split(",")], dtype=np.float64)
+        except ValueError:
+            return "expected numbers separated by commas"
+        if not np.isfinite(numbers).all():
+            return "expected finite numbers"
+        if key == "pref" and ((numbers < 0).any() or numbers.sum() <= 0):
+            return "expected non-negative weights with a positive sum"
+    if key == "traj" and (not value.isdigit() or len(value) > 12):
+        return "expected a trajectory number (0, 1, ...)"
+    if key == "tm" and value not in ("0", "1"):
+        return "expected 0 or 1"
+    return None
+
+
+def note_unknown(key: str, options: Sequence[str]) -> None:
+    """A URL name that is not among the choices: say so (once) and use the default."""
+    asked = st.session_state.pop(f"_url_asked_{key}", None)
+    if asked is not None and asked not in options:
+        st.session_state.setdefault("_url_notes", []).append(
+            f"{key}={asked[:40]!r}: no such {key} here"
+        )
+
+
+def set_url(**values: str | None) -> None:
+    """Mirror values in the URL (None removes a key), so a copied link reproduces the view."""
+    for key, value in values.items():
+        if value is None:
+            if key in st.query_params:
+                del st.query_params[key]
+        elif st.query_params.get(key) != value:
+            st.query_params[key] = value
+
+
+def url_value(key: str) -> str | None:
+    """A value the page's URL carried when the session started (consumed once)."""
+    return st.session_state.pop(f"_url_{key}", None)
+
+
+def request_change(
+    preference: Sequence[float] | None = None,
+    widgets: dict[str, Any] | None = None,
+    bump: str | None = None,
+) -> None:
+    """Change widgets that are already on the page: remembered now, applied at the start of the
+    next run (before any widget exists), which starts at once. `bump` names a counter that
+    renews a chart's key, clearing its selection."""
+    pending = st.session_state.setdefault("_pending", {})
+    if preference is not None:
+        pending["preference"] = tuple(float(v) for v in preference)
+    pending.setdefault("widgets", {}).update(widgets or {})
+    if bump:
+        st.session_state[bump] = st.session_state.get(bump, 0) + 1
+    st.rerun()
