@@ -45,6 +45,7 @@ from core.agents.formats import claims_agent, sniff_agent
 from core.data.formats import claims_dataset, sniff_dataset
 from core.envs import get_spec
 from core.errors import ParetoscopeError
+from core.jsonfile import read_json_object
 
 MANIFEST_FILE = "manifest.json"
 MANIFEST_FORMAT = "paretoscope-assets"
@@ -309,12 +310,7 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     path = folder / MANIFEST_FILE
     if not path.is_file():
         return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ParetoscopeError(f"{path}: not readable JSON ({error})") from None
-    if not isinstance(data, dict):
-        raise ParetoscopeError(f"{path}: expected a JSON object")
+    data = read_json_object(path)
     if data.get("format", MANIFEST_FORMAT) != MANIFEST_FORMAT:
         raise ParetoscopeError(
             f"{path}: format is {data.get('format')!r}, expected {MANIFEST_FORMAT!r}"

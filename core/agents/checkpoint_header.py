@@ -16,6 +16,7 @@ from typing import Any
 
 from core.agents.formats import AgentHeader
 from core.errors import ParetoscopeError
+from core.jsonfile import read_json_object
 
 FORMAT = "paretoscope-agent"
 FORMAT_VERSION = 1
@@ -40,16 +41,6 @@ def check_safetensors_signature(name: str, payload: bytes) -> None:
         )
     if payload[8:9] != b"{":
         raise ParetoscopeError(f"{name}: not a safetensors file (no JSON header)")
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ParetoscopeError(f"{path}: not readable JSON ({error})") from None
-    if not isinstance(data, dict):
-        raise ParetoscopeError(f"{path}: expected a JSON object")
-    return data
 
 
 def _single_file_config(path: Path) -> dict[str, Any]:
@@ -85,7 +76,7 @@ def read_checkpoint_config(path: str | Path) -> dict[str, Any]:
     """The raw config of a checkpoint folder or single file (not yet checked against its env)."""
     location = Path(path)
     if location.is_dir():
-        return _read_json(location / CONFIG_FILE)
+        return read_json_object(location / CONFIG_FILE)
     return _single_file_config(location)
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import ParetoscopeError
-from core.lazy import resolve
+from core.lazy import SnifferRegistry
 
 
 @dataclass(frozen=True)
@@ -30,29 +30,26 @@ class AgentHeader:
 # when it claims to be (name, signature) but cannot be read.
 AgentSniffer = Callable[[Path], "AgentHeader | None"]
 
-_SNIFFERS: dict[str, AgentSniffer | str] = {
-    "checkpoint": "core.agents.checkpoint_header:sniff_checkpoint",
-    "peda": "core.agents.peda_file:sniff_peda",
-}
+_REGISTRY: SnifferRegistry[AgentHeader] = SnifferRegistry(
+    {
+        "checkpoint": "core.agents.checkpoint_header:sniff_checkpoint",
+        "peda": "core.agents.peda_file:sniff_peda",
+    }
+)
 
 
 def register_agent_format(name: str, sniffer: AgentSniffer | str) -> None:
     """Add (or replace) a format; `sniffer` may be ``"module:function"``, imported when used."""
-    _SNIFFERS[name] = sniffer
+    _REGISTRY.register(name, sniffer)
 
 
 def agent_formats() -> list[str]:
-    return list(_SNIFFERS)
+    return _REGISTRY.names()
 
 
 def sniff_agent(path: str | Path) -> AgentHeader | None:
     """The header of the first format that claims `path`, None when none does."""
-    location = Path(path)
-    for sniffer in _SNIFFERS.values():
-        header = resolve(sniffer)(location)
-        if header is not None:
-            return header
-    return None
+    return _REGISTRY.sniff(Path(path))
 
 
 def claims_agent(path: str | Path) -> bool:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ParetoscopeError
-from core.lazy import resolve
+from core.lazy import SnifferRegistry
 
 
 @dataclass(frozen=True)
@@ -33,30 +33,27 @@ class DatasetHeader:
 # when it claims to be but its header cannot be read.
 DatasetSniffer = Callable[[Path], "DatasetHeader | None"]
 
-_SNIFFERS: dict[str, DatasetSniffer | str] = {
-    "native": "core.data.native:sniff_native",
-    "minari": "core.data.minari_io:sniff_minari",
-    "d4morl": "core.data.d4morl:sniff_d4morl",
-}
+_REGISTRY: SnifferRegistry[DatasetHeader] = SnifferRegistry(
+    {
+        "native": "core.data.native:sniff_native",
+        "minari": "core.data.minari_io:sniff_minari",
+        "d4morl": "core.data.d4morl:sniff_d4morl",
+    }
+)
 
 
 def register_dataset_format(name: str, sniffer: DatasetSniffer | str) -> None:
     """Add (or replace) a format; `sniffer` may be ``"module:function"``, imported when used."""
-    _SNIFFERS[name] = sniffer
+    _REGISTRY.register(name, sniffer)
 
 
 def dataset_formats() -> list[str]:
-    return list(_SNIFFERS)
+    return _REGISTRY.names()
 
 
 def sniff_dataset(path: str | Path) -> DatasetHeader | None:
     """The header of the first format that claims `path`, None when none does."""
-    location = Path(path)
-    for sniffer in _SNIFFERS.values():
-        header = resolve(sniffer)(location)
-        if header is not None:
-            return header
-    return None
+    return _REGISTRY.sniff(Path(path))
 
 
 def claims_dataset(path: str | Path) -> bool:
