@@ -11,25 +11,14 @@ import numpy as np
 
 from core.agents.base import Agent
 from core.envs import get_spec
-from core.errors import ParetoscopeError
-from core.recordings.lanes import FrameCallback, RecordingWriter, episode_lane
+from core.recordings.lanes import (
+    FrameCallback,
+    RecordingWriter,
+    episode_lane,
+    expect_agents,
+    playback_rate,
+)
 from core.recordings.recording import Recording, recording_key
-
-
-def expect_agents(agents: Sequence[Agent], count: int, what: str) -> Sequence[Agent]:
-    """`agents` when there are `count` of them, else a clear error."""
-    if len(agents) != count:
-        raise ParetoscopeError(f"{what} needs {count} agent(s), got {len(agents)}")
-    return agents
-
-
-def playback_rate(env_id: str, every: int, render: bool) -> float | None:
-    """Frames per second of the video, None when nothing is rendered."""
-    if not render:
-        return None
-    from core.render.frames import playback_fps
-
-    return playback_fps(env_id, every)
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,22 @@ class LiveFrame:
 FrameCallback = Callable[[LiveFrame], None]
 
 
+def expect_agents(agents: Sequence[Agent], count: int, what: str) -> Sequence[Agent]:
+    """`agents` when there are `count` of them, else a clear error."""
+    if len(agents) != count:
+        raise ParetoscopeError(f"{what} needs {count} agent(s), got {len(agents)}")
+    return agents
+
+
+def playback_rate(env_id: str, every: int, render: bool) -> float | None:
+    """Frames per second of the video, None when nothing is rendered."""
+    if not render:
+        return None
+    from core.render.frames import playback_fps
+
+    return playback_fps(env_id, every)
+
+
 def divergence_message(record: StepRecord) -> str:
     """Why an episode stopped early on a non-finite value, in the user's words."""
     if not np.isfinite(np.asarray(record.action, dtype=np.float64)).all():

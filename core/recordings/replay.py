@@ -9,8 +9,8 @@ import numpy as np
 
 from core.agents.base import Agent
 from core.agents.replay import ReplayAgent
-from core.recordings.episode import expect_agents, record_one_lane
-from core.recordings.lanes import FrameCallback
+from core.recordings.episode import record_one_lane
+from core.recordings.lanes import FrameCallback, expect_agents
 from core.recordings.recording import Recording, array_digest, recording_key
 
 

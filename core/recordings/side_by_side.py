@@ -13,8 +13,13 @@ import numpy as np
 from core.agents.base import Agent
 from core.envs import get_spec
 from core.errors import ParetoscopeError
-from core.recordings.episode import expect_agents, playback_rate
-from core.recordings.lanes import FrameCallback, RecordingWriter, episode_lane
+from core.recordings.lanes import (
+    FrameCallback,
+    RecordingWriter,
+    episode_lane,
+    expect_agents,
+    playback_rate,
+)
 from core.recordings.recording import Recording, recording_key
 
 if TYPE_CHECKING:

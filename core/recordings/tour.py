@@ -12,8 +12,7 @@ import numpy as np
 from core.agents.base import Agent
 from core.envs import get_spec
 from core.errors import ParetoscopeError
-from core.recordings.episode import expect_agents
-from core.recordings.lanes import FrameCallback, RecordingWriter
+from core.recordings.lanes import FrameCallback, RecordingWriter, expect_agents
 from core.recordings.recording import Recording, recording_key
 
 if TYPE_CHECKING:
