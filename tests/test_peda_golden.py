@@ -1,4 +1,4 @@
-"""Imported PEDA checkpoints act exactly as PEDA does (fixtures: ../shared/fixtures/peda).
+"""Imported PEDA checkpoints act exactly as PEDA does (fixtures: tests/fixtures/peda).
 
 golden.json holds, per env and model type, PEDA's own outputs for fixed inputs. The first step
 goes through the public `act`; the 7-step history and the training forward go through the
