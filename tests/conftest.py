@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-# Must happen before anything imports mujoco (docs/reference.md, "Known traps").
+# Must happen before anything imports mujoco (docs/reference.md#known-traps).
 os.environ.setdefault("MUJOCO_GL", "egl")
 
 REPO_DIR = Path(__file__).resolve().parents[1]

@@ -43,7 +43,7 @@ def test_fit_equals_least_squares_with_intercept_on_the_simplex() -> None:
 def test_published_models_match_reference_table() -> None:
     hopper = published_target_model("MO-Hopper-v3")
     assert hopper is not None
-    # REFERENCE.md section 3: row = objective, column = pure preference.
+    # docs/reference.md#initial-target-at-evaluation: row = objective, column = pure preference.
     np.testing.assert_allclose(hopper(np.array([0.0, 1.0, 0.0])), [194.4, 391.8, 458.9])
     third = np.full(3, 1 / 3)
     expected = [

@@ -53,7 +53,8 @@ def test_three_objective_preferences_use_the_grid_and_thin_it_from_the_corners()
 
 
 def test_survival_shift_is_the_scalarised_alive_bonus() -> None:
-    # REFERENCE section 8: 0.6*1 + 0.2*1 + 0.2*5 = 1.8 for Hopper-v3 at (0.6, 0.2, 0.2).
+    # docs/reference.md#behaviour-policies-trained-with-ars:
+    # 0.6*1 + 0.2*1 + 0.2*5 = 1.8 for Hopper-v3 at (0.6, 0.2, 0.2).
     assert auto_survival_shift("MO-Hopper-v3", np.array([0.6, 0.2, 0.2])) == pytest.approx(1.8)
     assert auto_survival_shift("MO-HalfCheetah-v2", np.array([0.5, 0.5])) == 0.0
     assert auto_survival_shift(SWIMMER, np.array([1.0, 0.0])) == 0.0
