@@ -471,9 +471,8 @@ def test_rgb_array_render_from_the_tracking_camera() -> None:
     env = make_env("MO-HalfCheetah-v2", render_mode="rgb_array", width=64, height=48)
     env.reset(seed=0)
     try:
+        # The suite sets MUJOCO_GL=egl and needs it working: a broken GL setup must show here.
         frame = env.render()
-    except Exception as error:  # no OpenGL on this machine
-        pytest.skip(f"offscreen rendering unavailable: {error}")
     finally:
         env.close()
     assert frame is not None and frame.shape == (48, 64, 3) and frame.dtype == np.uint8
