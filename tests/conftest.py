@@ -26,3 +26,11 @@ def _one_torch_thread() -> Iterator[None]:
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(previous)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Browser tests start a server and Chromium: always `slow` (kept out of `-m "not slow"`)."""
+    e2e = REPO_DIR / "tests" / "e2e"
+    for item in items:
+        if item.path.is_relative_to(e2e):
+            item.add_marker(pytest.mark.slow)

@@ -47,6 +47,7 @@ def stored_rows(name: str) -> tuple[object, pd.DataFrame]:
     return agent, mine.reset_index(drop=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", AGENTS_WITH_SWEEPS)
 def test_stored_episodes_replay_exactly(name: str) -> None:
     agent, rows = stored_rows(name)

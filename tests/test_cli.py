@@ -81,6 +81,7 @@ def test_unknown_command_fails_cleanly() -> None:
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_import_peda_then_evaluate_prints_the_front_metrics(tmp_path) -> None:
     from tests.conftest import PEDA_FIXTURES
 

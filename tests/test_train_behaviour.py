@@ -185,6 +185,7 @@ def trained_swimmer(tmp_path_factory: pytest.TempPathFactory) -> PolicySetAgent:
     )
 
 
+@pytest.mark.slow
 def test_brief_training_beats_random_linear_policies(trained_swimmer: PolicySetAgent) -> None:
     """Evaluated through env.step (rollout_batch), each member beats the best of ten random
     Gaussian linear policies of its shape and the zero policy it started from."""
@@ -218,6 +219,7 @@ def test_brief_training_beats_random_linear_policies(trained_swimmer: PolicySetA
     np.testing.assert_allclose(stored, trained_utility, rtol=0.1)
 
 
+@pytest.mark.slow
 def test_the_saved_checkpoint_is_the_returned_policy_set(
     trained_swimmer: PolicySetAgent, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
