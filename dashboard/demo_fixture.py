@@ -23,8 +23,8 @@ DEFAULT_HORIZON = 40
 
 
 def default_peda_fixtures() -> Path:
-    """The shared PEDA fixtures beside the repository (shared/fixtures/peda)."""
-    return Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "peda"
+    """The PEDA test fixtures checked into the repository (tests/fixtures/peda)."""
+    return Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "peda"
 
 
 def build_tiny_assets(

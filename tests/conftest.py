@@ -1,4 +1,4 @@
-"""Shared test set-up: headless MuJoCo and the location of the shared fixtures."""
+"""Common test set-up: headless MuJoCo and the location of the in-repo test fixtures."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-# Must happen before anything imports mujoco (see REFERENCE.md, known traps).
+# Must happen before anything imports mujoco (docs/reference.md#known-traps).
 os.environ.setdefault("MUJOCO_GL", "egl")
 
 REPO_DIR = Path(__file__).resolve().parents[1]
-# CI lays shared/ beside the clone, exactly as for a developer's checkout.
-SHARED_DIR = REPO_DIR.parent / "shared"
-PEDA_FIXTURES = SHARED_DIR / "fixtures" / "peda"
+# Checked in, so that a bare clone runs every test (tests/fixtures/peda/README.md says what).
+FIXTURES_DIR = REPO_DIR / "tests" / "fixtures"
+PEDA_FIXTURES = FIXTURES_DIR / "peda"
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -26,3 +26,11 @@ def _one_torch_thread() -> Iterator[None]:
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(previous)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Browser tests start a server and Chromium: always `slow` (kept out of `-m "not slow"`)."""
+    e2e = REPO_DIR / "tests" / "e2e"
+    for item in items:
+        if item.path.is_relative_to(e2e):
+            item.add_marker(pytest.mark.slow)

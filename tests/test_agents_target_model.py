@@ -43,7 +43,7 @@ def test_fit_equals_least_squares_with_intercept_on_the_simplex() -> None:
 def test_published_models_match_reference_table() -> None:
     hopper = published_target_model("MO-Hopper-v3")
     assert hopper is not None
-    # REFERENCE.md section 3: row = objective, column = pure preference.
+    # docs/reference.md#initial-target-at-evaluation: row = objective, column = pure preference.
     np.testing.assert_allclose(hopper(np.array([0.0, 1.0, 0.0])), [194.4, 391.8, 458.9])
     third = np.full(3, 1 / 3)
     expected = [
@@ -52,14 +52,19 @@ def test_published_models_match_reference_table() -> None:
         (441.2 + 458.9 + 523.7) / 3,
     ]
     np.testing.assert_allclose(hopper(third), expected)
-    for env in (
-        "MO-HalfCheetah-v2",
-        "MO-Hopper-v2",
-        "MO-Walker2d-v2",
-        "MO-Ant-v2",
-        "MO-Swimmer-v2",
+    # The two-objective tables, typed in again here: at e_j each model returns column j.
+    for env, table in (
+        ("MO-HalfCheetah-v2", [[923.7, -95.5], [259.6, 578.5]]),
+        ("MO-Hopper-v2", [[611.3, 32.9], [74.4, 436.3]]),
+        ("MO-Walker2d-v2", [[517.1, 12.6], [122.9, 615.2]]),
+        ("MO-Ant-v2", [[513.3, 102.8], [157.5, 493.2]]),
+        ("MO-Swimmer-v2", [[314.5, 198.6], [156.3, 629.4]]),
     ):
-        assert published_target_model(env) is not None
+        model = published_target_model(env)
+        assert model is not None, env
+        for j, corner in enumerate(np.eye(2)):
+            np.testing.assert_allclose(model(corner), np.asarray(table)[:, j], err_msg=env)
+        np.testing.assert_allclose(model(np.full(2, 0.5)), np.mean(table, axis=1), err_msg=env)
     assert published_target_model("mo-hopper-v5") is None
 
 

@@ -25,6 +25,8 @@ CHEETAH = "MO-HalfCheetah-v2"
 HOPPER3 = "MO-Hopper-v3"
 TIMEOUT = 120
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def assets(tmp_path_factory: pytest.TempPathFactory) -> Path:

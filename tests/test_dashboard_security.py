@@ -235,6 +235,7 @@ def url_assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tiny_assets(tmp_path_factory.mktemp("url-assets"), horizon=5, with_hopper=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "case",
     CASES["urls"],

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import gymnasium
+import minari
 import numpy as np
 import pytest
 
@@ -19,9 +21,6 @@ from core.data import (
 )
 from core.errors import ParetoscopeError
 from tests.test_data_support import CHEETAH, CHEETAH_FILE, make_entries, make_entry, write_pickle
-
-minari = pytest.importorskip("minari")
-gymnasium = pytest.importorskip("gymnasium")
 
 COLUMNS = (
     "observations",

@@ -1,8 +1,8 @@
 """Helpers for the data tests: synthetic D4MORL content built by hand, and a tiny linear agent.
 
-The synthetic entries follow REFERENCE.md section 1 literally (a list of defaultdict(list) of
-float64 arrays, bool terminals, the preference repeated on every step), independently of the
-writer in core.data.
+The synthetic entries follow docs/reference.md#d4morl-dataset-files literally (a list of
+defaultdict(list) of float64 arrays, bool terminals, the preference repeated on every step),
+independently of the writer in core.data.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""The six D4MORL environments against independent truth (REFERENCE.md section 2).
+"""The six D4MORL environments against independent truth (docs/reference.md#d4morl-environments).
 
-Expected values are computed here by hand from the table in REFERENCE.md and from positions read
-straight out of MuJoCo's `MjData`; the unedited models are loaded from gymnasium's XML files with
-`mujoco.MjModel.from_xml_path`, independently of the code under test.
+Expected values are computed here by hand from the table in docs/reference.md and from positions
+read straight out of MuJoCo's `MjData`; the unedited models are loaded from gymnasium's XML files
+with `mujoco.MjModel.from_xml_path`, independently of the code under test.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from core.errors import ParetoscopeError
 
 D4MORL_IDS = [spec.id for spec in list_specs() if spec.family == "d4morl"]
 
-# Hand-written from REFERENCE.md section 2: (obs_dim, act_dim, dt, n_obj, objective names).
+# Hand-written from docs/reference.md#d4morl-environments:
+# (obs_dim, act_dim, dt, n_obj, objective names).
 TABLE = {
     "MO-HalfCheetah-v2": (17, 6, 0.05, ("run", "energy")),
     "MO-Hopper-v2": (11, 3, 0.01, ("run", "jump")),
@@ -470,9 +471,8 @@ def test_rgb_array_render_from_the_tracking_camera() -> None:
     env = make_env("MO-HalfCheetah-v2", render_mode="rgb_array", width=64, height=48)
     env.reset(seed=0)
     try:
+        # The suite sets MUJOCO_GL=egl and needs it working: a broken GL setup must show here.
         frame = env.render()
-    except Exception as error:  # no OpenGL on this machine
-        pytest.skip(f"offscreen rendering unavailable: {error}")
     finally:
         env.close()
     assert frame is not None and frame.shape == (48, 64, 3) and frame.dtype == np.uint8

@@ -1,4 +1,4 @@
-"""Imported PEDA checkpoints act exactly as PEDA does (fixtures: ../shared/fixtures/peda).
+"""Imported PEDA checkpoints act exactly as PEDA does (fixtures: tests/fixtures/peda).
 
 golden.json holds, per env and model type, PEDA's own outputs for fixed inputs. The first step
 goes through the public `act`; the 7-step history and the training forward go through the
@@ -8,6 +8,7 @@ evaluator written here from the fixture README's description of PEDA's evaluator
 
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import cache
 
@@ -17,6 +18,7 @@ import torch
 
 from core.agents.conditioned import ConditionedAgent, assemble_context
 from core.agents.peda import import_peda
+from core.agents.peda_constants import PEDA_OBSERVATION_STATISTICS
 from tests.conftest import PEDA_FIXTURES
 
 TOLERANCE = 1e-5
@@ -60,6 +62,24 @@ def case(env: str, peda_type: str, name: str) -> dict:
 
 def tensor(entry: dict) -> torch.Tensor:
     return torch.tensor(entry["values"], dtype=getattr(torch, entry["dtype"]))
+
+
+@pytest.mark.parametrize(("env", "peda_type"), MODELS)
+def test_checkpoint_is_the_one_the_golden_values_came_from(env: str, peda_type: str) -> None:
+    # A re-saved or truncated copy would make every comparison below meaningless.
+    entry = golden()["models"][f"{env}/{peda_type}"]
+    digest = hashlib.sha256((PEDA_FIXTURES / entry["checkpoint"]).read_bytes()).hexdigest()
+    assert digest == entry["checkpoint_sha256"]
+
+
+def test_observation_statistics_are_pedas_for_every_env() -> None:
+    # The golden cases cover two envs; PEDA's own file has all six that the constants list.
+    peda = json.loads((PEDA_FIXTURES / "state_norm_params.json").read_text())["state_norm_params"]
+    assert sorted(peda) == sorted(PEDA_OBSERVATION_STATISTICS)
+    for env, stats in peda.items():
+        ours = PEDA_OBSERVATION_STATISTICS[env]
+        assert ours["mean"] == tuple(stats["mean"]), env
+        assert ours["var"] == tuple(stats["var"]), env
 
 
 @pytest.mark.parametrize(("env", "peda_type"), MODELS)

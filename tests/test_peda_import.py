@@ -324,7 +324,8 @@ def test_target_from_dataset_is_the_least_squares_line(tmp_path: Path) -> None:
 
 def test_target_without_dataset_is_peda_published_model() -> None:
     agent = import_peda(fixture_checkpoint("MO-HalfCheetah-v2", "dt"), "MO-HalfCheetah-v2", "dt")
-    # REFERENCE.md section 3: at the pure preferences, run/energy returns are the table's columns.
+    # docs/reference.md#initial-target-at-evaluation: at the pure preferences, run/energy returns
+    # are the table's columns.
     np.testing.assert_allclose(agent.initial_target(np.array([1.0, 0.0])), [923.7, 259.6])
     np.testing.assert_allclose(agent.initial_target(np.array([0.0, 1.0])), [-95.5, 578.5])
     np.testing.assert_allclose(

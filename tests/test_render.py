@@ -403,6 +403,7 @@ def test_caption_lines_name_each_objective() -> None:
     assert not any(line.startswith("target") for line in caption_lines(spec, without_target))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id", [spec.id for spec in list_specs()])
 def test_every_registered_env_renders(env_id: str) -> None:
     spec = get_spec(env_id)

@@ -53,7 +53,8 @@ def test_three_objective_preferences_use_the_grid_and_thin_it_from_the_corners()
 
 
 def test_survival_shift_is_the_scalarised_alive_bonus() -> None:
-    # REFERENCE section 8: 0.6*1 + 0.2*1 + 0.2*5 = 1.8 for Hopper-v3 at (0.6, 0.2, 0.2).
+    # docs/reference.md#behaviour-policies-trained-with-ars:
+    # 0.6*1 + 0.2*1 + 0.2*5 = 1.8 for Hopper-v3 at (0.6, 0.2, 0.2).
     assert auto_survival_shift("MO-Hopper-v3", np.array([0.6, 0.2, 0.2])) == pytest.approx(1.8)
     assert auto_survival_shift("MO-HalfCheetah-v2", np.array([0.5, 0.5])) == 0.0
     assert auto_survival_shift(SWIMMER, np.array([1.0, 0.0])) == 0.0
@@ -184,6 +185,7 @@ def trained_swimmer(tmp_path_factory: pytest.TempPathFactory) -> PolicySetAgent:
     )
 
 
+@pytest.mark.slow
 def test_brief_training_beats_random_linear_policies(trained_swimmer: PolicySetAgent) -> None:
     """Evaluated through env.step (rollout_batch), each member beats the best of ten random
     Gaussian linear policies of its shape and the zero policy it started from."""
@@ -217,6 +219,7 @@ def test_brief_training_beats_random_linear_policies(trained_swimmer: PolicySetA
     np.testing.assert_allclose(stored, trained_utility, rtol=0.1)
 
 
+@pytest.mark.slow
 def test_the_saved_checkpoint_is_the_returned_policy_set(
     trained_swimmer: PolicySetAgent, tmp_path_factory: pytest.TempPathFactory
 ) -> None:

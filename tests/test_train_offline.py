@@ -300,6 +300,7 @@ def test_modt_window_cut_by_the_trajectory_end_is_left_padded_and_masked(
 # --- training ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["morvs", "bc", "modt"])
 def test_training_lowers_the_loss(kind: str, dataset_path: Path, tmp_path: Path) -> None:
     trajectories = open_dataset(dataset_path)

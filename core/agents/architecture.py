@@ -1,9 +1,10 @@
 """What a conditioned agent's network looks like, as plain data: sizes, context, horizon.
 
-One frozen dataclass per kind, with PEDA's published defaults (REFERENCE.md section 3), a strict
-`from_dict` for checkpoint configs, and `build_network`, which turns (kind, spec, architecture)
-into an untrained `nn.Module`. The network's input sizes are never stored: they follow from the
-env dims and the conditioning flags (`input_sizes`), so a config cannot contradict itself.
+One frozen dataclass per kind, with PEDA's published defaults (docs/reference.md#peda-agents),
+a strict `from_dict` for checkpoint configs, and `build_network`, which turns (kind, spec,
+architecture) into an untrained `nn.Module`. The network's input sizes are never stored: they
+follow from the env dims and the conditioning flags (`input_sizes`), so a config cannot
+contradict itself.
 """
 
 from __future__ import annotations

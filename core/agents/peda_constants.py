@@ -3,8 +3,9 @@ linear target models.
 
 The observation mean and variance are the ones PEDA normalises every evaluation state with
 (`state_norm_params` in its code; the appended preference uses mean 0 and std 1). The target
-models are REFERENCE.md section 3: for the expert_uniform D4MORL sets, the expected return of
-objective i (row) when the agent is asked for the pure preference e_j (column).
+models are those of docs/reference.md#initial-target-at-evaluation: for the expert_uniform
+D4MORL sets, the expected return of objective i (row) when the agent is asked for the pure
+preference e_j (column).
 """
 
 from __future__ import annotations

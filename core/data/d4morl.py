@@ -2,8 +2,9 @@
 
 A file is a list with one ``defaultdict(list)`` per trajectory holding float64 arrays
 ``observations``, ``actions``, ``next_observations``, ``preference`` (the same row on every
-step), ``raw_rewards`` (T, n_obj) and bool ``terminals`` (see REFERENCE.md section 1). Files are
-read with `core.data.safe_pickle`, never with plain `pickle.load`.
+step), ``raw_rewards`` (T, n_obj) and bool ``terminals`` (see
+docs/reference.md#d4morl-dataset-files). Files are read with `core.data.safe_pickle`, never with
+plain `pickle.load`.
 """
 
 from __future__ import annotations

@@ -19,7 +19,8 @@ from core.envs import get_spec
 from core.evaluate import objective_columns, summarize
 from core.metrics import non_dominated
 
-# MO-HalfCheetah-v2 per-step rewards (REFERENCE section 2): run = min(4, v) + 1, energy = 5 - Σa².
+# MO-HalfCheetah-v2 per-step rewards (docs/reference.md#d4morl-environments):
+# run = min(4, v) + 1, energy = 5 - Σa².
 HALFCHEETAH_RUN_OFFSET = 1.0
 HALFCHEETAH_ENERGY_OFFSET = 5.0
 

@@ -68,7 +68,8 @@ RUN_FILE = "run.json"
 METHOD = "ars-v2t"
 
 # Per-step constant each objective pays for staying alive, on tasks that end when the robot
-# falls (REFERENCE sections 2 and 7). HalfCheetah and Swimmer have no such bonus to remove.
+# falls (docs/reference.md, D4MORL environments and MO-Gymnasium). HalfCheetah and Swimmer have
+# no such bonus to remove.
 SURVIVAL_BONUS: dict[str, tuple[float, ...]] = {
     "MO-Hopper-v2": (1.0, 1.0),
     "MO-Hopper-v3": (1.0, 1.0, 5.0),

@@ -10,7 +10,7 @@
 4. every `checkpoint_every` steps: save the training state and the agent atomically;
 5. at the end: save the agent with `core.agents.checkpoint.save` into `out_dir`.
 
-PEDA's conventions (REFERENCE.md section 3): batch 64, AdamW lr 1e-4, weight decay 1e-3, linear
+PEDA's conventions (docs/reference.md#training): batch 64, AdamW lr 1e-4, weight decay 1e-3, linear
 warm-up over 10k steps (shortened to a tenth of the run for runs under 100k steps), gradient
 norm clipped at 0.25 for MODT only, MODT trained with context 20.
 

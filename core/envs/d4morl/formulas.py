@@ -1,4 +1,4 @@
-"""The D4MORL per-step formulas (REFERENCE.md section 2) as pure numpy functions.
+"""The D4MORL per-step formulas (docs/reference.md#d4morl-environments) as pure numpy functions.
 
 Every function works on a single state (``qpos`` of shape (nq,)) or on a batch (``(..., nq)``),
 so `D4MORLEnv.step` and a batched stepper that drives `mujoco.MjData` directly share exactly

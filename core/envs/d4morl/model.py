@@ -1,7 +1,7 @@
 """Gymnasium's packaged MuJoCo models with the D4MORL physics edits applied through `MjSpec`.
 
 The D4MORL tasks ran on PGMORL's copies of these models, which differ from Gymnasium's files in
-a few parameters (REFERENCE.md section 2, plus two found in PGMORL's XML files: Swimmer gears
+a few parameters (docs/reference.md#physics, two of them found in PGMORL's XML files: Swimmer gears
 300, Walker2d right-foot friction 0.9). The edits below change exactly those parameters and
 nothing else, so a test can compare the compiled model field by field with the unedited one.
 
