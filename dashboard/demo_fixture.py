@@ -38,7 +38,7 @@ def build_tiny_assets(
     - ``cheetah-morvs``: an untrained MORvS (PEDA's published target model) for HalfCheetah;
     - ``cheetah-policies``: a three-member linear policy set for HalfCheetah;
     - ``cheetah-amateur``: 24 episodes collected with the policy set (amateur noise);
-    - ``hopper3-modt`` (with `with_hopper` and the PEDA fixtures): PEDA's MODT fixture for the
+    - ``hopper3-modt`` (with `with_hopper`): PEDA's MODT fixture (tests/fixtures/peda) for the
       three-objective Hopper, imported; ``hopper3-random``: 16 episodes of a policy set there.
     Every agent's sweep (the manifest's plan, episodes of `horizon` steps) is precomputed.
     """
@@ -94,7 +94,7 @@ def build_tiny_assets(
 
         fixtures = Path(peda_fixtures) if peda_fixtures else default_peda_fixtures()
         checkpoint = fixtures / "ckpts" / HOPPER3 / "dt" / "step=1.ckpt"
-        if with_hopper and checkpoint.is_file():
+        if with_hopper:
             from core.agents.peda import import_peda
 
             modt = import_peda(checkpoint, HOPPER3, "dt")

@@ -319,12 +319,17 @@ def test_rtg_and_metrics_page(app_env: Path, assets: Path) -> None:
     assert at.query_params["ref"] in ("20,0", ["20,0"])
 
 
-def test_rtg_page_explains_agents_without_targets(app_env: Path) -> None:
+def test_rtg_page_explains_agents_without_targets(app_env: Path, assets: Path) -> None:
+    from core.results_store import ResultsStore
+
     at = _app({"agent": "cheetah-policies"})
     at.switch_page("views/rtg.py").run()
     _ok(at)
     assert any("does not read a target" in info.value for info in at.info)
-    assert "metrics_result" in at.session_state
+    stored = ResultsStore(assets / "results").read(CHEETAH)
+    rows = stored[stored["agent"] == "cheetah-policies"]
+    expected = hypervolume(rows[["return_run", "return_energy"]].to_numpy(), (0.0, 0.0))
+    assert at.session_state["metrics_result"]["hypervolume"] == pytest.approx(expected)
 
 
 def test_dataset_page_replays_a_stored_trajectory(app_env: Path, assets: Path) -> None:

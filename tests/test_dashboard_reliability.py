@@ -254,6 +254,18 @@ def _ok(at) -> None:  # noqa: ANN001
     assert not at.error, [e.value for e in at.error]
 
 
+def _stored_hypervolume(assets: Path, agent: str) -> float:
+    """The hypervolume (reference at the origin) of `agent`'s precomputed sweep, read directly
+    from the assets' store: what the metrics panels must show."""
+    from core.metrics import hypervolume
+    from core.results_store import ResultsStore
+
+    stored = ResultsStore(assets / "results").read(CHEETAH)
+    rows = stored[(stored["agent"] == agent) & ~stored["explicit_target"]]
+    assert len(rows), f"no stored sweep of {agent}"
+    return float(hypervolume(rows[["return_run", "return_energy"]].to_numpy(), (0.0, 0.0)))
+
+
 def _count_renders(monkeypatch: pytest.MonkeyPatch) -> list[tuple[float, ...]]:
     calls: list[tuple[float, ...]] = []
     original = EpisodeRequest.record
@@ -359,7 +371,7 @@ def test_a_corrupted_results_shard_is_set_aside_and_recomputed(
 
 @pytest.mark.parametrize("failure", ["full", "read-only"])
 def test_an_unwritable_results_folder_is_a_clear_error(
-    failure: str, cache: Path, monkeypatch: pytest.MonkeyPatch
+    failure: str, assets: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import os as real_os
     import tempfile
@@ -407,8 +419,10 @@ def test_an_unwritable_results_folder_is_a_clear_error(
     after = listing()
     assert after == before
     assert not [path for path in cache.rglob("*") if path.name.startswith(".")]
-    # The page goes on.
-    assert "metrics_result" in at.session_state
+    # The page goes on, with the metrics of the stored sweep.
+    assert at.session_state["metrics_result"]["hypervolume"] == pytest.approx(
+        _stored_hypervolume(assets, "cheetah-morvs")
+    )
 
 
 class _NanAfter:
@@ -480,7 +494,7 @@ def test_nan_actions_in_the_page_are_a_message_and_the_page_goes_on(
 
 
 def test_without_rendering_every_page_still_works(
-    cache: Path, monkeypatch: pytest.MonkeyPatch
+    assets: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from core.render import RenderingUnavailable
 
@@ -497,7 +511,9 @@ def test_without_rendering_every_page_still_works(
 
     at.switch_page("views/rtg.py").run()
     _ok(at)
-    assert "metrics_result" in at.session_state
+    assert at.session_state["metrics_result"]["hypervolume"] == pytest.approx(
+        _stored_hypervolume(assets, "cheetah-morvs")
+    )
 
     at.switch_page("views/dataset.py").run()
     _ok(at)
@@ -508,7 +524,10 @@ def test_without_rendering_every_page_still_works(
     at.switch_page("views/compare.py").run()
     assert not at.exception
     assert any("no OpenGL here" in warning.value for warning in at.warning)
-    assert at.session_state["compare_metrics"] is not None
+    table = at.session_state["compare_metrics"]
+    assert table.loc["MORvS (untrained)", "hypervolume"] == pytest.approx(
+        _stored_hypervolume(assets, "cheetah-morvs")
+    )
 
 
 def _stand_in(frames: int) -> Recording:

@@ -252,8 +252,9 @@ def test_the_library_keeps_memory_then_disk_and_evicts(tmp_path: Path) -> None:
     assert library.get("k1").video == b"one"
     fresh = RecordingLibrary([tmp_path / "assets"], tmp_path / "cache")
     assert [fresh.get(k).video for k in ("k1", "k2", "k3")] == [b"one", b"two", b"three"]
-    library.put("no-video", _recording(b"", video=False))
-    assert library.get("no-video") is not None
+    library.put("no-video", _recording(b"", video=False, frames=4))
+    kept = library.get("no-video")
+    assert kept is not None and kept.video == b"" and kept.length == 4
     assert RecordingLibrary([], tmp_path / "cache").get("no-video") is None  # memory only
     assert library.get("missing") is None
 
