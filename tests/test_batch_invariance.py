@@ -146,8 +146,10 @@ for _env in (CHEETAH, HOPPER):
         )
 
 
-def check(agent: Agent, env_id: str, steps: int, sizes: tuple[int, ...], threads) -> None:
-    pool = episode_pool(env_id, rows=70, steps=steps, seed=3)
+def check(
+    agent: Agent, env_id: str, steps: int, sizes: tuple[int, ...], threads, rows: int = 70
+) -> None:
+    pool = episode_pool(env_id, rows=rows, steps=steps, seed=3)
     threads(1)
     reference = run_rows(agent, pool, np.arange(pool.rows))
     problems = initial_target_failures(agent, pool)[:3]
@@ -183,9 +185,12 @@ def test_peda_default_sizes_are_bit_identical_in_any_batch(
     peda_type: str, tmp_path: Path, torch_threads
 ) -> None:
     agent = peda_default_size(tmp_path, CHEETAH, peda_type)
-    sizes = (1, 2, 3, 5, 8, 16, 17, 33, 64) if peda_type == "dt" else FEW_SIZES
-    steps = 6 if peda_type == "dt" else 3
-    check(agent, CHEETAH, steps, sizes, torch_threads)
+    if peda_type == "dt":
+        # The 3 x 512 DT with 2048 inner units is slow on a small machine: fewer, smaller
+        # batches (24 rows are still 360 tokens, six 64-row chunks).
+        check(agent, CHEETAH, 6, (1, 2, 5, 17, 24), torch_threads, rows=24)
+    else:
+        check(agent, CHEETAH, 3, FEW_SIZES, torch_threads)
 
 
 # --- end to end: a sweep stores the same episodes whatever its batch size, and replays ----------
