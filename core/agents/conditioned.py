@@ -32,6 +32,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from core.agents import invariant
 from core.agents.architecture import (
     Architecture,
     BCArchitecture,
@@ -330,6 +331,9 @@ class ConditionedAgent:
         config, tensors = self.checkpoint_state()
         config.pop("training")
         config["spec"] = self.spec.to_dict()
+        # The same weights act differently under other arithmetic: episodes stored before it
+        # changed must not be served (or replayed) as this agent's.
+        config["arithmetic"] = invariant.ARITHMETIC_VERSION
         digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode("utf-8"))
         for name in sorted(tensors):
             digest.update(name.encode("utf-8"))

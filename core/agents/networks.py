@@ -12,6 +12,10 @@ costs nothing, so a PEDA state_dict maps onto them with a short, explicit key ma
   PEDA's exactly, padded positions included.
 - `MLPActor` is ``tanh(Linear(ReLU(Linear(...))))`` with dropout after each ReLU; it serves both
   MORvS (input = state and goal) and BC (input = a flattened window of states).
+
+Without autograd (every agent `act`, any `torch.no_grad` use) the matrix products go through
+`core.agents.invariant`, so each batch row's output is bit-identical whatever else is in the
+batch; with autograd (training) they are the ordinary float32 kernels.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ import torch
 from torch import nn
 from torch.nn import functional
 
+from core.agents import invariant
+
 # GPT-2 (transformers 4.5.1, as PEDA pins it) replaces masked attention scores by this constant
 # and adds it again for padded keys; -inf would change the outputs at padded positions.
 MASKED_SCORE = -10000.0
@@ -29,12 +35,35 @@ MASKED_SCORE = -10000.0
 ACTIVATIONS = ("relu", "gelu_new")
 
 
+class GELUNew(nn.GELU):
+    """GPT-2's tanh GELU; spelled out op by op when batch-invariant (see `invariant.gelu_new`)."""
+
+    def __init__(self) -> None:
+        super().__init__(approximate="tanh")
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return invariant.gelu_new(x) if invariant.enabled() else super().forward(x)
+
+
 def _activation(name: str) -> nn.Module:
     if name == "relu":
         return nn.ReLU()
     if name == "gelu_new":
-        return nn.GELU(approximate="tanh")
+        return GELUNew()
     raise ValueError(f"unknown activation {name!r}; known: {', '.join(ACTIVATIONS)}")
+
+
+class Linear(nn.Linear):
+    """`nn.Linear` (same parameters and state_dict keys), batch-invariant without autograd."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if invariant.enabled():
+            return invariant.linear(x, self.weight, self.bias)
+        return super().forward(x)
+
+
+def _matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return invariant.matmul(a, b) if invariant.enabled() else torch.matmul(a, b)
 
 
 class TransposedLinear(nn.Module):
@@ -47,6 +76,8 @@ class TransposedLinear(nn.Module):
         nn.init.normal_(self.weight, std=0.02)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if invariant.enabled():
+            return invariant.linear(x, self.weight, self.bias, out_by_in=False)
         flat = torch.addmm(self.bias, x.reshape(-1, x.shape[-1]), self.weight)
         return flat.reshape(*x.shape[:-1], self.weight.shape[1])
 
@@ -73,13 +104,13 @@ class CausalSelfAttention(nn.Module):
             return t.reshape(batch, length, self.n_head, head_size).transpose(1, 2)
 
         query, key, value = heads(query), heads(key), heads(value)
-        scores = torch.matmul(query, key.transpose(-1, -2)) / math.sqrt(head_size)
+        scores = _matmul(query, key.transpose(-1, -2)) / math.sqrt(head_size)
         causal = torch.ones(length, length, dtype=torch.bool, device=x.device).tril()
         scores = torch.where(causal, scores, torch.full_like(scores, MASKED_SCORE))
         if padding_scores is not None:
             scores = scores + padding_scores
         weights = self.attn_dropout(torch.softmax(scores, dim=-1))
-        merged = torch.matmul(weights, value).transpose(1, 2).reshape(batch, length, hidden)
+        merged = _matmul(weights, value).transpose(1, 2).reshape(batch, length, hidden)
         return self.resid_dropout(self.c_proj(merged))
 
 
@@ -180,18 +211,18 @@ class DecisionTransformer(nn.Module):
             hidden_size, n_layer, n_head, inner_size, activation, dropout
         )
         self.embed_timestep = nn.Embedding(max_timestep, hidden_size)
-        self.embed_return = nn.Linear(return_input, hidden_size)
-        self.embed_state = nn.Linear(state_input, hidden_size)
-        self.embed_action = nn.Linear(action_input, hidden_size)
+        self.embed_return = Linear(return_input, hidden_size)
+        self.embed_state = Linear(state_input, hidden_size)
+        self.embed_action = Linear(action_input, hidden_size)
         self.embed_ln = nn.LayerNorm(hidden_size)
-        self.predict_action = nn.Sequential(nn.Linear(hidden_size, act_dim), nn.Tanh())
+        self.predict_action = nn.Sequential(Linear(hidden_size, act_dim), nn.Tanh())
         self.auxiliary_heads = auxiliary_heads
         if auxiliary_heads:
             # PEDA's return and preference heads: trained only with extra losses that its
             # published runs switch off. Kept so an imported checkpoint loses nothing.
-            self.embed_pref = nn.Linear(n_obj, hidden_size, bias=False)
-            self.predict_return = nn.Linear(2 * hidden_size, n_obj)
-            self.predict_pref = nn.Sequential(nn.Linear(2 * hidden_size, n_obj), nn.Softmax(dim=2))
+            self.embed_pref = Linear(n_obj, hidden_size, bias=False)
+            self.predict_return = Linear(2 * hidden_size, n_obj)
+            self.predict_pref = nn.Sequential(Linear(2 * hidden_size, n_obj), nn.Softmax(dim=2))
 
     @property
     def max_timestep(self) -> int:
@@ -255,9 +286,9 @@ class MLPActor(nn.Module):
             raise ValueError("an MLP actor needs at least one hidden layer")
         sizes = [input_size, *hidden_sizes]
         self.layers = nn.ModuleList(
-            nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:], strict=True)
+            Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:], strict=True)
         )
-        self.output = nn.Linear(sizes[-1], output_size)
+        self.output = Linear(sizes[-1], output_size)
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

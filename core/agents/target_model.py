@@ -50,7 +50,13 @@ class LinearTargetModel:
             raise ParetoscopeError(
                 f"preferences: expected shape (B, {self.n_obj}), got {np.shape(preferences)}"
             )
-        returns = prefs @ np.asarray(self.corner_returns, dtype=np.float64).T
+        # Summed term by term in a fixed order, not with a BLAS matmul: BLAS picks other
+        # kernels (other summation orders) for other batch sizes, and a row's target must not
+        # depend on the rows asked for with it.
+        corners = np.asarray(self.corner_returns, dtype=np.float64)
+        returns = prefs[:, :1] * corners[:, 0]
+        for column in range(1, self.n_obj):
+            returns = returns + prefs[:, column : column + 1] * corners[:, column]
         return returns[0] if single else returns
 
     def to_dict(self) -> dict[str, Any]:
