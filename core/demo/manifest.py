@@ -25,6 +25,7 @@ from core.demo.recipe import (
     OfflineRecipe,
 )
 from core.envs import get_spec
+from core.sweeps import SWEEP_BATCH_SIZE
 
 if TYPE_CHECKING:
     from core.demo.pipeline import DemoBuild
@@ -165,7 +166,7 @@ def sweep_command(build: DemoBuild, env: EnvRecipe, name: str) -> str:
         parts += ["--episodes", str(len(plan.seeds))]
     if plan.horizon is not None:
         parts += ["--horizon", str(plan.horizon)]
-    parts += ["--batch-size", "1", "--out", build.display(build.results_dir)]
+    parts += ["--batch-size", str(SWEEP_BATCH_SIZE), "--out", build.display(build.results_dir)]
     command = _join(parts)
     if tuple(plan.seeds) != tuple(range(len(plan.seeds))):
         command += f"  (seeds {', '.join(map(str, plan.seeds))}: core.evaluate.sweep(seeds=...))"
@@ -402,8 +403,9 @@ def render_readme(content: dict[str, Any]) -> str:
     lines += [
         "## Sweeps",
         "",
-        "Every agent rolled out over the preference grid with the seeds of its sweep plan, one "
-        "episode per agent call (batch size 1), so a stored episode replays exactly.",
+        "Every agent rolled out over the preference grid with the seeds of its sweep plan, "
+        f"{SWEEP_BATCH_SIZE} episodes per agent call; the agents are batch-invariant, so a "
+        "stored episode replays exactly alone.",
         "",
         "| agent | env | grid / seeds | hypervolume | HV / behaviour | sparsity | "
         "non-dominated | expected utility | RTG weighted error | RTG ratio error |",

@@ -39,12 +39,12 @@ from core.demo.recipe import (
 )
 from core.envs import get_spec
 from core.errors import ParetoscopeError
+from core.sweeps import SWEEP_BATCH_SIZE  # batch-invariant agents: any batch replays
 
 if TYPE_CHECKING:
     from core.train.ars import ARSConfig
 
 STEP_KINDS = ("behaviour", "datasets", "agents", "sweeps", "manifest")
-SWEEP_BATCH_SIZE = 1  # one episode per agent call: a stored episode replays exactly
 
 Log = Callable[[str], None]
 
