@@ -34,6 +34,7 @@ BACKEND = ensure_gl_backend()
 
 import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
+import torch  # noqa: E402
 
 from core.agents.conditioned import create_agent  # noqa: E402
 from core.agents.target_model import published_target_model  # noqa: E402
@@ -145,7 +146,14 @@ def main() -> None:
     parser.add_argument("--fps-frames", type=int, default=150, help="frames per fps figure")
     args = parser.parse_args()
 
-    print(f"GL backend {BACKEND}; load average at start {os.getloadavg()[0]:.2f}")
+    # As `paretoscope render` and the dashboard's server run the policy: on one torch thread.
+    from core.render.backend import one_policy_thread
+
+    one_policy_thread()
+    print(
+        f"GL backend {BACKEND}; torch threads {torch.get_num_threads()}; "
+        f"load average at start {os.getloadavg()[0]:.2f}"
+    )
     agent = create_agent("morvs", ENV_ID, target_model=published_target_model(ENV_ID), seed=0)
     size = (480, 480)
     model, states = recorded_states(agent, args.steps)

@@ -47,6 +47,10 @@ def warm_imports(modules: Sequence[str] = WARM_MODULES) -> None:
             _first_stage_done.set()
         with contextlib.suppress(Exception):
             importlib.import_module(name)
+            if name == "torch":
+                from core.render.backend import one_policy_thread
+
+                one_policy_thread()  # the server renders: the renderer needs the cores
     _first_stage_done.set()
 
 

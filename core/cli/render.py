@@ -99,8 +99,10 @@ def default_output(agent_path: str, env_id: str, preference: list[float], seed: 
 def run(args: argparse.Namespace) -> int:
     # Choose the GL backend before anything imports mujoco (see core.render.backend).
     from core.render import ensure_gl_backend
+    from core.render.backend import one_policy_thread
 
     ensure_gl_backend()
+    one_policy_thread()  # the renderer needs the cores
     from tqdm import tqdm
 
     from core.agents import load
