@@ -25,6 +25,7 @@ import streamlit as st
 from core.agents.loaded import LoadedAgent, borrow_all
 from core.recordings import Recording, RecordingLibrary, RecordingRequest
 from core.render import RenderingUnavailable
+from core.render.backend import one_policy_thread
 from dashboard.figures import episode_figure
 from dashboard.jobs import Produce, shared_board
 from dashboard.pool import WaitCallback, shared_pool
@@ -98,6 +99,7 @@ def recording_producer(request: RecordingRequest, agents: Sequence[LoadedAgent])
     video-only. Runs in the job's thread: no Streamlit calls here."""
 
     def produce(on_frame: Callable[[Any], None], on_wait: WaitCallback) -> Recording:
+        one_policy_thread()  # this job's thread renders too: the renderer needs the cores
         with shared_pool().slot(on_wait), borrow_all(agents) as borrowed:
             try:
                 return request.record(borrowed, on_frame)

@@ -176,7 +176,11 @@ def one_policy_thread() -> None:
     and torch's worker threads, spinning between operations, take them from it. Measured on 2
     cores (a 500-step HalfCheetah episode at 480x480): rollout + render + encode took 1.5x
     rendering alone with two torch threads, 1.0x with one. Rollouts already run in parallel
-    as separate jobs, so a second intra-op thread buys nothing there."""
+    as separate jobs, so a second intra-op thread buys nothing there.
+
+    Call it in each thread that runs the policy: OpenMP keeps the thread count per thread, and
+    MKL's GEMMs in a new thread would otherwise use all cores again (torch.get_num_threads()
+    still says 1 there)."""
     import torch
 
     torch.set_num_threads(1)
