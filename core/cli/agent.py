@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from core.agents.peda_file import PEDA_TYPES
 from core.errors import ParetoscopeError
 
 
@@ -46,7 +47,7 @@ def register(subparsers: Any) -> None:
     importer.add_argument("checkpoint", type=Path, help="PEDA checkpoint, e.g. ckpt/step=1000.ckpt")
     importer.add_argument("--env", required=True, help="environment id, e.g. MO-Hopper-v3")
     importer.add_argument(
-        "--type", required=True, choices=("dt", "rvs", "bc"), dest="peda_type", help="model type"
+        "--type", required=True, choices=PEDA_TYPES, dest="peda_type", help="model type"
     )
     importer.add_argument(
         "--dataset", type=Path, default=None, help="the D4MORL .pkl the model was trained on"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -153,14 +153,3 @@ def read_recording(folders: Iterable[str | os.PathLike[str]], key: str) -> Recor
         except (KeyError, TypeError, ValueError, ParetoscopeError):
             continue  # a damaged sidecar: record it again
     return None
-
-
-def lane_labels(names: Sequence[str]) -> tuple[str, ...]:
-    """Lane names as given, made unique (a name repeated gets " (2)", " (3)", ...)."""
-    seen: dict[str, int] = {}
-    labels = []
-    for name in names:
-        count = seen.get(name, 0) + 1
-        seen[name] = count
-        labels.append(name if count == 1 else f"{name} ({count})")
-    return tuple(labels)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from core.agents.peda_file import PEDA_TYPES
 from core.catalog import AgentAsset, AssetCatalog, read_manifest, write_manifest
 from core.envs import list_specs
 from core.errors import ParetoscopeError
@@ -104,7 +105,7 @@ def _peda_import_form(asset: AgentAsset) -> None:
             index=envs.index(guess) if guess in envs else 0,
             key=f"_peda_env_{asset.name}",
         )
-        types = ["dt", "rvs", "bc"]
+        types = list(PEDA_TYPES)
         chosen_type = st.selectbox(
             "Its PEDA type",
             types,
