@@ -528,7 +528,7 @@ def test_an_existing_run_is_only_continued_on_purpose_and_with_its_settings(
     with pytest.raises(ParetoscopeError, match="kind: was 'morvs', now 'bc'"):
         train_offline("bc", dataset_path, out, config(9), resume=True, progress=False)
     (out / TRAINING_DIR / STATE_FILE).write_bytes(b"not a torch file")
-    with pytest.raises(ParetoscopeError, match="damaged training state"):
+    with pytest.raises(ParetoscopeError, match="training state.*delete it to start the run again"):
         train_offline(
             "morvs", dataset_path, out, config(9), architecture=tiny, resume=True, progress=False
         )

@@ -20,9 +20,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-import pickle
 import re
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +46,7 @@ from core.agents.target_model import (
 )
 from core.envs import EnvSpec, get_spec, list_specs
 from core.errors import ParetoscopeError
+from core.torch_files import load_tensors
 
 PathLike = str | os.PathLike[str]
 
@@ -99,31 +98,7 @@ def read_peda_checkpoint(path: PathLike) -> tuple[dict[str, torch.Tensor], dict[
     location = Path(path)
     if not location.is_file():
         raise ParetoscopeError(f"{location}: no such file")
-    try:
-        with warnings.catch_warnings():
-            # torch warns about pickle protocols it was not written with; the error says more.
-            warnings.simplefilter("ignore", UserWarning)
-            content = torch.load(location, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as error:
-        # torch wraps every refusal in one message; a named GLOBAL means the pickle asked for
-        # some Python callable (the code-execution route), anything else is a damaged file.
-        lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-        refused = next((line for line in lines if "GLOBAL" in line), None)
-        if refused is None:
-            detail = lines[-2] if len(lines) >= 2 else str(error)[:200]
-            raise ParetoscopeError(
-                f"{location}: not a readable torch checkpoint ({detail[:200]})"
-            ) from None
-        raise ParetoscopeError(
-            f"{location}: refused: the file asks to build Python objects other than tensors "
-            f"({refused}) and paretoscope never runs code from a checkpoint. PEDA checkpoints "
-            "hold tensors only; this file is not one."
-        ) from None
-    except (RuntimeError, EOFError, KeyError, ValueError, OSError, AttributeError) as error:
-        raise ParetoscopeError(
-            f"{location}: not a readable torch checkpoint (truncated or another format: "
-            f"{type(error).__name__}: {str(error)[:200]})"
-        ) from None
+    content = load_tensors(location)
     if not isinstance(content, Mapping):
         raise ParetoscopeError(
             f"{location}: holds a {type(content).__name__}, expected a dict with a 'model' "

@@ -65,6 +65,7 @@ from core.data.sources import open_dataset
 from core.data.trajectories import Trajectories
 from core.envs import get_spec
 from core.errors import ParetoscopeError
+from core.torch_files import load_tensors
 from core.train.batches import (
     BATCH_BUILDERS,
     TrainingData,
@@ -471,7 +472,10 @@ def _load_state(path: Path) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
+        state = load_tensors(path, "training state")
+    except ParetoscopeError as error:
+        raise ParetoscopeError(f"{error}; delete it to start the run again") from None
+    try:
         if not isinstance(state, dict) or state.get("format") != RUN_FORMAT:
             raise ValueError("not an offline training state")
         for key in ("step", "network", "optimizer", "loss_history"):
