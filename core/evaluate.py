@@ -99,7 +99,8 @@ def build_requests(
         if target_array.shape != grid.shape or not np.isfinite(target_array).all():
             raise ParetoscopeError(
                 f"targets: expected finite values of shape {grid.shape} (one target per "
-                f"preference), got {np.shape(targets)}"
+                f"preference), got shape {target_array.shape}: "
+                f"{np.array2string(target_array, threshold=8)}"
             )
         target_rows = [tuple(map(float, row)) for row in target_array]
     return [

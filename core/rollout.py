@@ -103,7 +103,8 @@ def rollout_batch(
         ):
             raise ParetoscopeError(
                 f"targets: expected finite values of shape ({batch_size}, {spec.n_obj}), "
-                f"got {np.shape(targets)}"
+                f"got shape {initial_targets.shape}: "
+                f"{np.array2string(initial_targets, threshold=8)}"
             )
     horizon = spec.horizon if horizon is None else int(horizon)
     if not 1 <= horizon <= spec.horizon:
@@ -245,7 +246,8 @@ def stream_rollout(
         initial = np.asarray(target, dtype=np.float64).reshape(1, -1)
         if initial.shape != (1, spec.n_obj) or not np.isfinite(initial).all():
             raise ParetoscopeError(
-                f"target: expected {spec.n_obj} finite values, got {np.shape(target)}"
+                f"target: expected {spec.n_obj} finite values, got "
+                f"{np.array2string(initial.ravel(), threshold=8)}"
             )
     horizon = spec.horizon if horizon is None else int(horizon)
     if not 1 <= horizon <= spec.horizon:

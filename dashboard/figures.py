@@ -7,6 +7,7 @@ page what was clicked (`selected_custom_data` reads a Streamlit selection back).
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -62,6 +63,12 @@ class Marker:
 
     values: Sequence[float]
     label: str
+
+
+def _text(text: str) -> str:
+    """A user's string (an agent's label) as plotly text: plotly reads `<a href>`, `<b>` and
+    entities in names and hover labels, so `<`, `>` and `&` are written as entities."""
+    return html.escape(str(text), quote=False)
 
 
 def _fmt(values: Sequence[float] | np.ndarray, digits: int = 3) -> str:
@@ -191,8 +198,8 @@ def front_figure(
             add(
                 {
                     "mode": "markers",
-                    "name": f"{entry.name}" + ("" if undominated else " (dominated)"),
-                    "legendgroup": entry.name,
+                    "name": _text(entry.name) + ("" if undominated else " (dominated)"),
+                    "legendgroup": _text(entry.name),
                     "marker": {
                         "size": 6 if three_d else 10,
                         "color": colour,
@@ -202,7 +209,7 @@ def front_figure(
                     },
                     "customdata": [[index, int(row)] for row in rows],
                     "hovertext": [texts[row] for row in rows],
-                    "hovertemplate": "%{hovertext}<extra>" + entry.name + "</extra>",
+                    "hovertemplate": "%{hovertext}<extra>" + _text(entry.name) + "</extra>",
                 },
                 entry.returns[rows],
             )
@@ -640,7 +647,7 @@ def hypervolume_figure(
                     fill="toself",
                     opacity=0.25,
                     line={"color": colour, "width": 1},
-                    name=f"{entry.name}: dominated region",
+                    name=f"{_text(entry.name)}: dominated region",
                     hoverinfo="skip",
                 )
             )
@@ -650,7 +657,7 @@ def hypervolume_figure(
                 x=points[:, 0],
                 y=points[:, 1],
                 mode="markers",
-                name=entry.name,
+                name=_text(entry.name),
                 marker={
                     "color": colour,
                     "size": 9,

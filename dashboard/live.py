@@ -28,6 +28,7 @@ from core.render import RenderingUnavailable
 from core.render.backend import one_policy_thread
 from dashboard.figures import episode_figure
 from dashboard.jobs import Produce, shared_board
+from dashboard.messages import MESSAGE_LIMIT, inert
 from dashboard.pool import WaitCallback, shared_pool
 
 # Frames shown per second while streaming (the MP4 gets every frame).
@@ -147,7 +148,7 @@ def show_recording(
     """The finished recording: the MP4 (looping, ready to replay), a download, the reward chart
     of its first lane."""
     if recording.meta.get("stopped"):
-        st.warning(str(recording.meta["stopped"]), icon=":material/warning:")
+        st.warning(inert(recording.meta["stopped"], MESSAGE_LIMIT), icon=":material/warning:")
     if recording.video:
         st.video(recording.video, format="video/mp4", autoplay=True, loop=True, muted=True)
         st.download_button(
@@ -159,7 +160,8 @@ def show_recording(
             on_click="ignore",
         )
     else:
-        st.warning("video unavailable: " + str(recording.meta.get("why", "rendering failed")))
+        why = recording.meta.get("why", "rendering failed")
+        st.warning("video unavailable: " + inert(why, MESSAGE_LIMIT))
     if chart and recording.length:
         st.plotly_chart(
             episode_figure(
@@ -201,6 +203,8 @@ def show_recording_live(
     )
     try:
         frames_seen = 0
+        charted = 0
+        first_lane: list[Any] = []
         ahead_seen: int | None = None
         noticed = 0.0
         while True:
@@ -228,12 +232,18 @@ def show_recording_live(
                     )
                 if chart and (chart_throttle.ready() or record.done):
                     first_lane = [records[0] for records in list(job.history)]
+                # Drawn again only with new steps: the same figure twice in one run is a
+                # duplicate element to Streamlit.
+                if chart and len(first_lane) > charted:
+                    charted = len(first_lane)
                     steps = np.asarray([int(step.step) for step in first_lane])
                     totals = np.asarray(
                         [np.asarray(step.cumulative_return, float) for step in first_lane]
                     )
                     chart_slot.plotly_chart(
-                        episode_figure(objective_names, steps, totals, horizon), width="stretch"
+                        episode_figure(objective_names, steps, totals, horizon),
+                        width="stretch",
+                        key=f"{widget_key}_streamed_chart_{charted}",
                     )
             if state.done:
                 if state.error is not None:

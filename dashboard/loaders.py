@@ -32,6 +32,7 @@ from core.results_store import LayeredStore, layered_store
 from core.sweeps import SweepRequest
 from dashboard.limits import allowed_dirs, video_cache_bytes
 from dashboard.live import compute_in_pool
+from dashboard.messages import inert
 from dashboard.paths import confine_catalog
 from dashboard.session import session_uploads
 
@@ -47,6 +48,13 @@ def assets_root() -> Path:
 def readable_roots() -> list[Path]:
     """The folders a user may read from: the assets folder and the ``--allow-dir`` folders."""
     return [assets_root(), *allowed_dirs()]
+
+
+def hidden_folders() -> list[Path]:
+    """The server's own folders, cut from paths in messages: the assets folder and the cache
+    (a viewer sees `agents/x`, not where the server keeps it)."""
+    folders = [assets_root(), cache_dir()]
+    return [*folders, *(folder.resolve() for folder in folders)]
 
 
 def catalog() -> AssetCatalog:
@@ -194,7 +202,7 @@ def sweep_table(
     assert asset.env_id is not None
     as_rows = None if preferences is None else tuple(tuple(map(float, row)) for row in preferences)
     target_rows = None if targets is None else tuple(tuple(map(float, row)) for row in targets)
-    with st.spinner(f"Evaluating {asset.label}…"):
+    with st.spinner(f"Evaluating {inert(asset.label)}…"):
         return _sweep_table(
             str(asset.path),
             mtime(asset.path),

@@ -1,30 +1,123 @@
 """What the page says when something goes wrong, and how it writes values: one place, so
-every page shows errors the same way (a message, never a traceback)."""
+every page shows errors the same way (a message, never a traceback) and no string from a user
+(a link's values, a file's name, a config's fields) can put markup in the page.
+
+Streamlit renders the text of messages, captions and labels as Markdown, with extensions that
+backslash escapes do not stop (bare `https://` and `www.` links, `:material/…:` icons). The one
+inert form is a code span, so `inert` puts a user's string in one, with control and
+bidirectional characters written as escapes and the length capped. Error text is inert too:
+core's messages quote file names and config values.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import re
+import unicodedata
+import uuid
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import streamlit as st
+from streamlit.logger import get_logger
 
 from core.errors import ParetoscopeError
+
+log = get_logger("paretoscope")
+
+# Longest user string shown whole, and longest message.
+VALUE_LIMIT = 120
+MESSAGE_LIMIT = 600
+
+
+def printable(text: object, limit: int = VALUE_LIMIT) -> str:
+    """`text` with every control, format or separator character (newlines, bidi overrides,
+    zero-width marks) written as a ``\\u…`` escape, cut to `limit` characters."""
+    out = []
+    for char in str(text):
+        if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"):
+            out.append(char.encode("unicode_escape").decode("ascii"))
+        else:
+            out.append(char)
+    shown = "".join(out)
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
+# Text that no Markdown rule of Streamlit's reads as markup: letters, digits, spaces and a few
+# marks, starting with a letter or digit, without a `www.` (a bare link) or a leading `1.`/`1)`
+# (a list). Such text is shown as it is; anything else goes in a code span.
+_PLAIN = re.compile(r"[^\W_][^\W_ ,.'()?-]*(?:[ ,.'()?-]+[^\W_]+)*[.)?]?")
+_NOT_PLAIN = re.compile(r"www\.|^\d+[.)]", re.IGNORECASE)
+
+
+def inert(text: object, limit: int = VALUE_LIMIT) -> str:
+    """Markdown that shows `text` literally, on one line, at most `limit` characters: the text
+    itself when it is plain words, else a code span (fenced with more backticks than any run
+    inside it)."""
+    shown = printable(text, limit)
+    if _PLAIN.fullmatch(shown) and not _NOT_PLAIN.search(shown):
+        return shown
+    longest = max((len(run) for run in re.findall(r"`+", shown)), default=0)
+    fence = "`" * (longest + 1)
+    padding = " " if shown.startswith("`") or shown.endswith("`") or not shown.strip() else ""
+    return f"{fence}{padding}{shown}{padding}{fence}"
+
+
+def as_viewer_sees(text: str, hidden_folders: Sequence[Path] = ()) -> str:
+    """`text` with the server's own folders (upload folders, the assets folder) cut from the
+    paths in it: a viewer sees `evil.pkl`, not `/tmp/paretoscope-uploads-…/…/datasets/evil.pkl`."""
+    from dashboard.uploads import upload_root_if_made
+
+    shown = str(text)
+    root = upload_root_if_made()
+    if root is not None:
+        # <root>/session-<id>/(agents|datasets)/<name>: the name as the user gave it.
+        pattern = re.escape(str(root)) + r"/session-[^/\s'\"]*/(?:(?:agents|datasets)/)?"
+        shown = re.sub(pattern, "", shown)
+    for folder in sorted(hidden_folders, key=lambda path: -len(str(path))):
+        shown = shown.replace(str(folder).rstrip("/") + "/", "")
+    return shown
+
+
+def show_problem(kind: str, what: str, message: object) -> None:
+    """A message about `what` (may hold a user's name) saying `message` (core's text, may hold
+    paths and user values): both inert, server folders cut."""
+    from dashboard.loaders import hidden_folders
+
+    folders = hidden_folders()
+    subject = as_viewer_sees(what, folders)
+    text = as_viewer_sees(str(message), folders)
+    # Core's message usually starts with the file it is about, which `what` names already.
+    head, _, rest = text.partition(": ")
+    if rest and (subject == head or subject.endswith(f" {head}")):
+        text = rest
+    getattr(st, kind)(inert(subject) + ": " + inert(text, MESSAGE_LIMIT))
 
 
 @contextlib.contextmanager
 def guard(what: str) -> Iterator[None]:
     """Show any error inside the block as a message in the page, never a traceback; the rest of
-    the page goes on. (Streamlit's own rerun/stop signals are not exceptions and pass.)"""
+    the page goes on. (Streamlit's own rerun/stop signals are not exceptions and pass.)
+
+    paretoscope's own errors say what is wrong in its words; anything else is a bug or an
+    environment failure whose text may be long, internal or alarming: the page says so briefly
+    with a reference, and the server log has the traceback under the same reference.
+    """
     from core.render import RenderingUnavailable
 
     try:
         yield
     except RenderingUnavailable as error:
-        st.warning(f"{what}: video unavailable. {error}")
+        show_problem("warning", what, f"video unavailable. {error}")
     except ParetoscopeError as error:
-        st.error(f"{what}: {error}")
-    except Exception as error:  # noqa: BLE001 - the page must survive anything
-        st.error(f"{what}: unexpected {type(error).__name__}: {error}")
+        show_problem("error", what, error)
+    except Exception:  # noqa: BLE001 - the page must survive anything
+        reference = uuid.uuid4().hex[:8]
+        log.exception("unexpected error in %s (reference %s)", what, reference)
+        st.error(
+            f"{inert(what)}: something went wrong on the server. The rest of the page works; "
+            f"the server's log has the details under reference {inert(reference)}.",
+        )
 
 
 def describe(names: Sequence[str], values: Sequence[float], digits: str = ".4g") -> str:

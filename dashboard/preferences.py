@@ -17,10 +17,11 @@ def uniform(n_obj: int) -> np.ndarray:
 def normalise(weights: Sequence[float]) -> np.ndarray:
     """Non-negative `weights` scaled to sum to 1 (all zero: the uniform preference)."""
     values = np.clip(np.asarray(weights, dtype=np.float64), 0.0, None)
-    total = values.sum()
-    if not np.isfinite(total) or total <= 0:
+    largest = values.max() if values.size else 0.0
+    if not np.isfinite(largest) or largest <= 0:
         return uniform(len(values))
-    return values / total
+    scaled = values / largest  # first, so that huge weights (1e308) cannot overflow the sum
+    return scaled / scaled.sum()
 
 
 def snap(preference: Sequence[float], granularity: int) -> np.ndarray:
@@ -77,13 +78,18 @@ def parse_vector(text: str | None, n_obj: int, name: str = "vector") -> np.ndarr
     return values
 
 
-def parse_preference(text: str | None, n_obj: int, granularity: int) -> np.ndarray | None:
-    """A preference from the URL, normalised and snapped to the grid; None if absent or bad."""
+def parse_vector_or_none(text: str | None, n_obj: int) -> np.ndarray | None:
+    """`text` as n_obj finite floats, or None when it is absent or not that."""
     try:
-        values = parse_vector(text, n_obj, "preference")
+        return parse_vector(text, n_obj)
     except ParetoscopeError:
         return None
-    if values is None or (values < 0).any() or values.sum() <= 0:
+
+
+def parse_preference(text: str | None, n_obj: int, granularity: int) -> np.ndarray | None:
+    """A preference from the URL, normalised and snapped to the grid; None if absent or bad."""
+    values = parse_vector_or_none(text, n_obj)
+    if values is None or (values < 0).any() or not (values > 0).any():
         return None
     return snap(values, granularity)
 

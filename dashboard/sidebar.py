@@ -14,11 +14,13 @@ from core.recordings import RecordingLibrary
 from core.results_store import LayeredStore
 from core.sweeps import sweep_horizon
 from dashboard import loaders
+from dashboard.messages import MESSAGE_LIMIT, as_viewer_sees, inert
 from dashboard.url_state import (
     DEFAULT_VIDEO_SIZE,
     VIDEO_SIZES,
     load_url_once,
     note_unknown,
+    notes_slot,
     set_url,
 )
 from dashboard.widgets.add_assets import add_assets_panel
@@ -74,6 +76,7 @@ def _choose(key: str, options: Sequence[str], default: str | None) -> None:
 
 def sidebar() -> Context:
     """Draw the sidebar and return the choices; call once per run, before the page."""
+    st.session_state.pop("_url_notes_slot", None)  # last run's: pages' notes wait for this run's
     load_url_once()
     apply_pending()
     found = loaders.catalog()
@@ -81,9 +84,9 @@ def sidebar() -> Context:
     ctx_store = loaders.store(found)
     ctx_library = loaders.library(found)
     with st.sidebar:
-        st.markdown(f"### {found.title}")
+        st.markdown(f"### {inert(found.title)}")
         if found.description:
-            st.caption(found.description)
+            st.caption(inert(found.description, MESSAGE_LIMIT))
         envs = found.env_ids()
         note_unknown("env", envs)
         _choose("env", envs, defaults.get("env"))
@@ -135,13 +138,19 @@ def sidebar() -> Context:
             "Video size", VIDEO_SIZES, key="size", format_func=lambda s: f"{s} × {s}"
         )
         add_assets_panel(found)
-        notes = st.session_state.get("_url_notes") or []
-        if notes:
-            st.warning("This link's values were ignored: " + "; ".join(notes))
+        notes_slot()
+        notice_unwritable_cache(ctx_library)
         if found.problems:
             with st.expander(f"{len(found.problems)} entries could not be read"):
+                folders = loaders.hidden_folders()
                 for problem in found.problems:
-                    st.caption(f"`{problem.path}`: {problem.message}")
+                    # The name as the user gave it, once: core's message usually starts with
+                    # the entry's path.
+                    message = as_viewer_sees(problem.message, folders)
+                    name = as_viewer_sees(str(problem.path), folders)
+                    if not message.startswith(name):
+                        message = f"{name}: {message}"
+                    st.caption(inert(message, MESSAGE_LIMIT))
     ctx = Context(
         catalog=found,
         store=ctx_store,
@@ -161,6 +170,18 @@ def sidebar() -> Context:
         size=str(int(size)),
     )
     return ctx
+
+
+def notice_unwritable_cache(library: RecordingLibrary) -> None:
+    """Once per session: the video cache cannot be written, so new videos live in memory only
+    (the server's log says where and why)."""
+    if library.write_problem and not st.session_state.get("_cache_noticed"):
+        st.session_state["_cache_noticed"] = True
+        st.toast(
+            "The server's video cache cannot be written: new videos play from memory and are "
+            "made again after a restart. The server's log says why.",
+            icon=":material/warning:",
+        )
 
 
 def apply_pending() -> None:
@@ -183,6 +204,6 @@ def need(ctx: Context, agent: bool = True) -> bool:
         )
         return False
     if agent and ctx.agent is None:
-        st.info(f"No agent for {ctx.env_id}: add one in the sidebar.")
+        st.info(f"No agent for {inert(ctx.env_id)}: add one in the sidebar.")
         return False
     return True

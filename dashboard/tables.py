@@ -4,12 +4,14 @@ Pure functions on pandas; the page shows the styled table."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from core.catalog import AgentAsset
 from core.metrics import RtgFollowing, front_summary
 
 # Column -> whether larger is better.
@@ -90,3 +92,13 @@ def styled_metrics(table: pd.DataFrame) -> pd.io.formats.style.Styler:
         axis=0,
     )
     return styler.format(precision=4, na_rep="—")
+
+
+def distinct_labels(agents: Sequence[AgentAsset]) -> dict[str, str]:
+    """Each agent's label, with its name added where two agents share a label (the metrics
+    table and the legend need one row and one entry per agent)."""
+    counts = Counter(agent.label for agent in agents)
+    return {
+        agent.name: agent.label if counts[agent.label] == 1 else f"{agent.label} ({agent.name})"
+        for agent in agents
+    }

@@ -65,6 +65,11 @@ def upload_root() -> Path:
         return _root
 
 
+def upload_root_if_made() -> Path | None:
+    """This process's upload folder if one was made (for hiding its path in messages)."""
+    return _root
+
+
 class SessionFolder:
     """A session's upload folder; removed when this object is released (the session's state is
     dropped) or by `remove_stale_folders` once the session is gone."""

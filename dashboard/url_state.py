@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
+from dashboard.messages import inert
+
 # Query parameters that mirror the sidebar, and the session keys of their widgets.
 URL_KEYS = ("env", "agent", "dataset", "seed", "size")
 VIDEO_SIZES = (240, 320, 480, 640)
@@ -22,13 +24,13 @@ def load_url_once() -> None:
     if st.session_state.get("_url_loaded"):
         return
     st.session_state["_url_loaded"] = True
-    notes: list[str] = []
+    st.session_state["_url_notes"] = []
     params = st.query_params
     for key in ("env", "agent", "dataset"):
         if key in params:
             value = str(params[key])
             if len(value) > 200 or any(c in value for c in "/\\\x00"):
-                notes.append(f"{key}={value[:40]!r}: not a name")
+                note_ignored(key, value, "not a name")
             else:
                 st.session_state[key] = value
                 st.session_state[f"_url_asked_{key}"] = value
@@ -37,30 +39,36 @@ def load_url_once() -> None:
             try:
                 number = int(params[key])
             except ValueError:
-                notes.append(f"{key}={str(params[key])[:40]!r}: not an integer")
+                note_ignored(key, str(params[key]), "not an integer")
                 continue
             if not low <= number <= high:
-                notes.append(f"{key}={number}: expected {low} to {high}")
+                note_ignored(key, number, f"expected {low} to {high}")
                 continue
             st.session_state[key] = number
     if "size" in st.session_state and st.session_state["size"] not in VIDEO_SIZES:
-        notes.append(
-            f"size={st.session_state['size']}: expected one of {', '.join(map(str, VIDEO_SIZES))}"
+        note_ignored(
+            "size",
+            st.session_state.pop("size"),
+            f"expected one of {', '.join(map(str, VIDEO_SIZES))}",
         )
-        del st.session_state["size"]
-    for key in ("pref", "target", "tm", "agents", "ref", "traj"):
+    for key in PAGE_KEYS:
         if key in params:
             value = str(params[key])
             problem = _url_problem(key, value)
             if problem:
-                notes.append(f"{key}={value[:40]!r}: {problem}")
+                note_ignored(key, value, problem)
             else:
                 st.session_state[f"_url_{key}"] = value
-    st.session_state["_url_notes"] = notes
+
+
+# Values a page reads when it first draws (`url_value`); it notes those it cannot use.
+PAGE_KEYS = ("pref", "target", "tm", "agents", "ref", "traj")
+# Targets and reference points are returns: anything beyond this is a typo or an attack.
+LARGEST_RETURN = 1e9
 
 
 def _url_problem(key: str, value: str) -> str | None:
-    """Why a URL value cannot be used (None when it can)."""
+    """Why a URL value cannot be used whatever the page (None when it might be)."""
     if len(value) > 1000:
         return "too long"
     if key in ("pref", "target", "ref"):
@@ -70,8 +78,10 @@ def _url_problem(key: str, value: str) -> str | None:
             return "expected numbers separated by commas"
         if not np.isfinite(numbers).all():
             return "expected finite numbers"
-        if key == "pref" and ((numbers < 0).any() or numbers.sum() <= 0):
+        if key == "pref" and ((numbers < 0).any() or not (numbers > 0).any()):
             return "expected non-negative weights with a positive sum"
+        if key != "pref" and (np.abs(numbers) > LARGEST_RETURN).any():
+            return f"expected returns between {-LARGEST_RETURN:g} and {LARGEST_RETURN:g}"
     if key == "traj" and (not value.isdigit() or len(value) > 12):
         return "expected a trajectory number (0, 1, ...)"
     if key == "tm" and value not in ("0", "1"):
@@ -79,13 +89,37 @@ def _url_problem(key: str, value: str) -> str | None:
     return None
 
 
+def note_ignored(key: str, value: object, why: str) -> None:
+    """Say, in the sidebar's note for this session, that the link's `key=value` was ignored and
+    why (`why` is app text; the value is shown inert). Pages call it while they draw: the note
+    is drawn again at once."""
+    shown = f"{key}={value[:60]!r}" if isinstance(value, str) else f"{key}={value}"
+    notes = st.session_state.setdefault("_url_notes", [])
+    note = f"{inert(shown)}: {why}"
+    if note not in notes:
+        notes.append(note)
+        show_notes()
+
+
+def show_notes() -> None:
+    """Draw the session's notes in the slot the sidebar made for them (`notes_slot`)."""
+    slot = st.session_state.get("_url_notes_slot")
+    notes = st.session_state.get("_url_notes") or []
+    if slot is not None and notes:
+        slot.warning("This link's values were ignored: " + "; ".join(notes))
+
+
+def notes_slot() -> None:
+    """Make the place in the sidebar where the notes go (call once per run, in the sidebar)."""
+    st.session_state["_url_notes_slot"] = st.empty()
+    show_notes()
+
+
 def note_unknown(key: str, options: Sequence[str]) -> None:
     """A URL name that is not among the choices: say so (once) and use the default."""
     asked = st.session_state.pop(f"_url_asked_{key}", None)
     if asked is not None and asked not in options:
-        st.session_state.setdefault("_url_notes", []).append(
-            f"{key}={asked[:40]!r}: no such {key} here"
-        )
+        note_ignored(key, asked, f"no such {key} here")
 
 
 def set_url(**values: str | None) -> None:

@@ -247,7 +247,7 @@ def test_bad_url_is_ignored_with_a_message(
     monkeypatch.setenv("PARETOSCOPE_ASSETS", str(url_assets))
     monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
     query = dict(case["query"])
-    page = "views/dataset.py" if "traj" in query else "views/rtg.py" if "ref" in query else None
+    page = f"views/{case['page']}.py" if "page" in case else None
     at = _app_test(query)
     if page:
         at.switch_page(page).run()
@@ -255,6 +255,7 @@ def test_bad_url_is_ignored_with_a_message(
     assert not at.error, [e.value for e in at.error]
     notes = " ".join(warning.value for warning in at.warning)
     assert re.search(case["expect"], notes), notes
+    assert len(at.warning) == 1, "the notes are one warning, drawn once"
     # The page went on with defaults.
     if page is None:
         assert at.session_state["explore_result"]["seed"] in (0,)

@@ -4,7 +4,7 @@ then a writable cache that receives every new recording with a video)."""
 
 from __future__ import annotations
 
-import contextlib
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -12,6 +12,8 @@ from pathlib import Path
 
 from core.errors import ParetoscopeError
 from core.recordings.recording import Recording, read_recording, write_recording
+
+log = logging.getLogger("paretoscope.recordings")
 
 DEFAULT_CAPACITY = 64
 DEFAULT_CAPACITY_BYTES = 256 * 2**20
@@ -35,6 +37,7 @@ class RecordingLibrary:
         self._memory: OrderedDict[str, Recording] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
+        self.write_problem: str | None = None
 
     @property
     def memory_bytes(self) -> int:
@@ -56,11 +59,17 @@ class RecordingLibrary:
 
     def put(self, key: str, recording: Recording) -> None:
         """Keep `recording`; on disk too when it has a video (a video-less stand-in made while
-        rendering was unavailable stays in memory only)."""
+        rendering was unavailable stays in memory only). A folder that cannot be written is
+        not an error: recordings stay in memory, `write_problem` says why (logged once)."""
         self._remember(key, recording)
         if self.write_dir is not None and recording.video:
-            with contextlib.suppress(ParetoscopeError, OSError):
+            try:
                 write_recording(self.write_dir, key, recording)
+                self.write_problem = None
+            except ParetoscopeError as error:
+                if self.write_problem is None:
+                    log.warning("recordings are kept in memory only: %s", error)
+                self.write_problem = str(error)
 
     def _remember(self, key: str, recording: Recording) -> None:
         size = recording.nbytes

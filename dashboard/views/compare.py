@@ -3,6 +3,8 @@ column marked, and their rollouts at the same preference side by side in one vid
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 import streamlit as st
 
@@ -12,10 +14,38 @@ from dashboard import loaders, sidebar, url_state
 from dashboard import preferences as prefs
 from dashboard.figures import FrontSeries, front_figure
 from dashboard.live import show_recording_live
-from dashboard.messages import guard
-from dashboard.tables import AgentMetrics, metrics_table, styled_metrics
+from dashboard.messages import guard, inert
+from dashboard.tables import AgentMetrics, distinct_labels, metrics_table, styled_metrics
 from dashboard.widgets import charts
 from dashboard.widgets.preference_control import preference_control
+
+
+def agents_from_link(
+    asked: str | None, names: Sequence[str], current: str | None, env_id: str
+) -> list[str]:
+    """The agents a link's ``agents=a,b`` names, each once and only those of this env (a note
+    for the rest); fewer than two: the current agent and the next ones."""
+    chosen: list[str] = []
+    if asked is not None:
+        listed = [name for name in asked.split(",") if name]
+        unknown = [name for name in listed if name not in names]
+        chosen = list(dict.fromkeys(name for name in listed if name in names))
+        if unknown:
+            url_state.note_ignored(
+                "agents",
+                asked,
+                f"no agent named {', '.join(map(inert, unknown[:5]))} for {inert(env_id)}",
+            )
+        if len(chosen) < len(listed) - len(unknown):
+            url_state.note_ignored("agents", asked, "an agent listed twice is compared once")
+        if len(chosen) < 2:
+            url_state.note_ignored(
+                "agents", asked, "fewer than two agents; comparing the first ones"
+            )
+    if len(chosen) < 2:
+        chosen = ([current] if current else []) + [n for n in names if n != current]
+    return chosen[:3]
+
 
 ctx = sidebar.context()
 st.title("Compare")
@@ -26,15 +56,11 @@ if sidebar.need(ctx, agent=False):
     env_id = ctx.env_id
     agents = ctx.catalog.agents_for(env_id)
     names = [agent.name for agent in agents]
-    labels = {agent.name: agent.label for agent in agents}
+    labels = distinct_labels(agents)
     if "compare_agents" not in st.session_state:
-        from_url = url_state.url_value("agents")
-        chosen = [n for n in (from_url or "").split(",") if n in names]
-        if len(chosen) < 2:
-            chosen = ([ctx.agent.name] if ctx.agent else []) + [
-                n for n in names if not ctx.agent or n != ctx.agent.name
-            ]
-        st.session_state["compare_agents"] = chosen[:3]
+        st.session_state["compare_agents"] = agents_from_link(
+            url_state.url_value("agents"), names, ctx.agent.name if ctx.agent else None, env_id
+        )
     else:
         st.session_state["compare_agents"] = [
             n for n in st.session_state["compare_agents"] if n in names
@@ -44,7 +70,7 @@ if sidebar.need(ctx, agent=False):
     )
     url_state.set_url(agents=",".join(selected) if selected else None)
     if len(selected) < 2:
-        st.info(f"Choose at least two agents ({len(names)} available for {env_id}).")
+        st.info(f"Choose at least two agents ({len(names)} available for {inert(env_id)}).")
     else:
         assets = [ctx.catalog.agent(name) for name in selected]
         series: list[FrontSeries] = []
@@ -59,7 +85,7 @@ if sidebar.need(ctx, agent=False):
                 points = mean_per_preference(table, env_id)
                 series.append(
                     FrontSeries(
-                        asset.label,
+                        labels[asset.name],
                         points["returns"],
                         points["preferences"],
                         points["targets"],
@@ -70,7 +96,7 @@ if sidebar.need(ctx, agent=False):
                 if loaded.return_conditioned and len(points["returns"]):
                     rtg = rtg_following(points["targets"], points["preferences"], points["returns"])
                 metrics.append(
-                    AgentMetrics(asset.label, points["returns"], points["preferences"], rtg)
+                    AgentMetrics(labels[asset.name], points["returns"], points["preferences"], rtg)
                 )
                 loaded_agents[asset.name] = loaded
 

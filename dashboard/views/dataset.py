@@ -12,7 +12,7 @@ from core.recordings import ReplayRequest
 from dashboard import loaders, sidebar, url_state
 from dashboard.figures import dataset_returns_figure, preference_coverage_figure
 from dashboard.live import show_recording_live
-from dashboard.messages import describe, guard
+from dashboard.messages import as_viewer_sees, describe, guard, inert
 from dashboard.widgets import charts
 
 ctx = sidebar.context()
@@ -22,7 +22,7 @@ if sidebar.need(ctx, agent=False):
     spec = ctx.spec
     names = spec.objective_names
     if ctx.dataset is None:
-        st.info(f"No dataset chosen: pick one for {ctx.env_id} in the sidebar.")
+        st.info(f"No dataset chosen: pick one for {inert(ctx.env_id)} in the sidebar.")
     else:
         asset = ctx.dataset
         summary = None
@@ -30,11 +30,9 @@ if sidebar.need(ctx, agent=False):
             summary = loaders.dataset_summary(asset)
         if summary is not None:
             info = summary.info
-            st.caption(
-                f"{asset.label} — {info.source or asset.path}"
-                + (f" · {info.quality}" if info.quality else "")
-                + (f" · {info.preference_distribution}" if info.preference_distribution else "")
-            )
+            where = info.source or as_viewer_sees(str(asset.path), loaders.hidden_folders())
+            facts = [asset.label, where, info.quality, info.preference_distribution]
+            st.caption(" · ".join(inert(fact) for fact in facts if fact))
             columns = st.columns(5)
             columns[0].metric("trajectories", f"{summary.n_trajectories:,}")
             columns[1].metric("steps", f"{summary.n_steps:,}")
@@ -45,10 +43,12 @@ if sidebar.need(ctx, agent=False):
             count = len(table)
 
             if "trajectory" not in st.session_state:
-                try:
-                    st.session_state["trajectory"] = int(url_state.url_value("traj") or 0)
-                except ValueError:
-                    st.session_state["trajectory"] = 0
+                asked = url_state.url_value("traj")  # digits only (checked with the link)
+                st.session_state["trajectory"] = int(asked or 0)
+                if not 0 <= st.session_state["trajectory"] < count:
+                    url_state.note_ignored(
+                        "traj", asked, f"this dataset has trajectories 0 to {count - 1}"
+                    )
             if not 0 <= int(st.session_state["trajectory"]) < count:
                 st.session_state["trajectory"] = 0
 

@@ -13,7 +13,7 @@ from dashboard import loaders, sidebar, url_state
 from dashboard import preferences as prefs
 from dashboard.figures import FrontSeries, Marker, front_figure, target_grid
 from dashboard.live import show_recording_live
-from dashboard.messages import describe, guard
+from dashboard.messages import describe, guard, inert
 from dashboard.widgets import charts
 from dashboard.widgets.preference_control import preference_control
 
@@ -44,7 +44,14 @@ if loaded is not None:
     # --- target mode (return-conditioned agents) ----------------------------------------------
     target = None
     target_mode = False
-    if loaded.return_conditioned:
+    if not loaded.return_conditioned:
+        for key in ("tm", "target"):
+            asked = url_state.url_value(key)
+            if asked is not None and (key, asked) != ("tm", "0"):
+                url_state.note_ignored(
+                    key, asked, f"{inert(ctx.agent.name)} does not read a target return"
+                )
+    else:
         if "target_mode" not in st.session_state:
             st.session_state["target_mode"] = url_state.url_value("tm") == "1"
         target_mode = st.toggle(
@@ -56,11 +63,12 @@ if loaded is not None:
         if target_mode:
             keys = [f"w_target_{index}" for index in range(n_obj)]
             if any(key not in st.session_state for key in keys):
-                from_url = None
-                try:
-                    from_url = prefs.parse_vector(url_state.url_value("target"), n_obj, "target")
-                except Exception:  # noqa: BLE001 - a bad URL value falls back to the default
-                    from_url = None
+                asked = url_state.url_value("target")
+                from_url = prefs.parse_vector_or_none(asked, n_obj)
+                if asked is not None and from_url is None:
+                    url_state.note_ignored(
+                        "target", asked, f"expected {n_obj} returns, one per objective"
+                    )
                 start = own_target if from_url is None else from_url
                 for key, value in zip(keys, start, strict=True):
                     st.session_state[key] = float(round(value, 1))
@@ -82,6 +90,9 @@ if loaded is not None:
             target = np.array([float(st.session_state[key]) for key in keys])
             url_state.set_url(tm="1", target=prefs.format_vector(target, 6))
         else:
+            asked = url_state.url_value("target")
+            if asked is not None:
+                url_state.note_ignored("target", asked, "a target is used in target mode (tm=1)")
             url_state.set_url(tm=None, target=None)
             st.caption("The agent asks itself for " + describe(names, own_target) + " here.")
 

@@ -35,8 +35,9 @@ if sidebar.need(ctx):
         st.subheader("Return-to-go following")
         if not loaded.return_conditioned:
             st.info(
-                f"{asset.label} does not read a target return (a {asset.kind} agent), so RTG "
-                "following does not apply; the metrics below do."
+                f"{messages.inert(asset.label)} does not read a target return (a "
+                f"{messages.inert(asset.kind)} agent), so RTG following does not apply; the "
+                "metrics below do."
             )
         elif base is not None and len(base["returns"]):
             st.caption(
@@ -115,12 +116,12 @@ if sidebar.need(ctx):
 
                 keys = [f"ref_{index}" for index in range(spec.n_obj)]
                 if any(key not in st.session_state for key in keys):
-                    try:
-                        start = prefs.parse_vector(
-                            url_state.url_value("ref"), spec.n_obj, "reference"
+                    asked = url_state.url_value("ref")
+                    start = prefs.parse_vector_or_none(asked, spec.n_obj)
+                    if asked is not None and start is None:
+                        url_state.note_ignored(
+                            "ref", asked, f"expected {spec.n_obj} values, one per objective"
                         )
-                    except Exception:  # noqa: BLE001 - a bad URL value falls back
-                        start = None
                     if start is None:
                         start = np.asarray(spec.reference_point, dtype=np.float64)
                     for key, value in zip(keys, start, strict=True):

@@ -13,7 +13,7 @@ from core.envs import list_specs
 from core.errors import ParetoscopeError
 from dashboard.limits import max_upload_bytes
 from dashboard.loaders import mtime, readable_roots
-from dashboard.messages import guard
+from dashboard.messages import guard, inert
 from dashboard.paths import resolve_user_path
 from dashboard.session import upload_dir
 from dashboard.uploads import ACCEPTED_TYPES, human_bytes, store_upload
@@ -97,7 +97,7 @@ def _peda_import_form(asset: AgentAsset) -> None:
     """Ask for the env (and type) of a PEDA checkpoint that does not say, then import it."""
     with guard(f"PEDA checkpoint {asset.path.name}"):
         peda_type, candidates, guess = _inspect_peda(str(asset.path), mtime(asset.path))
-        st.markdown(f"**PEDA checkpoint `{asset.path.name}`**")
+        st.markdown(f"**PEDA checkpoint** {inert(asset.path.name)}")
         envs = candidates or [spec.id for spec in list_specs() if spec.family == "d4morl"]
         env_id = st.selectbox(
             "Its environment",

@@ -127,3 +127,32 @@ def test_explore_slider_stream_video_and_click_replay(server: str, page) -> None
     # The metrics table (a canvas grid: checked for presence; its numbers by the AppTests).
     page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=TIMEOUT_MS)
     screenshot(page, "05-compare")
+
+
+HOSTILE_LINK = (
+    "agent=%5BClick%20to%20re-login%5D(https%3Aevil.example)"
+    "&dataset=https%3A%2F%2Fevil.example%20**bold**%20%3Amaterial%2Fwarning%3A"
+)
+
+
+def test_a_hostile_link_shows_its_values_as_text(server: str, page) -> None:  # noqa: ANN001
+    page.goto(f"{server}/?size=240&{HOSTILE_LINK}", timeout=TIMEOUT_MS)
+    warning = page.locator('[data-testid="stSidebar"] [data-testid="stAlert"]').first
+    warning.wait_for(timeout=TIMEOUT_MS)
+    page.get_by_text("Click to re-login").first.wait_for(timeout=TIMEOUT_MS)
+    text = warning.inner_text()
+    assert "[Click to re-login](https:evil.example)" in text, text
+    assert "**bold**" in text, text
+    screenshot(page, "06-hostile-link")
+    # Nothing in the page links out, and the warning holds no markup but code spans.
+    outside = page.evaluate(
+        "() => Array.from(document.querySelectorAll('a[href]')).map((a) => a.href)"
+        ".filter((href) => !href.startsWith(location.origin))"
+    )
+    assert not [href for href in outside if "evil" in href], outside
+    markup = warning.evaluate(
+        "(el) => Array.from(el.querySelectorAll("
+        "'a, strong, em, img, .katex, [data-testid=\"stIconMaterial\"]'"
+        ")).map((node) => node.outerHTML)"
+    )
+    assert not markup, markup
