@@ -373,3 +373,11 @@ def test_corpus_cases_hold_the_new_probes() -> None:
     queries = [case["query"] for case in cases["urls"]]
     for key in ("pref", "target", "tm", "agents", "ref", "traj"):
         assert sum(key in query for query in queries) >= 2, key
+
+
+def test_the_server_shows_no_exception_details_in_the_browser(tmp_path: Path) -> None:
+    from core.cli.dashboard import streamlit_command
+
+    # What escapes every guard: Streamlit's generic message in the page, details in the log.
+    command = streamlit_command(tmp_path, "127.0.0.1", 8501)
+    assert command[command.index("--client.showErrorDetails") + 1] == "none"

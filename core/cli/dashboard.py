@@ -115,6 +115,10 @@ def streamlit_command(
         "false",
         "--client.toolbarMode",
         "minimal",
+        # Anything that escapes the pages' guards: a generic message in the browser, the
+        # exception and traceback in the server's log only.
+        "--client.showErrorDetails",
+        "none",
         "--server.maxUploadSize",
         str(int(max_upload_mb)),
         "--",
