@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import unicodedata
 import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -22,25 +21,13 @@ import streamlit as st
 from streamlit.logger import get_logger
 
 from core.errors import ParetoscopeError
+from core.text import printable
 
 log = get_logger("paretoscope")
 
 # Longest user string shown whole, and longest message.
 VALUE_LIMIT = 120
 MESSAGE_LIMIT = 600
-
-
-def printable(text: object, limit: int = VALUE_LIMIT) -> str:
-    """`text` with every control, format or separator character (newlines, bidi overrides,
-    zero-width marks) written as a ``\\u…`` escape, cut to `limit` characters."""
-    out = []
-    for char in str(text):
-        if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"):
-            out.append(char.encode("unicode_escape").decode("ascii"))
-        else:
-            out.append(char)
-    shown = "".join(out)
-    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
 # Text that no Markdown rule of Streamlit's reads as markup: letters, digits, spaces and a few
@@ -55,11 +42,14 @@ def inert(text: object, limit: int = VALUE_LIMIT) -> str:
     itself when it is plain words, else a code span (fenced with more backticks than any run
     inside it)."""
     shown = printable(text, limit)
+    if not shown:
+        return ""
     if _PLAIN.fullmatch(shown) and not _NOT_PLAIN.search(shown):
         return shown
     longest = max((len(run) for run in re.findall(r"`+", shown)), default=0)
     fence = "`" * (longest + 1)
-    padding = " " if shown.startswith("`") or shown.endswith("`") or not shown.strip() else ""
+    # Spaces inside the fence are dropped by the parser: only added where a backtick meets it.
+    padding = " " if shown.startswith("`") or shown.endswith("`") else ""
     return f"{fence}{padding}{shown}{padding}{fence}"
 
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from core import __version__
 from core.errors import ParetoscopeError
+from core.text import printable
 
 # Sub-command modules, in the order `--help` lists them.
 _COMMAND_MODULES = (
@@ -49,7 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except ParetoscopeError as error:
-        print(f"paretoscope: error: {error}", file=sys.stderr)
+        # Messages quote file names and fields: no terminal escape from a file reaches the tty.
+        print(f"paretoscope: error: {printable(error, keep=chr(10))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("paretoscope: interrupted", file=sys.stderr)
