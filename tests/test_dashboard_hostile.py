@@ -125,7 +125,7 @@ def test_huge_weights_normalise_without_overflow() -> None:
 
 @pytest.mark.slow
 @settings(
-    max_examples=12,
+    max_examples=25,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -298,14 +298,22 @@ def test_a_refused_checkpoint_names_the_global_and_gives_no_advice_in_the_cli(
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "name",
-    ["malicious.ckpt", "MO-Hopper-v2_50000_expert_uniform.pkl", "truncated.ckpt"],
+    ("name", "content"),
+    [
+        ("malicious.ckpt", "malicious.ckpt"),
+        ("MO-Hopper-v2_50000_expert_uniform.pkl", "MO-Hopper-v2_50000_expert_uniform.pkl"),
+        ("truncated.ckpt", "truncated.ckpt"),
+        ("garbage.safetensors", "garbage.safetensors"),  # under "entries could not be read"
+        ("[Click](https:evil.example) **b**.safetensors", "garbage.safetensors"),
+    ],
 )
-def test_upload_refusals_name_the_file_not_the_server_folder(name: str, on_assets: Path) -> None:
+def test_upload_refusals_name_the_file_not_the_server_folder(
+    name: str, content: str, on_assets: Path
+) -> None:
     from dashboard.uploads import upload_root
 
     at = _app({})
-    at.file_uploader(key="_uploads").upload(name, (CORPUS_FILES / name).read_bytes())
+    at.file_uploader(key="_uploads").upload(name, (CORPUS_FILES / content).read_bytes())
     at.run()
     if name.endswith(".pkl"):  # a D4MORL file of another env: read when it is opened
         at.selectbox(key="env").set_value("MO-Hopper-v2").run()
@@ -320,6 +328,8 @@ def test_upload_refusals_name_the_file_not_the_server_folder(name: str, on_asset
     assert not UNSAFE_ADVICE.search(everything)
     for text in about:
         assert text.count(name) == 1, text  # the name once, not path then message
+    markup = page_markup(at)
+    assert not any(kind == "link_open" for kind, _ in markup) and ("strong_open", "b") not in markup
     assert not Path(MARKER).exists()
 
 
