@@ -33,7 +33,19 @@ from tests.page_markup import EXTENSIONS, page_markup, texts
 APP = str(REPO_DIR / "dashboard" / "app.py")
 CORPUS_FILES = REPO_DIR / "tests" / "bad_inputs" / "files"
 PAGES = (None, "compare", "rtg", "dataset", "presentation")
-URL_KEYS = ("env", "agent", "dataset", "seed", "size", "pref", "target", "tm", "agents", "ref")
+URL_KEYS = (
+    "env",
+    "agent",
+    "dataset",
+    "seed",
+    "size",
+    "pref",
+    "target",
+    "tm",
+    "agents",
+    "ref",
+    "traj",
+)
 UNSAFE_ADVICE = re.compile(r"add_safe_globals|safe_globals|weights_only\s*=\s*False|allowlist")
 
 # Strings an attacker or a careless user would put in a link or a file.
