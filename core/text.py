@@ -23,3 +23,9 @@ def printable(text: object, limit: int | None = None, keep: str = "") -> str:
     if limit is not None and len(shown) > limit:
         return shown[: limit - 1] + "…"
     return shown
+
+
+def for_terminal(text: object) -> str:
+    """`text` for a terminal: lines and tabs kept, every other invisible character (an escape
+    sequence from a file's name or field) written visibly."""
+    return printable(text, keep="\n\t")

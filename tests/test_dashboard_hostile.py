@@ -230,6 +230,7 @@ def test_names_and_fields_from_files_stay_inert_on_every_page(
         meta = json.loads(meta_file.read_text())
         meta["info"].update(source=f"source {PAYLOAD}", quality=f"quality {PAYLOAD}")
         meta_file.write_text(json.dumps(meta))
+        (meta_file.parent / "summary.json").unlink()  # a cache of the info, made again
     monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("PARETOSCOPE_ASSETS", str(tiny_assets))
     baseline = page_markup(_app({}, page))
@@ -239,6 +240,8 @@ def test_names_and_fields_from_files_stay_inert_on_every_page(
     shown = page_markup(at)
     assert not shown - baseline, shown - baseline
     assert any("EVIL" in text for text in texts(at))  # the names were on the page
+    if page == "dataset":
+        assert any("source [EVIL]" in text for text in texts(at))
 
 
 # --- messages ---------------------------------------------------------------------------------
@@ -419,3 +422,26 @@ def test_cli_errors_write_terminal_escapes_from_names_visibly(tmp_path: Path) ->
     assert done.returncode != 0 and "paretoscope: error:" in done.stderr
     assert "\x1b" not in done.stderr and "\u202e" not in done.stderr
     assert "\\x1b[2J\\x1b[31mevil\\u202e.ckpt" in done.stderr
+
+
+def test_cli_output_writes_terminal_escapes_from_fields_visibly(
+    tiny_assets: Path, tmp_path: Path
+) -> None:
+    dataset = tmp_path / "dataset"
+    shutil.copytree(tiny_assets / "datasets" / "cheetah-amateur", dataset)
+    meta_file = dataset / "paretoscope-dataset.json"
+    meta = json.loads(meta_file.read_text())
+    meta["info"]["source"] = "\x1b]0;owned\x07\x1b[2Jcollect"
+    meta_file.write_text(json.dumps(meta))
+    (dataset / "summary.json").unlink()  # a cache of the info, made again
+    done = subprocess.run(
+        [sys.executable, "-m", "core.cli", "data", "show", str(dataset)],
+        capture_output=True,
+        text=True,
+        cwd=REPO_DIR,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "\\x1b]0;owned\\x07\\x1b[2Jcollect" in done.stdout
+    assert "\x1b" not in done.stdout and "\x07" not in done.stdout
+    assert "\n" in done.stdout.strip()  # lines are kept

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from core import __version__
 from core.errors import ParetoscopeError
-from core.text import printable
+from core.text import for_terminal
 
 # Sub-command modules, in the order `--help` lists them.
 _COMMAND_MODULES = (
@@ -51,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except ParetoscopeError as error:
         # Messages quote file names and fields: no terminal escape from a file reaches the tty.
-        print(f"paretoscope: error: {printable(error, keep=chr(10))}", file=sys.stderr)
+        print(f"paretoscope: error: {for_terminal(error)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("paretoscope: interrupted", file=sys.stderr)

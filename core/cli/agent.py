@@ -15,6 +15,7 @@ from typing import Any
 
 from core.agents.peda_file import PEDA_TYPES
 from core.errors import ParetoscopeError
+from core.text import for_terminal
 
 
 def register(subparsers: Any) -> None:
@@ -78,13 +79,13 @@ def run_show(args: argparse.Namespace) -> int:
     header = sniff_agent(path) if path.exists() else None
     if header is not None and header.format == "peda":
         record = peda_record(path)
-        print(json.dumps(record, indent=2) if args.json else format_peda(record))
+        print(json.dumps(record, indent=2) if args.json else for_terminal(format_peda(record)))
         return 0
     from core.agents.checkpoint import parameter_count, read_config
 
     config = read_config(path)
     record = {"path": str(path), "parameter_count": parameter_count(path), "config": config}
-    print(json.dumps(record, indent=2) if args.json else format_config(record))
+    print(json.dumps(record, indent=2) if args.json else for_terminal(format_config(record)))
     return 0
 
 

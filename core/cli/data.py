@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ParetoscopeError
+from core.text import for_terminal
 
 
 def register(subparsers: Any) -> None:
@@ -101,7 +102,7 @@ def run_show(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"path": str(args.path), "format": kind, **summary.to_dict()}, indent=1))
     else:
-        print(format_summary(summary, str(args.path), kind))
+        print(for_terminal(format_summary(summary, str(args.path), kind)))
     return 0
 
 
@@ -275,5 +276,5 @@ def run_list(args: argparse.Namespace) -> int:
             for key, value in item.items()
             if key not in ("path", "format") and value is not None
         )
-        print(f"{item['path']}  [{item['format']}]  {details}")
+        print(for_terminal(f"{item['path']}  [{item['format']}]  {details}"))
     return 0
