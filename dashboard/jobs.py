@@ -162,6 +162,11 @@ class JobBoard:
         with self._lock:
             return list(self._jobs)
 
+    def jobs(self) -> list[Job]:
+        """The jobs on the board now."""
+        with self._lock:
+            return list(self._jobs.values())
+
     def _forget(self, key: str, job: Job) -> None:
         with self._lock:
             if self._jobs.get(key) is job:
