@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from dashboard.heap import IdleTrim
+
 # (on_frame, on_wait) -> the result: a `core.recordings.Recording`, a sweep's table, ...
 Produce = Callable[[Callable[[Any], None], Callable[[int], None]], Any]
 
@@ -139,11 +141,13 @@ class Job:
 
 
 class JobBoard:
-    """The jobs running now, by key (one board per server process)."""
+    """The jobs running now, by key (one board per server process). `on_idle` is called, from
+    the thread of the job that ended, each time the last job on the board ends."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_idle: Callable[[], None] | None = None) -> None:
         self._lock = threading.Lock()
         self._jobs: dict[str, Job] = {}
+        self._on_idle = on_idle
 
     def follow(self, key: str, produce: Produce, on_done: Callable[[Any], None]) -> Job:
         """The job for `key`, subscribed to: the running one, or a new one started."""
@@ -162,13 +166,22 @@ class JobBoard:
         with self._lock:
             return list(self._jobs)
 
+    def jobs(self) -> list[Job]:
+        """The jobs on the board now."""
+        with self._lock:
+            return list(self._jobs.values())
+
     def _forget(self, key: str, job: Job) -> None:
         with self._lock:
             if self._jobs.get(key) is job:
                 del self._jobs[key]
+            idle = not self._jobs
+        if idle and self._on_idle is not None:
+            self._on_idle()
 
 
-_board = JobBoard()
+# The work's freed memory goes back to the system once the board is idle (`dashboard.heap`).
+_board = JobBoard(on_idle=IdleTrim().request)
 
 
 def shared_board() -> JobBoard:

@@ -32,6 +32,7 @@ from core.results_store import LayeredStore, layered_store
 from core.sweeps import SweepRequest
 from dashboard.limits import allowed_dirs, video_cache_bytes
 from dashboard.live import compute_in_pool
+from dashboard.memory import watch_library
 from dashboard.messages import inert
 from dashboard.paths import confine_catalog
 from dashboard.session import session_uploads
@@ -104,10 +105,12 @@ def _store(results_dirs: tuple[str, ...], cache: str) -> LayeredStore:
 
 @st.cache_resource(show_spinner=False)
 def _library(rollout_dirs: tuple[str, ...], cache: str) -> RecordingLibrary:
-    return RecordingLibrary(
-        [Path(folder) for folder in rollout_dirs],
-        Path(cache) / RECORDINGS_SUBDIR,
-        capacity_bytes=video_cache_bytes(),
+    return watch_library(
+        RecordingLibrary(
+            [Path(folder) for folder in rollout_dirs],
+            Path(cache) / RECORDINGS_SUBDIR,
+            capacity_bytes=video_cache_bytes(),
+        )
     )
 
 

@@ -17,9 +17,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     # pandas from the warm-up thread.
     from streamlit.web import cli
 
-    from dashboard import warmup
+    from dashboard import memory, warmup
 
     warmup.start()
+    memory.start_log_from_env()
 
     sys.argv = ["streamlit", *(sys.argv[1:] if argv is None else argv)]
     cli.main(prog_name="streamlit")

@@ -682,3 +682,89 @@ def test_a_sweep_on_a_cache_miss_waits_for_a_worker_and_is_shared(small_pool: Ro
     for viewer in viewers:
         viewer.join(5)
     assert results == [42, 42] and calls == [1]
+
+
+# --- memory given back when idle -----------------------------------------------------------------
+
+
+def test_the_board_says_when_its_last_job_ends() -> None:
+    from dashboard.jobs import JobBoard
+
+    idle: list[int] = []
+    board = JobBoard(on_idle=lambda: idle.append(len(board.running())))
+    gates = {key: threading.Event() for key in ("a", "b")}
+
+    def producer(key: str):  # noqa: ANN202
+        def produce(on_frame, on_wait):  # noqa: ANN001, ANN202
+            gates[key].wait(10)
+            return key
+
+        return produce
+
+    first = board.follow("a", producer("a"), lambda _: None)
+    second = board.follow("b", producer("b"), lambda _: None)
+    gates["a"].set()
+    _wait_until(lambda: first.wait(0, None, 0.01).done)
+    _wait_until(lambda: board.running() == ["b"])
+    assert idle == []  # "b" still runs
+    gates["b"].set()
+    _wait_until(lambda: idle == [0])  # called once, with the board empty
+    first.unsubscribe()
+    second.unsubscribe()
+
+
+def test_idle_trim_releases_once_after_the_last_of_many_requests() -> None:
+    from dashboard.heap import IdleTrim
+
+    released: list[int] = []
+    trimmer = IdleTrim(delay=0.2, release=lambda: released.append(1))
+    for _ in range(5):  # jobs ending one after another
+        trimmer.request()
+    assert trimmer.pending() and released == []
+    _wait_until(lambda: not trimmer.pending())
+    assert released == [1]
+    trimmer.request()
+    _wait_until(lambda: not trimmer.pending())
+    assert released == [1, 1]
+
+
+TRIM_SCRIPT = """
+import threading
+from dashboard import heap
+
+def rss():
+    return int(open("/proc/self/statm").read().split()[1]) * 4096
+
+kept = []
+def churn():
+    # 80 MB in 4 kB blocks from a thread's own arena, one block in 16 kept: fragmented heap.
+    blocks = [bytearray(4000) for _ in range(20_000)]
+    kept.extend(blocks[::16])
+thread = threading.Thread(target=churn)
+thread.start()
+thread.join()
+before = rss()
+assert heap.trim()
+print(before - rss())
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="needs glibc and /proc (Linux)")
+def test_trim_gives_freed_heap_pages_back_to_the_system() -> None:
+    import subprocess
+    import sys
+
+    from dashboard.heap import _libc
+
+    if _libc() is None:
+        pytest.skip("not glibc")
+    completed = subprocess.run(
+        [sys.executable, "-c", TRIM_SCRIPT],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO_DIR,
+        timeout=60,
+    )
+    released = int(completed.stdout.split()[-1])
+    assert released > 40 * 2**20, completed.stdout  # most of the ~75 MB freed

@@ -45,6 +45,12 @@ class RecordingLibrary:
         with self._lock:
             return self._bytes
 
+    @property
+    def memory_entries(self) -> int:
+        """Recordings held in memory now."""
+        with self._lock:
+            return len(self._memory)
+
     def get(self, key: str) -> Recording | None:
         with self._lock:
             found = self._memory.get(key)
