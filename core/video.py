@@ -134,8 +134,10 @@ class _FfmpegWriter:
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=self._log,
-            preexec_fn=_lower_priority if os.name == "posix" else None,  # noqa: PLW1509
         )
+        # Set from here, not in a preexec_fn: that would make Python fork the whole (large,
+        # threaded) server instead of spawning, and a fork of a threaded process can deadlock.
+        _lower_priority(self._process.pid)
         self._feeder = threading.Thread(target=self._feed, name="ffmpeg-feeder", daemon=True)
         self._feeder.start()
 
@@ -191,14 +193,14 @@ class _FfmpegWriter:
             self._log.close()
 
 
-def _lower_priority() -> None:
-    """In the ffmpeg child: run behind the renderer and the simulation (Linux: only on idle
-    cycles; elsewhere niced)."""
+def _lower_priority(pid: int) -> None:
+    """Have the ffmpeg process `pid` run behind the renderer and the simulation (Linux: only on
+    idle cycles; elsewhere niced). Lowering a child's priority needs no privilege."""
     with contextlib.suppress(OSError, AttributeError):
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
         return
-    with contextlib.suppress(OSError):
-        os.nice(ENCODER_NICENESS)
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, pid, ENCODER_NICENESS)
 
 
 class Mp4Encoder:
