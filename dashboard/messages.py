@@ -3,10 +3,11 @@ every page shows errors the same way (a message, never a traceback) and no strin
 (a link's values, a file's name, a config's fields) can put markup in the page.
 
 Streamlit renders the text of messages, captions and labels as Markdown, with extensions that
-backslash escapes do not stop (bare `https://` and `www.` links, `:material/…:` icons). The one
-inert form is a code span, so `inert` puts a user's string in one, with control and
-bidirectional characters written as escapes and the length capped. Error text is inert too:
-core's messages quote file names and config values.
+backslash escapes do not stop (bare `https://` and `www.` links, `:material/…:` icons). So
+`inert` shows a user's string as it is only when it is plain words, and otherwise in a code
+span, the one form nothing inside can escape; control and bidirectional characters are
+written as escapes and the length is capped. Error text is inert too: core's messages quote
+file names and config values.
 """
 
 from __future__ import annotations
