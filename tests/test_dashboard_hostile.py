@@ -82,6 +82,12 @@ def _app(query: dict[str, str], page: str | None = None):  # noqa: ANN202 - an A
     return at
 
 
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """`paretoscope ARGS` in a fresh process, as a user runs it."""
+    command = [sys.executable, "-m", "core.cli", *args]
+    return subprocess.run(command, capture_output=True, text=True, cwd=REPO_DIR, timeout=120)
+
+
 @pytest.fixture(scope="module")
 def tiny_assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from dashboard.demo_fixture import build_tiny_assets
@@ -295,13 +301,7 @@ def test_a_refused_checkpoint_names_the_global_and_gives_no_advice_in_the_cli(
             str(tmp_path / "out"),
         ],
     ):
-        done = subprocess.run(
-            [sys.executable, "-m", "core.cli", *command],
-            capture_output=True,
-            text=True,
-            cwd=REPO_DIR,
-            timeout=120,
-        )
+        done = _cli(*command)
         assert done.returncode != 0
         assert "refused" in done.stderr and "nothing from the file was run" in done.stderr
         assert re.search(r"the global '[\w.]+'", done.stderr), done.stderr
@@ -412,13 +412,7 @@ def test_the_server_shows_no_exception_details_in_the_browser(tmp_path: Path) ->
 
 def test_cli_errors_write_terminal_escapes_from_names_visibly(tmp_path: Path) -> None:
     name = tmp_path / "\x1b[2J\x1b[31mevil\u202e.ckpt"
-    done = subprocess.run(
-        [sys.executable, "-m", "core.cli", "agent", "show", str(name)],
-        capture_output=True,
-        text=True,
-        cwd=REPO_DIR,
-        timeout=120,
-    )
+    done = _cli("agent", "show", str(name))
     assert done.returncode != 0 and "paretoscope: error:" in done.stderr
     assert "\x1b" not in done.stderr and "\u202e" not in done.stderr
     assert "\\x1b[2J\\x1b[31mevil\\u202e.ckpt" in done.stderr
@@ -434,13 +428,7 @@ def test_cli_output_writes_terminal_escapes_from_fields_visibly(
     meta["info"]["source"] = "\x1b]0;owned\x07\x1b[2Jcollect"
     meta_file.write_text(json.dumps(meta))
     (dataset / "summary.json").unlink()  # a cache of the info, made again
-    done = subprocess.run(
-        [sys.executable, "-m", "core.cli", "data", "show", str(dataset)],
-        capture_output=True,
-        text=True,
-        cwd=REPO_DIR,
-        timeout=120,
-    )
+    done = _cli("data", "show", str(dataset))
     assert done.returncode == 0, done.stderr
     assert "\\x1b]0;owned\\x07\\x1b[2Jcollect" in done.stdout
     assert "\x1b" not in done.stdout and "\x07" not in done.stdout
