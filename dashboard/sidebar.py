@@ -14,7 +14,7 @@ from core.recordings import RecordingLibrary
 from core.results_store import LayeredStore
 from core.sweeps import sweep_horizon
 from dashboard import loaders
-from dashboard.messages import MESSAGE_LIMIT, as_viewer_sees, inert
+from dashboard.messages import MESSAGE_LIMIT, inert, show_problem
 from dashboard.url_state import (
     DEFAULT_VIDEO_SIZE,
     VIDEO_SIZES,
@@ -142,15 +142,8 @@ def sidebar() -> Context:
         notice_unwritable_cache(ctx_library)
         if found.problems:
             with st.expander(f"{len(found.problems)} entries could not be read"):
-                folders = loaders.hidden_folders()
                 for problem in found.problems:
-                    # The name as the user gave it, once: core's message usually starts with
-                    # the entry's path.
-                    message = as_viewer_sees(problem.message, folders)
-                    name = as_viewer_sees(str(problem.path), folders)
-                    if not message.startswith(name):
-                        message = f"{name}: {message}"
-                    st.caption(inert(message, MESSAGE_LIMIT))
+                    show_problem("caption", str(problem.path), problem.message)
     ctx = Context(
         catalog=found,
         store=ctx_store,

@@ -4,13 +4,15 @@ when a session starts, and changes to widgets that are already drawn (applied on
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 import streamlit as st
 
 from dashboard.messages import inert
+
+Parsed = TypeVar("Parsed")
 
 # Query parameters that mirror the sidebar, and the session keys of their widgets.
 URL_KEYS = ("env", "agent", "dataset", "seed", "size")
@@ -135,6 +137,16 @@ def set_url(**values: str | None) -> None:
 def url_value(key: str) -> str | None:
     """A value the page's URL carried when the session started (consumed once)."""
     return st.session_state.pop(f"_url_{key}", None)
+
+
+def url_value_as(key: str, parse: Callable[[str | None], Parsed | None], why: str) -> Parsed | None:
+    """The link's `key` read by `parse` (consumed once); a value it cannot read is noted with
+    `why` and gives None, like an absent one."""
+    asked = url_value(key)
+    value = parse(asked)
+    if asked is not None and value is None:
+        note_ignored(key, asked, why)
+    return value
 
 
 def request_change(

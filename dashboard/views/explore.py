@@ -63,12 +63,11 @@ if loaded is not None:
         if target_mode:
             keys = [f"w_target_{index}" for index in range(n_obj)]
             if any(key not in st.session_state for key in keys):
-                asked = url_state.url_value("target")
-                from_url = prefs.parse_vector_or_none(asked, n_obj)
-                if asked is not None and from_url is None:
-                    url_state.note_ignored(
-                        "target", asked, f"expected {n_obj} returns, one per objective"
-                    )
+                from_url = url_state.url_value_as(
+                    "target",
+                    lambda text: prefs.parse_vector_or_none(text, n_obj),
+                    f"expected {n_obj} returns, one per objective",
+                )
                 start = own_target if from_url is None else from_url
                 for key, value in zip(keys, start, strict=True):
                     st.session_state[key] = float(round(value, 1))

@@ -116,12 +116,11 @@ if sidebar.need(ctx):
 
                 keys = [f"ref_{index}" for index in range(spec.n_obj)]
                 if any(key not in st.session_state for key in keys):
-                    asked = url_state.url_value("ref")
-                    start = prefs.parse_vector_or_none(asked, spec.n_obj)
-                    if asked is not None and start is None:
-                        url_state.note_ignored(
-                            "ref", asked, f"expected {spec.n_obj} values, one per objective"
-                        )
+                    start = url_state.url_value_as(
+                        "ref",
+                        lambda text: prefs.parse_vector_or_none(text, spec.n_obj),
+                        f"expected {spec.n_obj} values, one per objective",
+                    )
                     if start is None:
                         start = np.asarray(spec.reference_point, dtype=np.float64)
                     for key, value in zip(keys, start, strict=True):

@@ -10,7 +10,7 @@ import streamlit as st
 
 from core.envs import EnvSpec
 from dashboard import preferences as prefs
-from dashboard.url_state import note_ignored, request_change, set_url, url_value
+from dashboard.url_state import request_change, set_url, url_value_as
 from dashboard.widgets.charts import clicked_points
 
 
@@ -19,10 +19,11 @@ def current_preference(n_obj: int, granularity: int) -> np.ndarray:
     stored = st.session_state.get("preference")
     if stored is not None and len(stored) == n_obj:
         return np.asarray(stored, dtype=np.float64)
-    asked = url_value("pref")
-    from_url = prefs.parse_preference(asked, n_obj, granularity)
-    if asked is not None and from_url is None:
-        note_ignored("pref", asked, f"expected {n_obj} weights, one per objective")
+    from_url = url_value_as(
+        "pref",
+        lambda text: prefs.parse_preference(text, n_obj, granularity),
+        f"expected {n_obj} weights, one per objective",
+    )
     value = from_url if from_url is not None else prefs.snap(prefs.uniform(n_obj), granularity)
     st.session_state["preference"] = tuple(map(float, value))
     return value
