@@ -95,7 +95,7 @@ def rollout_batch(
         initial_targets = np.asarray(agent.initial_target(preferences), dtype=np.float64)
     else:
         initial_targets = np.asarray(targets, dtype=np.float64)
-        if initial_targets.ndim == 1:
+        if initial_targets.shape == (spec.n_obj,):  # one target for every episode
             initial_targets = np.broadcast_to(initial_targets, (batch_size, spec.n_obj)).copy()
         if (
             initial_targets.shape != (batch_size, spec.n_obj)

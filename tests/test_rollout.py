@@ -70,6 +70,7 @@ def test_nan_actions_end_only_their_rows_as_diverged() -> None:
         (np.array([[np.nan, 1.0]]), [0], None, "finite"),
         (np.array([[0.5, 0.5]]), [0, 1], None, "seeds"),
         (np.array([[0.5, 0.5]]), [0], np.array([[1.0, 2.0, 3.0]]), "targets"),
+        (np.array([[0.5, 0.5]]), [0], np.array([1.0, 2.0, 3.0]), "targets"),
         # The values, not only a shape: "(1, 2)" would not say what was wrong.
         (np.array([[0.5, 0.5]]), [0], np.array([[1e308, np.inf]]), r"\[\[1\.e\+308 +inf\]\]"),
     ],
