@@ -1,4 +1,5 @@
-"""Offscreen rendering of rollouts: GL backend choice, the renderer and frame streams.
+"""Offscreen rendering of rollouts: GL backend choice, the renderer and frame streams, and
+frames of envs that draw themselves (`core.render.env_frames`).
 
 Importing this package does not import mujoco, so an entry point can call
 ``core.render.ensure_gl_backend()`` before anything else does (see `core.render.backend`);
@@ -13,6 +14,13 @@ from typing import TYPE_CHECKING, Any
 from core.render.backend import RenderingUnavailable, ensure_gl_backend
 
 if TYPE_CHECKING:
+    from core.render.env_frames import (
+        EnvFrames,
+        env_id_renders_rgb,
+        fit_frame,
+        renders_rgb,
+        text_frame,
+    )
     from core.render.frames import (
         FrameRecord,
         caption_lines,
@@ -24,6 +32,11 @@ if TYPE_CHECKING:
     from core.render.renderer import DEFAULT_SIZE, FrameRenderer
 
 _LAZY_NAMES = {
+    "EnvFrames": "core.render.env_frames",
+    "env_id_renders_rgb": "core.render.env_frames",
+    "fit_frame": "core.render.env_frames",
+    "renders_rgb": "core.render.env_frames",
+    "text_frame": "core.render.env_frames",
     "DEFAULT_SIZE": "core.render.renderer",
     "FrameRenderer": "core.render.renderer",
     "FrameRecord": "core.render.frames",
@@ -44,13 +57,18 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "DEFAULT_SIZE",
+    "EnvFrames",
     "FrameRecord",
     "FrameRenderer",
     "RenderingUnavailable",
     "caption_lines",
     "default_every",
     "ensure_gl_backend",
+    "env_id_renders_rgb",
+    "fit_frame",
     "playback_fps",
+    "renders_rgb",
     "side_by_side",
     "stream_frames",
+    "text_frame",
 ]
