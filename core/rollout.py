@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import gymnasium as gym
 import mujoco
 import numpy as np
 
-from core.agents.base import Agent
+from core.agents.base import Agent, AgentSpec
 from core.envs import EnvSpec, get_spec
 from core.errors import ParetoscopeError
 from core.steppers import make_batch_stepper
@@ -29,12 +30,13 @@ class BatchRollout:
     preferences: np.ndarray  # (B, n_obj)
     targets: np.ndarray  # (B, n_obj) initial targets the agent was asked for
     seeds: np.ndarray  # (B,)
-    returns: np.ndarray  # (B, n_obj) undiscounted return per objective
+    returns: np.ndarray  # (B, n_obj) return per objective, discounted by `gamma`
     lengths: np.ndarray  # (B,) env steps taken
     terminated: np.ndarray  # (B,) ended by the env's own rule (fell, flipped), not the horizon
     diverged: np.ndarray  # (B,) stopped because the state, reward or action was not finite
     # Per row, when recorded: observations, actions, next_observations, raw_rewards, terminals.
     trajectories: list[dict[str, np.ndarray]] | None = None
+    gamma: float = 1.0  # the discount of `returns` (1: undiscounted)
 
 
 def check_preferences(preferences: np.ndarray, n_obj: int, name: str = "preferences") -> np.ndarray:
@@ -54,20 +56,81 @@ def check_preferences(preferences: np.ndarray, n_obj: int, name: str = "preferen
 
 
 def check_agent_fits(agent: Agent, env_id: str) -> None:
-    """Refuse, before any step, an agent whose dims or objective count differ from the env's."""
+    """Refuse, before any step, an agent whose spaces or objective count differ from the env's."""
     spec = get_spec(env_id)
     agent_spec = agent.spec
-    for field, expected in (
-        ("n_obj", spec.n_obj),
-        ("obs_dim", spec.obs_dim),
-        ("act_dim", spec.act_dim),
-    ):
-        actual = getattr(agent_spec, field)
-        if actual != expected:
+    made_for = f"agent made for {agent_spec.env_id}"
+    if agent_spec.n_obj != spec.n_obj:
+        raise ParetoscopeError(
+            f"{made_for} has n_obj={agent_spec.n_obj}, but {env_id} has n_obj={spec.n_obj}"
+        )
+    agent_actions = agent_action_space(agent_spec)
+    if agent_actions != spec.describe_actions():
+        raise ParetoscopeError(
+            f"{made_for} acts in {agent_actions}, but {env_id}'s action space is "
+            f"{spec.describe_actions()}"
+        )
+    agent_shape = tuple(getattr(agent_spec, "obs_shape", None) or (agent_spec.obs_dim,))
+    if agent_shape != spec.obs_shape:
+        raise ParetoscopeError(
+            f"{made_for} reads observations of shape {agent_shape}, but {env_id}'s are "
+            f"{spec.obs_shape}"
+        )
+
+
+def agent_action_space(agent_spec: AgentSpec) -> str:
+    """An agent's action space in the words `EnvSpec.describe_actions` uses."""
+    n_actions = getattr(agent_spec, "n_actions", None)
+    return f"Discrete({n_actions})" if n_actions is not None else f"Box({agent_spec.act_dim},)"
+
+
+def check_actions(actions: np.ndarray, spec: EnvSpec, batch_size: int) -> np.ndarray:
+    """The agent's actions as an array of the env's action shape; a wrong shape or a discrete
+    action out of range is the agent's bug and raises (a non-finite continuous one does not:
+    that row stops, marked diverged)."""
+    array = np.asarray(actions)
+    expected = (batch_size, *spec.action_shape)
+    if spec.discrete and array.shape == (batch_size, 1):
+        array = array[:, 0]  # (B, 1) is a common way to write B discrete actions
+    if array.shape != expected:
+        raise ParetoscopeError(
+            f"agent returned actions of shape {array.shape}, expected {expected}"
+        )
+    if not spec.discrete:
+        return array.astype(np.float64)
+    if not np.issubdtype(array.dtype, np.integer):
+        rounded = np.rint(array) if np.isfinite(array).all() else array
+        if not np.array_equal(rounded, array):
             raise ParetoscopeError(
-                f"agent made for {agent_spec.env_id} has {field}={actual}, "
-                f"but {env_id} has {field}={expected}"
+                f"agent returned non-integer discrete actions for {spec.id} "
+                f"({spec.describe_actions()}): {np.array2string(array, threshold=8)}"
             )
+        array = rounded
+    bad = (array < 0) | (array >= spec.n_actions)
+    if bad.any():
+        raise ParetoscopeError(
+            f"agent returned action {array[bad][0]!r} for {spec.id}, whose actions are "
+            f"0 to {spec.n_actions - 1} ({spec.describe_actions()})"
+        )
+    return array.astype(np.int64)
+
+
+def check_horizon(horizon: int | None, spec: EnvSpec) -> int:
+    """The episode length to run: the env's horizon by default, at most `spec.max_horizon`."""
+    steps = spec.horizon if horizon is None else int(horizon)
+    if not 1 <= steps <= spec.max_horizon:
+        raise ParetoscopeError(
+            f"horizon: expected 1 to {spec.max_horizon} steps for {spec.id}, got {steps}"
+        )
+    return steps
+
+
+def seed_agent_rows(agent: Agent, seeds: np.ndarray) -> None:
+    """Hand each row's episode seed to an agent that draws random numbers (`seed_rows`), so a
+    row's actions depend on its seed only, not on the batch it runs in."""
+    seed_rows = getattr(agent, "seed_rows", None)
+    if callable(seed_rows):
+        seed_rows(np.asarray(seeds, dtype=np.int64))
 
 
 def rollout_batch(
@@ -79,10 +142,13 @@ def rollout_batch(
     horizon: int | None = None,
     record: bool = False,
     threads: int = 1,
+    gamma: float = 1.0,
 ) -> BatchRollout:
     """Run one episode per row; `targets` default to the agent's initial target per preference.
 
     `threads` > 1 steps the physics of D4MORL rows on that many threads (same results).
+    `gamma` discounts the returns: the reward of step t (from 0) counts gamma**t. Targets stay
+    undiscounted: they are what the agent is asked to collect.
     """
     spec = get_spec(env_id)
     check_agent_fits(agent, env_id)
@@ -106,16 +172,14 @@ def rollout_batch(
                 f"got shape {initial_targets.shape}: "
                 f"{np.array2string(initial_targets, threshold=8)}"
             )
-    horizon = spec.horizon if horizon is None else int(horizon)
-    if not 1 <= horizon <= spec.horizon:
-        raise ParetoscopeError(
-            f"horizon: expected 1 to {spec.horizon} steps for {env_id}, got {horizon}"
-        )
+    horizon = check_horizon(horizon, spec)
+    gamma = check_gamma(gamma)
 
     stepper = make_batch_stepper(spec, batch_size, threads)
     try:
         observations = stepper.reset(seeds_array)
         agent.reset(batch_size)
+        seed_agent_rows(agent, seeds_array)
         remaining = initial_targets.copy()
         returns = np.zeros((batch_size, spec.n_obj))
         lengths = np.zeros(batch_size, dtype=np.int64)
@@ -126,15 +190,12 @@ def rollout_batch(
             {key: [] for key in _TRAJECTORY_KEYS} for _ in range(batch_size)
         ]
 
-        for _ in range(horizon):
-            actions = np.asarray(agent.act(observations, preferences, remaining), dtype=np.float64)
-            if actions.shape != (batch_size, spec.act_dim):
-                raise ParetoscopeError(
-                    f"agent returned actions of shape {actions.shape}, "
-                    f"expected ({batch_size}, {spec.act_dim})"
-                )
+        for step_index in range(horizon):
+            actions = check_actions(
+                agent.act(observations, preferences, remaining), spec, batch_size
+            )
             # A row whose action is not finite stops here, marked diverged; the others go on.
-            bad_action = active & ~np.isfinite(actions).all(axis=1)
+            bad_action = active & ~np.isfinite(actions.reshape(batch_size, -1)).all(axis=1)
             diverged |= bad_action
             active &= ~bad_action
             rows = np.flatnonzero(active)
@@ -147,7 +208,7 @@ def rollout_batch(
             good_rows = rows[ok]
             rewards = step.rewards[ok].astype(np.float64)
             lengths[good_rows] += 1
-            returns[good_rows] += rewards
+            returns[good_rows] += rewards * gamma**step_index
             remaining[good_rows] -= rewards
             if record:
                 for index, row in enumerate(rows):
@@ -163,6 +224,8 @@ def rollout_batch(
             ended = good_rows[step.terminated[ok]]
             terminated[ended] = True
             active[ended] = False
+            if step.truncated is not None:  # the env's own time limit: over, but not "fell"
+                active[good_rows[step.truncated[ok]]] = False
             if not active.any():
                 break
         trajectories = None
@@ -181,7 +244,19 @@ def rollout_batch(
         terminated=terminated,
         diverged=diverged,
         trajectories=trajectories,
+        gamma=gamma,
     )
+
+
+def check_gamma(gamma: float) -> float:
+    """A discount factor in (0, 1], or a ParetoscopeError saying what was given."""
+    try:
+        value = float(gamma)
+    except (TypeError, ValueError):
+        raise ParetoscopeError(f"gamma: expected a number in (0, 1], got {gamma!r}") from None
+    if not (0.0 < value <= 1.0):
+        raise ParetoscopeError(f"gamma: expected a number in (0, 1], got {gamma!r}")
+    return value
 
 
 _TRAJECTORY_KEYS = ("observations", "actions", "next_observations", "raw_rewards", "terminals")
@@ -190,15 +265,17 @@ _TRAJECTORY_KEYS = ("observations", "actions", "next_observations", "raw_rewards
 def _finish_trajectory(buffer: dict[str, list[np.ndarray]], spec: EnvSpec) -> dict[str, np.ndarray]:
     """Stack one row's steps; the last step is terminal, as in D4MORL (also at the horizon)."""
     widths = {
-        "observations": (spec.obs_dim,),
-        "actions": (spec.act_dim,),
-        "next_observations": (spec.obs_dim,),
+        "observations": spec.obs_shape,
+        "actions": spec.action_shape,
+        "next_observations": spec.obs_shape,
         "raw_rewards": (spec.n_obj,),
         "terminals": (),
     }
     trajectory = {}
     for key, width in widths.items():
-        dtype = bool if key == "terminals" else np.float64
+        dtype: type = bool if key == "terminals" else np.float64
+        if key == "actions" and spec.discrete:
+            dtype = np.int64
         steps = buffer[key]
         trajectory[key] = (
             np.stack(steps).astype(dtype) if steps else np.zeros((0, *width), dtype=dtype)
@@ -224,6 +301,8 @@ class StepRecord:
     # The live simulation after this step, for rendering: valid only until the next record.
     model: mujoco.MjModel | None = None
     data: mujoco.MjData | None = None
+    # The live env, for an env that draws itself (`env.render()`): valid as long as `model`.
+    env: gym.Env | None = None
 
 
 def stream_rollout(
@@ -233,8 +312,13 @@ def stream_rollout(
     seed: int,
     target: np.ndarray | None = None,
     horizon: int | None = None,
+    render: bool = False,
 ) -> Iterator[StepRecord]:
-    """One episode as a stream of `StepRecord`s; the same episode `rollout_batch` gives a row."""
+    """One episode as a stream of `StepRecord`s; the same episode `rollout_batch` gives a row.
+
+    `render`: the caller draws frames, so envs that draw themselves are made to (rgb_array).
+    Returns are undiscounted here: a stream shows what the episode collects.
+    """
     spec = get_spec(env_id)
     check_agent_fits(agent, env_id)
     preferences = check_preferences(preference, spec.n_obj)
@@ -249,20 +333,17 @@ def stream_rollout(
                 f"target: expected {spec.n_obj} finite values, got "
                 f"{np.array2string(initial.ravel(), threshold=8)}"
             )
-    horizon = spec.horizon if horizon is None else int(horizon)
-    if not 1 <= horizon <= spec.horizon:
-        raise ParetoscopeError(
-            f"horizon: expected 1 to {spec.horizon} steps for {env_id}, got {horizon}"
-        )
-    stepper = make_batch_stepper(spec, 1)
+    horizon = check_horizon(horizon, spec)
+    stepper = make_batch_stepper(spec, 1, render=render)
     try:
         observations = stepper.reset(np.array([seed]))
         agent.reset(1)
+        seed_agent_rows(agent, np.array([seed]))
         remaining = initial.copy()
         total = np.zeros(spec.n_obj)
         only_row = np.array([0])
         for step_index in range(1, horizon + 1):
-            actions = np.asarray(agent.act(observations, preferences, remaining), dtype=np.float64)
+            actions = check_actions(agent.act(observations, preferences, remaining), spec, 1)
             if not np.isfinite(actions).all():
                 yield StepRecord(
                     step_index,
@@ -284,8 +365,10 @@ def stream_rollout(
                 remaining[0] -= reward
                 observations[0] = step.observations[0]
             terminated = bool(step.terminated[0]) and not diverged
-            done = diverged or terminated or step_index == horizon
-            model, data = stepper.simulation(0)
+            truncated = step.truncated is not None and bool(step.truncated[0])
+            done = diverged or terminated or truncated or step_index == horizon
+            simulation = stepper.simulation(0)
+            model, data = simulation if simulation is not None else (None, None)
             yield StepRecord(
                 step_index,
                 step.observations[0].copy(),
@@ -298,6 +381,7 @@ def stream_rollout(
                 diverged=diverged,
                 model=model,
                 data=data,
+                env=stepper.live_env(0),
             )
             if done:
                 return

@@ -3,17 +3,23 @@
 Two implementations of one small interface (`reset`, `step`):
 - `D4MORLBatch` steps `mujoco.MjData` directly with the D4MORL formulas applied to the whole
   batch at once: the same numbers as `make_env(...).step`, without gymnasium's per-step cost;
-- `GymnasiumBatch` steps one `make_env` environment per row (MO-Gymnasium tasks).
+- `GymnasiumBatch` steps one `make_env` environment per row (MO-Gymnasium tasks), whatever
+  their spaces: discrete actions, image observations, `Dict` observations (flattened).
 """
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
+import gymnasium as gym
 import mujoco
 import numpy as np
+from gymnasium import spaces
 from gymnasium.utils import seeding
 
 from core.envs import EnvSpec, make_env
@@ -26,11 +32,13 @@ class BatchStep:
     """What one env step gave the `rows` that were stepped (arrays aligned with `rows`)."""
 
     rows: np.ndarray  # (K,) indices of the stepped rows
-    observations: np.ndarray  # (K, obs_dim) float64
-    actions: np.ndarray  # (K, act_dim) the actions after clipping to the bounds
+    observations: np.ndarray  # (K, *obs_shape): float64, or uint8 for images
+    actions: np.ndarray  # (K, act_dim) clipped to the bounds, or (K,) discrete actions
     rewards: np.ndarray  # (K, n_obj) as the env hands them out (float32 values)
     terminated: np.ndarray  # (K,) bool: ended by the env's rule
     finite: np.ndarray  # (K,) bool: state and reward are finite
+    # (K,) bool: the env cut the episode itself (its own time limit or duration).
+    truncated: np.ndarray | None = None
 
 
 class BatchStepper(Protocol):
@@ -38,8 +46,13 @@ class BatchStepper(Protocol):
 
     def step(self, actions: np.ndarray, rows: np.ndarray) -> BatchStep: ...
 
-    def simulation(self, row: int) -> tuple[mujoco.MjModel, mujoco.MjData]:
-        """The live MuJoCo model and data of `row` (for rendering; valid until the next step)."""
+    def simulation(self, row: int) -> tuple[mujoco.MjModel, mujoco.MjData] | None:
+        """The live MuJoCo model and data of `row` (for rendering; valid until the next step),
+        or None for an env that paretoscope's renderer does not draw."""
+        ...
+
+    def live_env(self, row: int) -> gym.Env | None:
+        """The gymnasium env of `row`, for envs that draw themselves (`env.render()`)."""
         ...
 
     def close(self) -> None: ...
@@ -114,8 +127,11 @@ class D4MORLBatch:
         )
         return BatchStep(rows, observations, clipped, rewards, terminated, finite)
 
-    def simulation(self, row: int) -> tuple[mujoco.MjModel, mujoco.MjData]:
+    def simulation(self, row: int) -> tuple[mujoco.MjModel, mujoco.MjData] | None:
         return self.model, self.datas[row]
+
+    def live_env(self, row: int) -> gym.Env | None:
+        return None
 
     def close(self) -> None:
         if self._pool is not None:
@@ -124,49 +140,112 @@ class D4MORLBatch:
 
 
 class GymnasiumBatch:
-    """One gymnasium environment per row, stepped in turn."""
+    """One gymnasium environment per row, stepped in turn.
 
-    def __init__(self, spec: EnvSpec, batch_size: int) -> None:
+    `render` makes the envs that draw themselves with ``render_mode="rgb_array"`` (streams that
+    show frames); rendering never changes what an env does, only whether it can draw.
+    """
+
+    def __init__(self, spec: EnvSpec, batch_size: int, render: bool = False) -> None:
         self.spec = spec
-        self.envs = [make_env(spec.id) for _ in range(batch_size)]
+        render_mode = "rgb_array" if render and spec.camera is None else None
+        self.envs = [make_env(spec.id, render_mode=render_mode) for _ in range(batch_size)]
+        space = self.envs[0].observation_space if self.envs else None
+        # A Dict observation is flattened (one-hot for its discrete parts), as agents expect.
+        self._flatten = space if isinstance(space, spaces.Dict) else None
+        self._obs_dtype = np.uint8 if _is_image(spec.obs_shape) else np.float64
         self.low = np.asarray(spec.action_low)
         self.high = np.asarray(spec.action_high)
+        self._global_random = bool(spec.extra.get("global_numpy_random"))
+        self._random_states: list[Any] = []
+
+    @contextlib.contextmanager
+    def _row_random(self, row: int) -> Iterator[None]:
+        """Numpy's global generator holds row `row`'s own state while its env runs.
+
+        For envs that draw from `np.random` (minecart's ore): an episode is then fixed by its
+        seed. The lock keeps rollouts in other threads from swapping the state meanwhile.
+        """
+        if not self._global_random:
+            yield
+            return
+        with _GLOBAL_RANDOM_LOCK:
+            outside = np.random.get_state()
+            np.random.set_state(self._random_states[row])
+            try:
+                yield
+            finally:
+                self._random_states[row] = np.random.get_state()
+                np.random.set_state(outside)
+
+    def _observation(self, observation: object) -> np.ndarray:
+        if self._flatten is not None:
+            observation = spaces.flatten(self._flatten, observation)
+        return np.asarray(observation, dtype=self._obs_dtype).reshape(self.spec.obs_shape)
 
     def reset(self, seeds: np.ndarray) -> np.ndarray:
-        return np.stack(
-            [env.reset(seed=int(seed))[0] for env, seed in zip(self.envs, seeds, strict=True)]
-        ).astype(np.float64)
+        if self._global_random:
+            self._random_states = [
+                np.random.RandomState(int(seed) % 2**32).get_state() for seed in seeds
+            ]
+        observations = []
+        for row, (env, seed) in enumerate(zip(self.envs, seeds, strict=True)):
+            with self._row_random(row):
+                observations.append(self._observation(env.reset(seed=int(seed))[0]))
+        return np.stack(observations)
 
     def step(self, actions: np.ndarray, rows: np.ndarray) -> BatchStep:
-        observations = np.empty((len(rows), self.spec.obs_dim))
-        rewards = np.empty((len(rows), self.spec.n_obj), dtype=np.float32)
+        spec = self.spec
+        observations = np.empty((len(rows), *spec.obs_shape), dtype=self._obs_dtype)
+        rewards = np.empty((len(rows), spec.n_obj), dtype=np.float32)
         terminated = np.zeros(len(rows), dtype=bool)
+        truncated = np.zeros(len(rows), dtype=bool)
+        if spec.discrete:
+            applied = actions[rows].astype(np.int64)
+        else:
+            applied = np.clip(actions[rows], self.low, self.high)
         for index, row in enumerate(rows):
-            observation, reward, term, _truncated, _ = self.envs[row].step(actions[row])
-            observations[index] = observation
-            rewards[index] = reward
+            # Continuous envs get the agent's own action (they clip it as they do for anyone).
+            action = int(applied[index]) if spec.discrete else actions[row]
+            with self._row_random(row):
+                observation, reward, term, trunc, _ = self.envs[row].step(action)
+            observations[index] = self._observation(observation)
+            rewards[index] = np.asarray(reward, dtype=np.float32)  # some envs hand out lists
             terminated[index] = term
-        finite = np.asarray(
-            np.isfinite(observations).all(axis=1) & np.isfinite(rewards).all(axis=1)
-        )
-        clipped = np.clip(actions[rows], self.low, self.high)
-        return BatchStep(rows, observations, clipped, rewards, terminated, finite)
+            truncated[index] = trunc
+        flat = observations.reshape(len(rows), -1)
+        finite = np.asarray(np.isfinite(flat).all(axis=1) & np.isfinite(rewards).all(axis=1))
+        return BatchStep(rows, observations, applied, rewards, terminated, finite, truncated)
 
-    def simulation(self, row: int) -> tuple[mujoco.MjModel, mujoco.MjData]:
+    def simulation(self, row: int) -> tuple[mujoco.MjModel, mujoco.MjData] | None:
+        if self.spec.camera is None:
+            return None
         unwrapped = self.envs[row].unwrapped
         return unwrapped.model, unwrapped.data  # type: ignore[attr-defined]
+
+    def live_env(self, row: int) -> gym.Env | None:
+        return self.envs[row] if self.spec.camera is None else None
 
     def close(self) -> None:
         for env in self.envs:
             env.close()
 
 
-def make_batch_stepper(spec: EnvSpec, batch_size: int, threads: int = 1) -> BatchStepper:
+_GLOBAL_RANDOM_LOCK = threading.Lock()
+
+
+def _is_image(shape: tuple[int, ...]) -> bool:
+    return len(shape) == 3 and shape[-1] in (1, 3, 4)
+
+
+def make_batch_stepper(
+    spec: EnvSpec, batch_size: int, threads: int = 1, render: bool = False
+) -> BatchStepper:
     """The fastest stepper that reproduces `make_env(spec.id)` exactly.
 
     `threads` > 1 steps D4MORL rows on that many threads (MuJoCo releases the GIL); MO-Gymnasium
-    environments are always stepped in turn.
+    environments are always stepped in turn. `render`: the stream will draw frames.
     """
     if spec.family == "d4morl":
         return D4MORLBatch(spec, batch_size, threads)
-    return GymnasiumBatch(spec, batch_size)
+    return GymnasiumBatch(spec, batch_size, render)

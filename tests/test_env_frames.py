@@ -158,12 +158,6 @@ def test_bad_values_and_sizes_are_refused() -> None:
         fit_frame(two_colours(), "big")  # type: ignore[arg-type]
 
 
-def test_default_size_matches_the_mujoco_renderer() -> None:
-    from core.render.renderer import DEFAULT_SIZE as RENDERER_SIZE
-
-    assert DEFAULT_SIZE == RENDERER_SIZE
-
-
 # --- text_frame ----------------------------------------------------------------------------
 
 

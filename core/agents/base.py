@@ -4,16 +4,20 @@ Contract (every kind keeps it):
 - ``reset(batch_size)`` starts B independent episodes (one per batch row).
 - ``act(observations, preferences, targets) -> actions`` is called once per env step for the
   whole batch:
-    observations  (B, obs_dim)  raw env observations (no normalisation: that is the agent's job);
+    observations  (B, *obs_shape) raw env observations (no normalisation: that is the agent's
+                                job); (B, obs_dim) for vector observations, images as they are;
     preferences   (B, n_obj)    non-negative, each row sums to 1;
     targets       (B, n_obj)    the return still to collect per objective, in the env's own
                                 reward units (at the first step: the initial target);
-  and returns actions (B, act_dim) ready for ``env.step`` (already scaled to the action bounds).
+  and returns actions (B, act_dim) ready for ``env.step`` (already scaled to the action bounds),
+  or (B,) integers in [0, n) for a Discrete(n) action space.
   Row i's actions depend only on row i's inputs. Stateful agents (decision transformers) keep
   their context per row and infer each step's reward from how the row's target shrank.
 - ``initial_target(preferences)`` gives the return a return-conditioned agent should be asked
   for at a preference (the linear model its training data implies); agents that ignore targets
   return zeros.
+- ``seed_rows(seeds)`` (optional): agents that draw random numbers get each row's episode seed
+  after ``reset``, so a row's actions depend on its seed alone, not on the batch around it.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import numpy as np
 from core.envs import EnvSpec, get_spec
 from core.errors import ParetoscopeError
 
-AgentKind = Literal["morvs", "bc", "modt", "policy_set"]
+AgentKind = Literal["morvs", "bc", "modt", "policy_set", "random"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,10 @@ class AgentSpec:
     act_dim: int
     kind: AgentKind
     conditioning: Conditioning
+    # Discrete agents: the number of actions they choose from (act_dim is then 1).
+    n_actions: int | None = None
+    # Observations that are not flat vectors (images): their shape; None means (obs_dim,).
+    obs_shape: tuple[int, ...] | None = None
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)

@@ -1,7 +1,10 @@
-"""Environment specs and construction: `get_spec`, `list_specs`, `make_env`."""
+"""Environment specs and construction: `register`, `get_spec`, `list_specs`, `make_env`."""
 
-from core.envs.registry import REGISTRY, get_spec, list_specs, make_env
+from core.envs.builtin import register_builtin
+from core.envs.registry import REGISTRY, get_spec, list_ids, list_specs, make_env, register
 from core.envs.spec import CameraSpec, EnvSpec, Family, Objective
+
+register_builtin()
 
 __all__ = [
     "REGISTRY",
@@ -10,6 +13,8 @@ __all__ = [
     "Family",
     "Objective",
     "get_spec",
+    "list_ids",
     "list_specs",
     "make_env",
+    "register",
 ]

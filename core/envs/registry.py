@@ -1,260 +1,146 @@
 """The one registry of environments and the one way to build them: `make_env(env_id)`.
 
-Two families, and every id says which it belongs to:
-- ``MO-*-v2`` / ``MO-Hopper-v3``: the D4MORL tasks of the PEDA paper (500 steps), rebuilt on
-  today's MuJoCo in `core.envs.d4morl`;
-- ``mo-*-v5``: MO-Gymnasium's own tasks (1000 steps), passed through unchanged.
+Gymnasium style: `register(env_id, spec, make=...)` adds an id; `get_spec`, `list_specs` and
+`make_env` read it. A spec may be given as a function that builds it, called the first time the
+spec is asked for: MO-Gymnasium's classic tasks read their spaces from the env itself, and
+building all forty envs at import would cost seconds nobody asked for.
+
+What is registered by default (`core.envs.builtin`): the D4MORL tasks of the PEDA paper
+(``MO-*-v2``, ``MO-Hopper-v3``: 500 steps, rebuilt on today's MuJoCo in `core.envs.d4morl`) and
+every MO-Gymnasium id but ``mo-supermario-v0`` (passed through `mo_gymnasium.make` unchanged).
 """
 
 from __future__ import annotations
 
+import difflib
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from core.envs.spec import CameraSpec, EnvSpec, Objective
+from core.envs.spec import EnvSpec, Family
 from core.errors import ParetoscopeError
 
 if TYPE_CHECKING:
     import gymnasium as gym
 
-_ENERGY_NOTE = "reward for spending little control effort"
-
-_D4MORL_REFERENCE = (
-    "origin, as PEDA and PGMORL (points with a negative coordinate count for nothing)"
-)
-_MORL_BASELINES_REFERENCE = "-100 per objective, as MORL-Baselines uses for MuJoCo tasks"
+SpecSource = EnvSpec | Callable[[], EnvSpec]
+EnvFactory = Callable[..., "gym.Env"]
 
 
-def _d4morl(
+@dataclass
+class Registration:
+    """One registered id: its family, its spec (or how to build it) and how to make the env."""
+
+    env_id: str
+    family: Family
+    source: SpecSource
+    make: EnvFactory | None  # None: `mo_gymnasium.make(env_id)`
+    _spec: EnvSpec | None = None
+
+    def spec(self) -> EnvSpec:
+        if self._spec is None:
+            with _lock:
+                if self._spec is None:
+                    built = self.source if isinstance(self.source, EnvSpec) else self.source()
+                    if built.id != self.env_id or built.family != self.family:
+                        raise ParetoscopeError(
+                            f"register: the spec built for {self.env_id!r} ({self.family}) "
+                            f"says {built.id!r} ({built.family})"
+                        )
+                    self._spec = built
+        return self._spec
+
+
+class _Registry:
+    """Registrations by id, in registration order; `in` and iteration work on the ids."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, Registration] = {}
+
+    def __contains__(self, env_id: object) -> bool:
+        return env_id in self._entries
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def add(self, registration: Registration, replace: bool) -> None:
+        if registration.env_id in self._entries and not replace:
+            raise ParetoscopeError(
+                f"register: {registration.env_id!r} is already registered (pass replace=True)"
+            )
+        self._entries[registration.env_id] = registration
+
+    def entry(self, env_id: str) -> Registration:
+        try:
+            return self._entries[env_id]
+        except (KeyError, TypeError):
+            raise ParetoscopeError(_unknown_id_message(env_id, list(self._entries))) from None
+
+    def entries(self) -> list[Registration]:
+        return list(self._entries.values())
+
+
+REGISTRY = _Registry()
+_lock = threading.RLock()
+
+
+def register(
     env_id: str,
-    objectives: tuple[Objective, ...],
-    obs_dim: int,
-    act_dim: int,
-    dt: float,
-    camera: CameraSpec,
-    action_bound: tuple[float, ...] | None = None,
-    description: str = "",
-) -> EnvSpec:
-    bound = action_bound if action_bound is not None else (1.0,) * act_dim
-    return EnvSpec(
-        id=env_id,
-        family="d4morl",
-        objectives=objectives,
-        obs_dim=obs_dim,
-        act_dim=act_dim,
-        horizon=500,
-        dt=dt,
-        reference_point=(0.0,) * len(objectives),
-        reference_point_source=_D4MORL_REFERENCE,
-        camera=camera,
-        action_low=tuple(-b for b in bound),
-        action_high=bound,
-        description=description,
-    )
+    spec: SpecSource,
+    make: EnvFactory | None = None,
+    family: Family | None = None,
+    replace: bool = False,
+) -> None:
+    """Add `env_id` to the registry.
+
+    `spec` is an `EnvSpec` or a function returning one (called once, when first needed; then
+    `family` must be given). `make(render_mode=..., **kwargs)` builds the env; by default
+    `mo_gymnasium.make(env_id, ...)`. An id registered twice is refused unless `replace`.
+    """
+    if not isinstance(env_id, str) or not env_id:
+        raise ParetoscopeError(f"register: expected a non-empty id, got {env_id!r}")
+    if isinstance(spec, EnvSpec):
+        family = spec.family
+    elif family is None:
+        raise ParetoscopeError(f"register: {env_id!r} needs its family when the spec is lazy")
+    REGISTRY.add(Registration(env_id, family, spec, make), replace)
 
 
-def _mo_gymnasium(
-    env_id: str,
-    objectives: tuple[Objective, ...],
-    obs_dim: int,
-    act_dim: int,
-    dt: float,
-    camera: CameraSpec,
-    description: str = "",
-) -> EnvSpec:
-    return EnvSpec(
-        id=env_id,
-        family="mo-gymnasium",
-        objectives=objectives,
-        obs_dim=obs_dim,
-        act_dim=act_dim,
-        horizon=1000,
-        dt=dt,
-        reference_point=(-100.0,) * len(objectives),
-        reference_point_source=_MORL_BASELINES_REFERENCE,
-        camera=camera,
-        action_low=(-1.0,) * act_dim,
-        action_high=(1.0,) * act_dim,
-        description=description,
-    )
+def list_ids(family: Family | None = None) -> list[str]:
+    """Registered ids (of one family), in registration order; builds no spec."""
+    return [entry.env_id for entry in REGISTRY.entries() if family in (None, entry.family)]
 
 
-_CHEETAH_CAMERA = CameraSpec(body="torso", distance=4.0, elevation=-20.0)
-_HOPPER_CAMERA = CameraSpec(body="torso", distance=3.0, elevation=-20.0, lookat_height=0.0)
-_WALKER_CAMERA = CameraSpec(body="torso", distance=4.0, elevation=-20.0, lookat_height=-0.2)
-_ANT_CAMERA = CameraSpec(body="torso", distance=6.0, elevation=-35.0)
-_SWIMMER_CAMERA = CameraSpec(body="mid", distance=4.5, elevation=-45.0)
-
-_ENERGY = Objective("energy", None, _ENERGY_NOTE)
-# MO-Gymnasium's control cost objective is negative: minus the sum of squared actions.
-_CONTROL = Objective("energy", None, "minus the sum of squared actions")
-
-_SPECS: tuple[EnvSpec, ...] = (
-    # --- D4MORL (PEDA, ICLR 2023): objective formulas in core.envs.d4morl -------------------
-    _d4morl(
-        "MO-HalfCheetah-v2",
-        (Objective("run", "m/s", "forward speed (capped at 4) + 1"), _ENERGY),
-        obs_dim=17,
-        act_dim=6,
-        dt=0.05,
-        camera=_CHEETAH_CAMERA,
-        description="HalfCheetah: run fast vs save energy",
-    ),
-    _d4morl(
-        "MO-Hopper-v2",
-        (
-            Objective("run", "m/s", "1.5 x forward speed + alive bonus"),
-            Objective("jump", "m", "12 x height gain + alive bonus"),
-        ),
-        obs_dim=11,
-        act_dim=3,
-        dt=0.01,
-        camera=_HOPPER_CAMERA,
-        action_bound=(2.0, 2.0, 4.0),
-        description="Hopper: run forward vs jump high",
-    ),
-    _d4morl(
-        "MO-Hopper-v3",
-        (
-            Objective("run", "m/s", "1.5 x forward speed + 1"),
-            Objective("jump", "m", "12 x height gain + 1"),
-            _ENERGY,
-        ),
-        obs_dim=11,
-        act_dim=3,
-        dt=0.01,
-        camera=_HOPPER_CAMERA,
-        action_bound=(2.0, 2.0, 4.0),
-        description="Hopper: run forward vs jump high vs save energy",
-    ),
-    _d4morl(
-        "MO-Walker2d-v2",
-        (Objective("speed", "m/s", "forward speed + 1"), _ENERGY),
-        obs_dim=17,
-        act_dim=6,
-        dt=0.008,
-        camera=_WALKER_CAMERA,
-        description="Walker2d: walk fast vs save energy",
-    ),
-    _d4morl(
-        "MO-Ant-v2",
-        (
-            Objective("x_velocity", "m/s", "speed along x + alive/energy term"),
-            Objective("y_velocity", "m/s", "speed along y + alive/energy term"),
-        ),
-        obs_dim=27,
-        act_dim=8,
-        dt=0.05,
-        camera=_ANT_CAMERA,
-        description="Ant: move along x vs along y",
-    ),
-    _d4morl(
-        "MO-Swimmer-v2",
-        (Objective("forward", "m/s", "forward speed"), _ENERGY),
-        obs_dim=8,
-        act_dim=2,
-        dt=0.04,
-        camera=_SWIMMER_CAMERA,
-        description="Swimmer: swim fast vs save energy",
-    ),
-    # --- MO-Gymnasium v5 (1000 steps), passed through -----------------------------------------
-    _mo_gymnasium(
-        "mo-halfcheetah-v5",
-        (Objective("velocity", "m/s"), _CONTROL),
-        obs_dim=17,
-        act_dim=6,
-        dt=0.05,
-        camera=_CHEETAH_CAMERA,
-        description="MO-Gymnasium HalfCheetah: velocity vs energy",
-    ),
-    _mo_gymnasium(
-        "mo-hopper-v5",
-        (
-            Objective("velocity", "m/s"),
-            Objective("height", "m", "10 x height"),
-            _CONTROL,
-        ),
-        obs_dim=11,
-        act_dim=3,
-        dt=0.008,
-        camera=_HOPPER_CAMERA,
-        description="MO-Gymnasium Hopper: velocity vs height vs energy",
-    ),
-    _mo_gymnasium(
-        "mo-hopper-2obj-v5",
-        (Objective("velocity", "m/s"), Objective("height", "m", "10 x height")),
-        obs_dim=11,
-        act_dim=3,
-        dt=0.008,
-        camera=_HOPPER_CAMERA,
-        description="MO-Gymnasium Hopper: velocity vs height",
-    ),
-    _mo_gymnasium(
-        "mo-walker2d-v5",
-        (Objective("velocity", "m/s"), _CONTROL),
-        obs_dim=17,
-        act_dim=6,
-        dt=0.008,
-        camera=_WALKER_CAMERA,
-        description="MO-Gymnasium Walker2d: velocity vs energy",
-    ),
-    _mo_gymnasium(
-        "mo-ant-v5",
-        (
-            Objective("x_velocity", "m/s"),
-            Objective("y_velocity", "m/s"),
-            _CONTROL,
-        ),
-        obs_dim=105,
-        act_dim=8,
-        dt=0.05,
-        camera=_ANT_CAMERA,
-        description="MO-Gymnasium Ant: x velocity vs y velocity vs energy",
-    ),
-    _mo_gymnasium(
-        "mo-ant-2obj-v5",
-        (Objective("x_velocity", "m/s"), Objective("y_velocity", "m/s")),
-        obs_dim=105,
-        act_dim=8,
-        dt=0.05,
-        camera=_ANT_CAMERA,
-        description="MO-Gymnasium Ant: x velocity vs y velocity",
-    ),
-    _mo_gymnasium(
-        "mo-swimmer-v5",
-        (Objective("velocity", "m/s"), _CONTROL),
-        obs_dim=8,
-        act_dim=2,
-        dt=0.04,
-        camera=_SWIMMER_CAMERA,
-        description="MO-Gymnasium Swimmer: velocity vs energy",
-    ),
-)
-
-REGISTRY: dict[str, EnvSpec] = {spec.id: spec for spec in _SPECS}
-
-
-def list_specs() -> list[EnvSpec]:
-    """All registered environments, D4MORL first, in registration order."""
-    return list(REGISTRY.values())
+def list_specs(family: Family | None = None) -> list[EnvSpec]:
+    """All registered specs (of one family), D4MORL first, in registration order."""
+    return [entry.spec() for entry in REGISTRY.entries() if family in (None, entry.family)]
 
 
 def get_spec(env_id: str) -> EnvSpec:
-    """The spec of `env_id`; an unknown id raises `ParetoscopeError` listing the known ones."""
-    try:
-        return REGISTRY[env_id]
-    except (KeyError, TypeError):
-        known = ", ".join(REGISTRY)
-        raise ParetoscopeError(f"unknown environment id {env_id!r}; known ids: {known}") from None
+    """The spec of `env_id`; an unknown id raises `ParetoscopeError` naming the closest ids."""
+    return REGISTRY.entry(env_id).spec()
 
 
 def make_env(env_id: str, render_mode: str | None = None, **kwargs: Any) -> gym.Env:
     """Build the environment `env_id`: `step` returns a float32 reward vector of shape (n_obj,)."""
-    spec = get_spec(env_id)
-    if spec.family == "d4morl":
-        from core.envs.d4morl import make_d4morl_env
+    entry = REGISTRY.entry(env_id)
+    if entry.make is not None:
+        return entry.make(render_mode=render_mode, **kwargs)
+    from core.envs.dependencies import mo_gymnasium_make
 
-        return make_d4morl_env(spec, render_mode=render_mode, **kwargs)
+    return mo_gymnasium_make(env_id, render_mode=render_mode, **kwargs)
 
-    import mo_gymnasium
 
-    return mo_gymnasium.make(spec.id, render_mode=render_mode, **kwargs)
+def _unknown_id_message(env_id: object, known: list[str]) -> str:
+    text = env_id if isinstance(env_id, str) else str(env_id)
+    close = difflib.get_close_matches(text, known, n=3, cutoff=0.5)
+    if not close:  # case and separators are the usual slips: MO-HalfCheetah vs mo-halfcheetah
+        folded = {name.lower().replace("_", "-"): name for name in known}
+        close = difflib.get_close_matches(text.lower().replace("_", "-"), list(folded), n=3)
+        close = [folded[name] for name in close]
+    hint = f"; closest: {', '.join(close)}" if close else ""
+    return f"unknown environment id {env_id!r}{hint} (`paretoscope envs` lists all {len(known)})"

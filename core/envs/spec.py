@@ -6,6 +6,11 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Family = Literal["d4morl", "mo-gymnasium"]
+# Where a spec's horizon comes from: the env's registered time limit, or paretoscope's default
+# for an env that registers none (the user may then ask for longer episodes, up to MAX_HORIZON).
+HorizonSource = Literal["registry", "default"]
+DEFAULT_HORIZON = 1000
+MAX_HORIZON = 100_000
 
 
 @dataclass(frozen=True)
@@ -41,12 +46,19 @@ class EnvSpec:
     horizon: int
     dt: float
     reference_point: tuple[float, ...]
-    camera: CameraSpec
+    # The tracking camera of a MuJoCo task drawn by paretoscope's own renderer; None: the env
+    # draws itself (`env.render()`, rgb_array).
+    camera: CameraSpec | None
     action_low: tuple[float, ...]
     action_high: tuple[float, ...]
     description: str = ""
     # Where the reference point comes from, shown next to hypervolume figures.
     reference_point_source: str = ""
+    # Observation shape as agents receive it: () means (obs_dim,); images keep (H, W, C).
+    obs_shape: tuple[int, ...] = ()
+    # Discrete(n) action spaces: actions are (B,) integers in [0, n); act_dim is then 1.
+    n_actions: int | None = None
+    horizon_source: HorizonSource = "registry"
     extra: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -57,7 +69,33 @@ class EnvSpec:
     def objective_names(self) -> tuple[str, ...]:
         return tuple(objective.name for objective in self.objectives)
 
+    @property
+    def discrete(self) -> bool:
+        return self.n_actions is not None
+
+    @property
+    def action_shape(self) -> tuple[int, ...]:
+        """The shape of one row's action: () for a discrete action, (act_dim,) otherwise."""
+        return () if self.discrete else (self.act_dim,)
+
+    @property
+    def max_horizon(self) -> int:
+        """The longest episode a user may ask for: the registered limit, else MAX_HORIZON."""
+        return self.horizon if self.horizon_source == "registry" else MAX_HORIZON
+
+    def describe_actions(self) -> str:
+        """The action space in words, for messages: 'Discrete(6)' or 'Box(6,) in [-1, 1]'."""
+        if self.discrete:
+            return f"Discrete({self.n_actions})"
+        return f"Box({self.act_dim},)"
+
+    def describe_observations(self) -> str:
+        return f"shape {self.obs_shape}"
+
     def __post_init__(self) -> None:
-        # A malformed registry entry is a programming error, caught at import time.
+        if not self.obs_shape:
+            object.__setattr__(self, "obs_shape", (self.obs_dim,))
+        # A malformed registry entry is a programming error, caught where it is registered.
         assert len(self.reference_point) == len(self.objectives), self.id
         assert len(self.action_low) == len(self.action_high) == self.act_dim, self.id
+        assert self.n_actions is None or self.act_dim == 1, self.id

@@ -29,11 +29,9 @@ from typing import Any
 import numpy as np
 
 from core.errors import ParetoscopeError
+from core.render.size import DEFAULT_SIZE, check_size
 from core.video import _font, caption_font_size
 
-# The same as core.render.renderer.DEFAULT_SIZE, which cannot be imported without mujoco.
-DEFAULT_SIZE = (480, 480)  # (width, height) in pixels
-MAX_SIDE = 4096  # a frame this large is already 48 MB; larger is a mistake
 # Dark grey rather than black: the bars stay visible against black pictures (lunar lander's
 # sky, minecart's mine) and against tile_videos' black gaps, so the picture's edge shows, and
 # white captions stay legible on them.
@@ -41,19 +39,6 @@ BACKGROUND = (40, 40, 40)
 TEXT_COLOUR = (230, 230, 230)
 TEXT_MIN_FONT = 8
 ELLIPSIS = "..."  # the default font may lack a one-character ellipsis
-
-
-def check_frame_size(size: tuple[int, int] | list[int]) -> tuple[int, int]:
-    """`size` as (width, height) ints from 2 to MAX_SIDE (core.video needs 2x2), or an error."""
-    try:
-        width, height = (int(value) for value in size)
-    except (TypeError, ValueError):
-        raise ParetoscopeError(f"size: expected (width, height), got {size!r}") from None
-    if not (2 <= width <= MAX_SIDE and 2 <= height <= MAX_SIDE):
-        raise ParetoscopeError(
-            f"size: expected width and height between 2 and {MAX_SIDE}, got {width}x{height}"
-        )
-    return width, height
 
 
 def _as_rgb(frame: np.ndarray) -> np.ndarray:
@@ -116,7 +101,7 @@ def fit_frame(frame: np.ndarray, size: tuple[int, int] = DEFAULT_SIZE) -> np.nda
     """
     from PIL import Image
 
-    width, height = check_frame_size(size)
+    width, height = check_size(size)
     rgb = _as_rgb(frame)
     left, top, fitted_width, fitted_height = fit_box((rgb.shape[1], rgb.shape[0]), (width, height))
     if (fitted_width, fitted_height) != (rgb.shape[1], rgb.shape[0]):
@@ -153,7 +138,7 @@ def text_frame(lines: Sequence[str], size: tuple[int, int] = DEFAULT_SIZE) -> np
     """
     from PIL import Image, ImageDraw
 
-    width, height = check_frame_size(size)
+    width, height = check_size(size)
     image = Image.new("RGB", (width, height), BACKGROUND)
     texts = [str(line).replace("\t", "  ") for line in lines]
     if not texts:
@@ -242,7 +227,7 @@ class EnvFrames:
 
     def __init__(self, env: Any, size: tuple[int, int] = DEFAULT_SIZE) -> None:
         self.env = env
-        self.size = check_frame_size(size)
+        self.size = check_size(size)
         self.name = env_name(env)
         self.failure: str | None = None
         if not renders_rgb(env):

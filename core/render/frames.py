@@ -1,7 +1,9 @@
 """Rollouts as frames: a single rollout's stream of steps, with a rendered frame every k steps.
 
 `stream_frames` drives `core.rollout.stream_rollout` and renders each chosen step from the live
-simulation before the rollout advances, so frames arrive while the episode runs (the dashboard
+simulation before the rollout advances (MuJoCo tasks with paretoscope's renderer, in a thread of
+its own; every other env through its own `render()`, fitted to the same size by
+`core.render.env_frames`), so frames arrive while the episode runs (the dashboard
 shows them as they come and hands them to an encoder at the same time). The renderer lives
 inside the generator: close the generator (or exhaust it) in the thread that iterates it, e.g.
 with ``contextlib.closing``, to release it at once.
@@ -21,6 +23,7 @@ from core.agents.base import Agent
 from core.envs import EnvSpec, get_spec
 from core.errors import ParetoscopeError
 from core.render.backend import ensure_gl_backend
+from core.render.env_frames import EnvFrames
 from core.render.renderer import DEFAULT_SIZE, RenderThread, check_size
 from core.rollout import StepRecord, stream_rollout
 from core.video import LabelledFrame, draw_caption, tile_videos
@@ -83,7 +86,8 @@ def caption_lines(spec: EnvSpec, frame: FrameRecord, title: str | None = None) -
     if frame.reads_target:
         lines.append("target\t" + _format_vector(spec, frame.target, 0))
     lines.append("return\t" + _format_vector(spec, record.cumulative_return, 1))
-    status = " (fell)" if record.terminated else " (diverged)" if record.diverged else ""
+    ended = " (fell)" if spec.camera is not None else " (ended)"  # a grid world has no floor
+    status = ended if record.terminated else " (diverged)" if record.diverged else ""
     lines.append(f"step {record.step}/{spec.horizon}{status}")
     return tuple(lines)
 
@@ -109,11 +113,13 @@ def stream_frames(
     if every < 1:
         raise ParetoscopeError(f"every: expected at least 1, got {every}")
     size = check_size(size)
-    ensure_gl_backend()
+    if spec.camera is not None:
+        ensure_gl_backend()
     preference_vector = np.asarray(preference, dtype=np.float64).reshape(-1)
     target_vector = None if target is None else np.asarray(target, dtype=np.float64)
     reads_target = bool(agent.spec.conditioning.return_conditioned)
     renderer: RenderThread | None = None
+    drawn_by_env: EnvFrames | None = None
     # Frames being drawn while the rollout goes on: (record, frame or its future), in order.
     pending: deque[tuple[StepRecord, Future[np.ndarray] | np.ndarray]] = deque()
     last_frame: np.ndarray | None = None
@@ -136,21 +142,27 @@ def stream_frames(
 
     try:
         for record in stream_rollout(
-            agent, env_id, preference_vector, seed, target_vector, horizon
+            agent, env_id, preference_vector, seed, target_vector, horizon, render=True
         ):
             if record.step % every and not record.done:
                 continue
-            plain_record = replace(record, model=None, data=None)
-            if record.model is None or record.data is None:
+            plain_record = replace(record, model=None, data=None, env=None)
+            if record.env is not None:  # an env that draws itself, here and now
+                if drawn_by_env is None:
+                    drawn_by_env = EnvFrames(record.env, size)
+                lines = (f"step {record.step}", f"observation {record.observation}")
+                pending.append((plain_record, drawn_by_env.frame(lines)))
+            elif record.model is None or record.data is None or spec.camera is None:
                 # A non-finite action stops the episode before the step: hold the last frame.
                 while pending:
                     yield finish(*pending.popleft())
                 if last_frame is not None:
                     yield finish(plain_record, last_frame)
                 return
-            if renderer is None:
-                renderer = RenderThread(record.model, spec.camera, size, shadows)
-            pending.append((plain_record, renderer.submit(record.data)))
+            else:
+                if renderer is None:
+                    renderer = RenderThread(record.model, spec.camera, size, shadows)
+                pending.append((plain_record, renderer.submit(record.data)))
             # One frame is drawn while the caller uses the previous one and the rollout goes on.
             while len(pending) > 1:
                 yield finish(*pending.popleft())

@@ -32,22 +32,7 @@ from core.render.backend import (
     ensure_gl_backend,
     gl_context_class,
 )
-
-DEFAULT_SIZE = (480, 480)  # (width, height) in pixels
-MAX_SIDE = 4096  # larger offscreen buffers fail on many GL implementations
-
-
-def check_size(size: tuple[int, int] | list[int]) -> tuple[int, int]:
-    """`size` as (width, height) positive ints no larger than MAX_SIDE, or a ParetoscopeError."""
-    try:
-        width, height = (int(value) for value in size)
-    except (TypeError, ValueError):
-        raise ParetoscopeError(f"size: expected (width, height), got {size!r}") from None
-    if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
-        raise ParetoscopeError(
-            f"size: expected width and height between 1 and {MAX_SIDE}, got {width}x{height}"
-        )
-    return width, height
+from core.render.size import DEFAULT_SIZE, check_size
 
 
 class FrameRenderer:
