@@ -1,4 +1,5 @@
-"""Known fronts against MO-Gymnasium's own `pareto_front`."""
+"""Known fronts against MO-Gymnasium's own `pareto_front`, and the per-preference regrets
+against brute-force definitions written here in plain loops (never core.metrics)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,12 @@ from mo_gymnasium.envs.fruit_tree.fruit_tree import FRUITS
 
 from core.envs.known_fronts import KNOWN_FRONT_IDS, KnownFront, known_front
 from core.errors import ParetoscopeError
+from core.metrics import (
+    maximum_utility_loss,
+    preference_grid,
+    regret_per_preference,
+    sweep_regret,
+)
 
 EXACT = {
     "deep-sea-treasure-v0": True,
@@ -48,6 +55,9 @@ def front_of(env_id: str, gamma: float = 1.0) -> KnownFront:
     front = known_front(env_id, gamma)
     assert front is not None
     return front
+
+
+# ---------------------------------------------------------------- known fronts
 
 
 def test_the_table_is_the_expected_ids_with_their_exact_flags() -> None:
@@ -203,3 +213,98 @@ def test_no_mo_gymnasium_env_has_a_front_the_table_forgot() -> None:
         if hasattr(load_env_creator(entry_point), "pareto_front")
     }
     assert with_front == set(KNOWN_FRONT_IDS)
+
+
+# ---------------------------------------------------------------- regret
+
+
+def brute_best(points: list[list[float]], weight: list[float]) -> float:
+    return max(sum(w * v for w, v in zip(weight, p, strict=True)) for p in points)
+
+
+def brute_regret_per_preference(points, reference, weights) -> list[float]:
+    return [brute_best(reference, w) - brute_best(points, w) for w in weights]
+
+
+def brute_sweep_regret(reference, weights, returns) -> list[float]:
+    return [
+        brute_best(reference, w) - sum(wi * ri for wi, ri in zip(w, r, strict=True))
+        for w, r in zip(weights, returns, strict=True)
+    ]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_regrets_match_the_brute_force_definitions(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n_obj = int(rng.integers(2, 5))
+    points = rng.integers(-3, 6, size=(int(rng.integers(1, 7)), n_obj)).astype(float)
+    reference = rng.integers(-3, 6, size=(int(rng.integers(1, 7)), n_obj)).astype(float)
+    weights = rng.integers(0, 4, size=(int(rng.integers(1, 6)), n_obj)).astype(float) / 3
+    returns = rng.integers(-3, 6, size=(len(weights), n_obj)).astype(float)
+
+    per_preference = regret_per_preference(points, reference, weights)
+    assert per_preference.shape == (len(weights),)
+    np.testing.assert_allclose(
+        per_preference,
+        brute_regret_per_preference(points.tolist(), reference.tolist(), weights.tolist()),
+        atol=1e-12,
+    )
+    assert maximum_utility_loss(points, reference, weights) == pytest.approx(per_preference.max())
+    sweep = sweep_regret(reference, weights, returns)
+    assert sweep.shape == (len(weights),)
+    np.testing.assert_allclose(
+        sweep,
+        brute_sweep_regret(reference.tolist(), weights.tolist(), returns.tolist()),
+        atol=1e-12,
+    )
+
+
+def test_regrets_hand_example() -> None:
+    reference = [[0.0, 10.0], [6.0, 6.0], [10.0, 0.0]]
+    weights = [[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]]
+    # Reference utilities: 10, 6, 10. The set's best: 5 (5,5), 5 (5,5), 8 (0,8).
+    points = [[5.0, 5.0], [0.0, 8.0]]
+    np.testing.assert_allclose(regret_per_preference(points, reference, weights), [5.0, 1.0, 2.0])
+    # A sweep is judged row by row: (0, 8) for w = (1, 0) earns 0, although (5, 5) was there.
+    returns = [[0.0, 8.0], [5.0, 5.0], [5.0, 5.0]]
+    np.testing.assert_allclose(sweep_regret(reference, weights, returns), [10.0, 1.0, 5.0])
+
+
+def test_regret_is_zero_on_the_reference_front_itself() -> None:
+    front = front_of("deep-sea-treasure-v0", 0.99).points
+    weights = preference_grid(2, 20)
+    np.testing.assert_array_equal(regret_per_preference(front, front, weights), 0.0)
+    # A sweep that reaches, for each preference, the reference point best for it.
+    best = front[np.argmax(weights @ front.T, axis=1)]
+    np.testing.assert_allclose(sweep_regret(front, weights, best), 0.0, atol=1e-12)
+
+
+def test_regret_is_negative_where_the_agent_beats_the_reference() -> None:
+    reference = [[1.0, 1.0]]
+    np.testing.assert_allclose(regret_per_preference([[2.0, 1.0]], reference, [[1.0, 0.0]]), [-1.0])
+    np.testing.assert_allclose(sweep_regret(reference, [[0.0, 1.0]], [[0.0, 3.0]]), [-2.0])
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: regret_per_preference([], [[1.0, 2.0]], [[1.0, 0.0]]), "points"),
+        (lambda: regret_per_preference([[1.0, 2.0]], [], [[1.0, 0.0]]), "reference_front"),
+        (lambda: regret_per_preference([[1.0, 2.0]], [[1.0, 2.0, 3.0]], [[1.0, 0.0]]), "reference"),
+        (lambda: regret_per_preference([[1.0, 2.0]], [[1.0, 2.0]], [[1.0, 0.0, 0.0]]), "weights"),
+        (lambda: regret_per_preference([[1.0, 2.0]], [[1.0, 2.0]], [1.0, 0.0]), "weights"),
+        (lambda: regret_per_preference([[1.0, 2.0]], [[1.0, 2.0]], [[1.5, -0.5]]), "weights"),
+        (lambda: regret_per_preference([[1.0, np.nan]], [[1.0, 2.0]], [[1.0, 0.0]]), "points"),
+        (lambda: sweep_regret([], [[1.0, 0.0]], [[1.0, 2.0]]), "reference_front"),
+        (lambda: sweep_regret([[1.0, 2.0]], [], []), "weights"),
+        (lambda: sweep_regret([[1.0, 2.0]], [[1.0, 0.0, 0.0]], [[1.0, 2.0]]), "weights"),
+        (lambda: sweep_regret([[1.0, 2.0]], [[1.0, 0.0]], [[1.0, 2.0, 3.0]]), "returns"),
+        (lambda: sweep_regret([[1.0, 2.0]], [[1.0, 0.0]] * 2, [[1.0, 2.0]]), "returns"),
+        (lambda: sweep_regret([[1.0, 2.0]], [[1.0, 0.0]], [[1.0, 2.0]] * 3), "returns"),
+        (lambda: sweep_regret([[1.0, 2.0]], [[1.0, 0.0]], [1.0, 2.0]), "returns"),
+        (lambda: sweep_regret([[1.0, 2.0]], [[1.0, 0.0]], [[1.0, math.inf]]), "returns"),
+    ],
+)
+def test_regret_bad_input_names_the_argument(call: Any, name: str) -> None:
+    with pytest.raises(ParetoscopeError, match=name):
+        call()
