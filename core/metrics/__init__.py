@@ -2,9 +2,11 @@
 
 Dominance and the front (`non_dominated`, `pareto_front`), indicators of one front
 (`hypervolume`, `sparsity`, `cardinality`, `front_summary`), utility indicators
-(`expected_utility`, `maximum_utility_loss`), distances to a reference front (`igd`,
-`igd_plus`), preference vectors (`preference_grid`, `random_preferences`) and RTG following
-(`rtg_following`). Bad input raises `core.errors.ParetoscopeError`.
+(`expected_utility`, `maximum_utility_loss`), regret against a reference front per preference
+(`regret_per_preference` for a set of points, `sweep_regret` for one return per preference),
+distances to a reference front (`igd`, `igd_plus`), preference vectors (`preference_grid`,
+`random_preferences`) and RTG following (`rtg_following`). Bad input raises
+`core.errors.ParetoscopeError`.
 """
 
 from core.metrics.distance import igd, igd_plus
@@ -18,7 +20,12 @@ from core.metrics.indicators import (
 )
 from core.metrics.preferences import preference_grid, random_preferences
 from core.metrics.rtg import RtgFollowing, rtg_following
-from core.metrics.utility import expected_utility, maximum_utility_loss
+from core.metrics.utility import (
+    expected_utility,
+    maximum_utility_loss,
+    regret_per_preference,
+    sweep_regret,
+)
 
 __all__ = [
     "FrontSummary",
@@ -34,6 +41,8 @@ __all__ = [
     "pareto_front",
     "preference_grid",
     "random_preferences",
+    "regret_per_preference",
     "rtg_following",
     "sparsity",
+    "sweep_regret",
 ]

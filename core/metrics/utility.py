@@ -1,13 +1,17 @@
-"""Utility-based indicators: how well a front serves linear preferences (EUM, MUL).
+"""Utility-based indicators: how well a front serves linear preferences (EUM, MUL, regret).
 
 The utility of a front for weights w is the best w . v over its points. Weights must be
 non-negative, so the best point is always on the front and dominated points change nothing.
+The regret for w is the reference front's utility minus the agent's: per weight row for a set
+of points (`regret_per_preference`, whose maximum is MUL), or for a sweep that gives one return
+per preference, each judged only by its own row (`sweep_regret`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from core.errors import ParetoscopeError
 from core.metrics._validation import (
     FloatArray,
     as_point_set,
@@ -55,9 +59,42 @@ def maximum_utility_loss(points: object, reference_front: object, weights: objec
     is negative when the front beats the reference for every weight (it is not clipped).
     Either set empty raises ParetoscopeError.
     """
+    return float(regret_per_preference(points, reference_front, weights).max())
+
+
+def regret_per_preference(points: object, reference_front: object, weights: object) -> FloatArray:
+    """For each weight row w: best w . r on the reference front minus best w . v on the points.
+
+    Shape (M,), one entry per weight row. 0 where the points serve w as well as the reference
+    does; negative where they serve it better (not clipped: against an approximate front an
+    agent can win). `maximum_utility_loss` is its maximum. Either set empty raises
+    ParetoscopeError.
+    """
     array = as_point_set("points", points)
     require_non_empty("points", array, "an empty front has no utility")
     reference = as_point_set("reference_front", reference_front, n_obj=array.shape[1])
     require_non_empty("reference_front", reference, "the loss is measured against it")
     checked = checked_weights(weights, array.shape[1])
-    return float((best_utilities(reference, checked) - best_utilities(array, checked)).max())
+    return best_utilities(reference, checked) - best_utilities(array, checked)
+
+
+def sweep_regret(reference_front: object, weights: object, returns: object) -> FloatArray:
+    """Regret of a preference sweep: best w_i . r on the reference front minus w_i . returns_i.
+
+    `returns` (M, n_obj) holds the agent's return for each weight row of `weights` (M, n_obj),
+    row for row (e.g. the mean return of the episodes conditioned on w_i). Unlike
+    `regret_per_preference`, return i counts only for w_i: a return that serves another
+    preference better does not lower regret i. Shape (M,), negative where a return beats the
+    reference (not clipped). An empty reference or mismatched rows raise ParetoscopeError.
+    """
+    reference = as_point_set("reference_front", reference_front)
+    require_non_empty("reference_front", reference, "the regret is measured against it")
+    n_obj = reference.shape[1]
+    checked = checked_weights(weights, n_obj)
+    achieved = as_point_set("returns", returns, n_obj=n_obj)
+    if len(achieved) != len(checked):
+        raise ParetoscopeError(
+            f"returns: expected one row per weight row ({len(checked)}), got {len(achieved)} "
+            f"(shape {achieved.shape})"
+        )
+    return best_utilities(reference, checked) - np.einsum("ij,ij->i", checked, achieved)
