@@ -153,7 +153,7 @@ def test_bad_values_and_sizes_are_refused() -> None:
     with pytest.raises(ParetoscopeError, match="dtype int64"):
         fit_frame(np.zeros((2, 2, 3), np.int64), (4, 4))
     with pytest.raises(ParetoscopeError, match="size"):
-        fit_frame(two_colours(), (1, 10))
+        fit_frame(two_colours(), (0, 10))
     with pytest.raises(ParetoscopeError, match="size"):
         fit_frame(two_colours(), "big")  # type: ignore[arg-type]
 
