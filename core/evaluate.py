@@ -1,8 +1,8 @@
 """Preference sweeps: an agent rolled out over a grid of preferences (targets, seeds) -> a table.
 
 `sweep` returns a pandas DataFrame with one row per episode:
-agent, agent_fingerprint, env, seed, horizon, preference_<objective>, target_<objective>,
-return_<objective>, length, terminated, diverged, wall_time, episode_key.
+agent, agent_fingerprint, env, seed, horizon, gamma, preference_<objective>, target_<objective>,
+return_<objective> (discounted by gamma), length, terminated, diverged, wall_time, episode_key.
 With a `ResultsStore`, episodes already stored are read instead of recomputed and each finished
 batch is stored at once, so an interrupted sweep resumes with only what is missing.
 """
@@ -27,16 +27,25 @@ from tqdm.auto import tqdm
 
 from core.agents.base import Agent
 from core.envs import EnvSpec, get_spec
+from core.envs.known_fronts import KnownFront, known_front
 from core.errors import ParetoscopeError
 from core.metrics import (
+    FrontComparison,
     FrontSummary,
     RtgFollowing,
+    compare_with_front,
     front_summary,
     preference_grid,
     rtg_following,
 )
 from core.results_store import KEY_COLUMN, ResultsStore, episode_key
-from core.rollout import check_agent_fits, check_preferences, rollout_batch
+from core.rollout import (
+    check_agent_fits,
+    check_gamma,
+    check_horizon,
+    check_preferences,
+    rollout_batch,
+)
 
 Backend = Literal["local", "ray"]
 
@@ -111,7 +120,11 @@ def build_requests(
 
 
 def evaluate_batch(
-    agent: Agent, env_id: str, requests: Sequence[EpisodeRequest], horizon: int
+    agent: Agent,
+    env_id: str,
+    requests: Sequence[EpisodeRequest],
+    horizon: int,
+    gamma: float = 1.0,
 ) -> pd.DataFrame:
     """Roll out `requests` in lockstep and return their rows (without agent columns)."""
     spec = get_spec(env_id)
@@ -125,10 +138,16 @@ def evaluate_batch(
             targets[row] = request.target
     started = time.perf_counter()
     result = rollout_batch(
-        agent, env_id, preferences, [request.seed for request in requests], targets, horizon
+        agent,
+        env_id,
+        preferences,
+        [request.seed for request in requests],
+        targets,
+        horizon,
+        gamma=gamma,
     )
     wall_time = (time.perf_counter() - started) / len(requests)
-    table = pd.DataFrame({"seed": result.seeds, "horizon": horizon})
+    table = pd.DataFrame({"seed": result.seeds, "horizon": horizon, "gamma": result.gamma})
     for prefix, block in (
         ("preference", result.preferences),
         ("target", result.targets),
@@ -149,9 +168,11 @@ def _chunks(items: Sequence[EpisodeRequest], size: int) -> Iterator[list[Episode
         yield list(items[start : start + size])
 
 
-def _key_of(fingerprint: str, env_id: str, request: EpisodeRequest, horizon: int) -> str:
+def _key_of(
+    fingerprint: str, env_id: str, request: EpisodeRequest, horizon: int, gamma: float
+) -> str:
     return episode_key(
-        fingerprint, env_id, request.preference, request.target, request.seed, horizon
+        fingerprint, env_id, request.preference, request.target, request.seed, horizon, gamma
     )
 
 
@@ -165,13 +186,15 @@ def count_missing(
     seeds: Sequence[int] | None = None,
     targets: np.ndarray | None = None,
     horizon: int | None = None,
+    gamma: float = 1.0,
 ) -> int:
     """How many episodes of the same `sweep` `store` does not hold yet (what it would compute)."""
     spec = get_spec(env_id)
     requests = build_requests(spec, preferences, granularity, episodes, seeds, targets)
-    horizon = spec.horizon if horizon is None else int(horizon)
+    horizon = check_horizon(horizon, spec)
+    gamma = check_gamma(gamma)
     fingerprint = agent_fingerprint(agent)
-    keys = {_key_of(fingerprint, env_id, request, horizon) for request in requests}
+    keys = {_key_of(fingerprint, env_id, request, horizon, gamma) for request in requests}
     if store is None:
         return len(keys)
     stored = store.read(env_id, keys)
@@ -194,8 +217,12 @@ def sweep(
     agent_id: str | None = None,
     batch_size: int = 64,
     progress: bool = True,
+    gamma: float = 1.0,
 ) -> pd.DataFrame:
     """Evaluate `agent` on `env_id` at every (preference, seed) and return one row per episode.
+
+    `gamma` discounts the returns (reward of step t counts gamma**t); it is a column of the
+    table and part of each episode's key, so sweeps at different discounts never mix.
 
     Preferences come from `preferences` (M, n_obj) or `preference_grid(n_obj, granularity)`;
     seeds are `seeds` or 0..episodes-1, the same for every preference; `targets` (M, n_obj)
@@ -206,14 +233,13 @@ def sweep(
     spec = get_spec(env_id)
     check_agent_fits(agent, env_id)
     requests = build_requests(spec, preferences, granularity, episodes, seeds, targets)
-    horizon = spec.horizon if horizon is None else int(horizon)
-    if horizon < 1:
-        raise ParetoscopeError(f"horizon: expected at least 1 step, got {horizon}")
+    horizon = check_horizon(horizon, spec)
+    gamma = check_gamma(gamma)
     if batch_size < 1:
         raise ParetoscopeError(f"batch_size: expected at least 1, got {batch_size}")
     fingerprint = agent_fingerprint(agent)
     name = agent_id or f"{agent.spec.kind}-{fingerprint[:8]}"
-    keys = [_key_of(fingerprint, env_id, request, horizon) for request in requests]
+    keys = [_key_of(fingerprint, env_id, request, horizon, gamma) for request in requests]
 
     stored = store.read(env_id, set(keys)) if store is not None else pd.DataFrame()
     done = set(stored[KEY_COLUMN]) if len(stored) else set()
@@ -223,7 +249,9 @@ def sweep(
         table.insert(0, "agent", name)
         table.insert(1, "agent_fingerprint", fingerprint)
         table.insert(2, "env", env_id)
-        table[KEY_COLUMN] = [_key_of(fingerprint, env_id, request, horizon) for request in batch]
+        table[KEY_COLUMN] = [
+            _key_of(fingerprint, env_id, request, horizon, gamma) for request in batch
+        ]
         return table
 
     batches = list(_chunks(missing, batch_size))
@@ -247,7 +275,7 @@ def sweep(
     ) as bar:
         try:
             for batch, table in _run_batches(
-                agent, env_id, batches, horizon, backend, workers, address
+                agent, env_id, batches, horizon, gamma, backend, workers, address
             ):
                 computed.append(finish(batch, table))
                 unstored.append(computed[-1])
@@ -269,6 +297,8 @@ def sweep(
     table["_order"] = table[KEY_COLUMN].map(order)
     table = table.sort_values("_order").drop(columns="_order").reset_index(drop=True)
     table["agent"] = name
+    # Episodes stored before discounting existed have no gamma column: they are undiscounted.
+    table["gamma"] = table["gamma"].fillna(1.0) if "gamma" in table else 1.0
     return table
 
 
@@ -277,6 +307,7 @@ def _run_batches(
     env_id: str,
     batches: list[list[EpisodeRequest]],
     horizon: int,
+    gamma: float,
     backend: Backend,
     workers: int | None,
     address: str | None,
@@ -287,7 +318,7 @@ def _run_batches(
     if backend == "ray":
         from core.ray_backend import run_batches_on_ray
 
-        yield from run_batches_on_ray(agent, env_id, batches, horizon, address)
+        yield from run_batches_on_ray(agent, env_id, batches, horizon, address, gamma)
         return
     if backend != "local":
         raise ParetoscopeError(f"backend: expected 'local' or 'ray', got {backend!r}")
@@ -297,11 +328,12 @@ def _run_batches(
     worker_count = min(worker_count, len(batches))
     if worker_count == 1:
         for batch in batches:
-            yield batch, evaluate_batch(agent, env_id, batch, horizon)
+            yield batch, evaluate_batch(agent, env_id, batch, horizon, gamma)
         return
     pool = _worker_pool(worker_count)
     futures = {
-        pool.submit(evaluate_batch, agent, env_id, batch, horizon): batch for batch in batches
+        pool.submit(evaluate_batch, agent, env_id, batch, horizon, gamma): batch
+        for batch in batches
     }
     try:
         for future in as_completed(futures):
@@ -354,11 +386,15 @@ def _one_thread_per_worker() -> None:
 
 @dataclass(frozen=True)
 class SweepSummary:
-    """Mean return per preference, the metrics of that front, and RTG following."""
+    """Mean return per preference, the metrics of that front, and RTG following; for envs with
+    a known Pareto front (at the sweep's gamma), that front and the sweep measured against it."""
 
     per_preference: pd.DataFrame
     front: FrontSummary
     rtg: RtgFollowing | None
+    gamma: float = 1.0
+    known_front: KnownFront | None = None
+    against_known: FrontComparison | None = None
 
 
 def summarize(
@@ -382,6 +418,11 @@ def summarize(
     missing = [c for c in (*preference_columns, *return_columns) if c not in table.columns]
     if missing:
         raise ParetoscopeError(f"sweep table for {env_id}: missing columns {missing}")
+    if "gamma" in table and table["gamma"].fillna(1.0).nunique() > 1:
+        raise ParetoscopeError(
+            f"sweep table for {env_id} mixes discounts {sorted(table['gamma'].unique())}: "
+            "summarise one gamma at a time"
+        )
     grouped = table.groupby(preference_columns + target_columns, sort=False, as_index=False)
     per_preference = grouped[return_columns].mean()
     per_preference["episodes"] = grouped.size()["size"].to_numpy()
@@ -391,4 +432,14 @@ def summarize(
     front = front_summary(returns, reference, prefs if weights is None else weights)
     targets = per_preference[target_columns].to_numpy(dtype=np.float64)
     rtg = rtg_following(targets, prefs, returns) if np.abs(targets).sum() > 0 else None
-    return SweepSummary(per_preference=per_preference, front=front, rtg=rtg)
+    gamma = float(table["gamma"].fillna(1.0).iloc[0]) if "gamma" in table else 1.0
+    known = known_front(env_id, gamma)
+    against = None if known is None else compare_with_front(returns, prefs, known.points)
+    return SweepSummary(
+        per_preference=per_preference,
+        front=front,
+        rtg=rtg,
+        gamma=gamma,
+        known_front=known,
+        against_known=against,
+    )

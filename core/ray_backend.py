@@ -35,6 +35,7 @@ def run_batches_on_ray(
     batches: Sequence[list[EpisodeRequest]],
     horizon: int,
     address: str | None = None,
+    gamma: float = 1.0,
 ) -> Iterator[tuple[list[EpisodeRequest], pd.DataFrame]]:
     """Yield (batch, rows) as each Ray task finishes."""
     from core.evaluate import evaluate_batch
@@ -55,7 +56,7 @@ def run_batches_on_ray(
         remote_evaluate = ray.remote(evaluate_batch)
         agent_reference = ray.put(agent)
         pending = {
-            remote_evaluate.remote(agent_reference, env_id, batch, horizon): batch
+            remote_evaluate.remote(agent_reference, env_id, batch, horizon, gamma): batch
             for batch in batches
         }
         while pending:

@@ -35,16 +35,27 @@ def episode_key(
     target: Sequence[float] | None,
     seed: int,
     horizon: int,
+    gamma: float = 1.0,
 ) -> str:
-    """A stable identifier of one episode request (floats rounded to 1e-9 to absorb noise)."""
+    """A stable identifier of one episode request (floats rounded to 1e-9 to absorb noise).
+
+    The discount is part of the key only when it is not 1, so that episodes stored before
+    discounting existed keep their keys (their returns are undiscounted)."""
 
     def rounded(values: Sequence[float] | None) -> list[float] | None:
         return None if values is None else [round(float(v), 9) for v in values]
 
-    canonical = json.dumps(
-        [agent_fingerprint, env_id, rounded(preference), rounded(target), int(seed), int(horizon)],
-        separators=(",", ":"),
-    )
+    parts: list[object] = [
+        agent_fingerprint,
+        env_id,
+        rounded(preference),
+        rounded(target),
+        int(seed),
+        int(horizon),
+    ]
+    if float(gamma) != 1.0:
+        parts.append(round(float(gamma), 12))
+    canonical = json.dumps(parts, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
 

@@ -19,10 +19,25 @@ def register(subparsers: Any) -> None:
         "E seeds each, store the episodes, and print hypervolume, sparsity, cardinality, "
         "expected utility and RTG-following errors.",
     )
-    parser.add_argument("agent", help="agent checkpoint (directory or .safetensors file)")
+    parser.add_argument(
+        "agent",
+        help="agent checkpoint (directory or .safetensors file), or a built-in agent: random",
+    )
     parser.add_argument("--env", required=True, help="environment id (see `paretoscope envs`)")
     parser.add_argument("--granularity", type=int, default=10, help="grid step 1/G (default 10)")
     parser.add_argument("--episodes", type=int, default=1, help="seeds per preference (default 1)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="first episode seed: seeds S..S+E-1 (default 0; e.g. held-out seeds for checks)",
+    )
+    parser.add_argument(
+        "--gamma",
+        type=float,
+        default=1.0,
+        help="discount of the returns, in (0, 1] (default 1: undiscounted)",
+    )
     parser.add_argument(
         "--horizon", type=int, default=None, help="steps per episode (default: env)"
     )
@@ -64,6 +79,8 @@ def summary_record(table: Any, env_id: str) -> dict[str, object]:
         "agent": str(table["agent"].iloc[0]),
         "episodes": len(table),
         "preferences": len(summary.per_preference),
+        "gamma": float(table["gamma"].iloc[0]),
+        "seeds": sorted(int(seed) for seed in table["seed"].unique()),
         "hypervolume": summary.front.hypervolume,
         "reference_point": list(spec.reference_point),
         "sparsity": summary.front.sparsity,
@@ -74,6 +91,17 @@ def summary_record(table: Any, env_id: str) -> dict[str, object]:
             objective_columns("preference", spec) + objective_columns("return", spec)
         ].to_dict(orient="records"),
     }
+    if summary.known_front is not None and summary.against_known is not None:
+        against = summary.against_known
+        record["known_front"] = {
+            "exact": summary.known_front.exact,
+            "source": summary.known_front.source,
+            "points": len(summary.known_front.points),
+            "igd": against.igd,
+            "igd_plus": against.igd_plus,
+            "maximum_utility_loss": against.maximum_utility_loss,
+            "mean_regret": against.mean_regret,
+        }
     if summary.rtg is not None:
         record["rtg_weighted_error"] = _finite_or_none(summary.rtg.overall_weighted_error)
         record["rtg_relative_weighted_error"] = _finite_or_none(
@@ -84,18 +112,21 @@ def summary_record(table: Any, env_id: str) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.agents.checkpoint import load
+    from core.agents.builtin import load_agent
     from core.evaluate import sweep
     from core.results_store import ResultsStore
 
-    agent = load(args.agent, device=args.device)
+    agent = load_agent(args.agent, args.env, device=args.device)
     if args.granularity < 1:
         raise ParetoscopeError(f"--granularity: expected at least 1, got {args.granularity}")
+    if args.episodes < 1:
+        raise ParetoscopeError(f"--episodes: expected at least 1, got {args.episodes}")
     table = sweep(
         agent,
         args.env,
         granularity=args.granularity,
-        episodes=args.episodes,
+        seeds=list(range(args.seed, args.seed + args.episodes)),
+        gamma=args.gamma,
         horizon=args.horizon,
         backend=args.backend,
         workers=args.workers,
@@ -109,7 +140,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(record, indent=2))
         return 0
-    print(f"{record['agent']} on {args.env}: {record['episodes']} episodes")
+    print(
+        f"{record['agent']} on {args.env}: {record['episodes']} episodes, gamma {record['gamma']}"
+    )
     print(
         f"  hypervolume       {record['hypervolume']:.6g} (reference {record['reference_point']})"
     )
@@ -119,6 +152,12 @@ def run(args: argparse.Namespace) -> int:
     for key in ("rtg_weighted_error", "rtg_relative_weighted_error", "rtg_ratio_error"):
         if key in record:
             print(f"  {key.replace('_', ' '):<17} {record[key]}")
+    known = record.get("known_front")
+    if isinstance(known, dict):
+        kind = "exact" if known["exact"] else "approximate"
+        print(f"  known front       {known['points']} points ({kind}): {known['source']}")
+        for key in ("igd", "igd_plus", "maximum_utility_loss", "mean_regret"):
+            print(f"    {key.replace('_', ' '):<21} {known[key]:.6g}")
     if record["diverged_episodes"]:
         print(f"  diverged episodes {record['diverged_episodes']}")
     return 0

@@ -5,10 +5,11 @@ Dominance and the front (`non_dominated`, `pareto_front`), indicators of one fro
 (`expected_utility`, `maximum_utility_loss`), regret against a reference front per preference
 (`regret_per_preference` for a set of points, `sweep_regret` for one return per preference),
 distances to a reference front (`igd`, `igd_plus`), preference vectors (`preference_grid`,
-`random_preferences`) and RTG following (`rtg_following`). Bad input raises
-`core.errors.ParetoscopeError`.
+`random_preferences`), RTG following (`rtg_following`), and all of a front's distances to a
+known optimal one (`compare_with_front`). Bad input raises `core.errors.ParetoscopeError`.
 """
 
+from core.metrics.comparison import FrontComparison, compare_with_front
 from core.metrics.distance import igd, igd_plus
 from core.metrics.dominance import non_dominated, pareto_front
 from core.metrics.indicators import (
@@ -28,6 +29,8 @@ from core.metrics.utility import (
 )
 
 __all__ = [
+    "FrontComparison",
+    "compare_with_front",
     "FrontSummary",
     "RtgFollowing",
     "cardinality",

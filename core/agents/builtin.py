@@ -1,0 +1,31 @@
+"""Agents known by name, usable wherever an agent path goes (`paretoscope evaluate random ...`).
+
+A name is an agent only when no file or folder of that name exists: a checkpoint saved as
+``./random`` is still loaded from disk.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from core.agents.base import Agent
+from core.agents.random_agent import RANDOM_AGENT, RandomAgent
+from core.errors import ParetoscopeError
+
+BUILTIN_AGENTS: tuple[str, ...] = (RANDOM_AGENT,)
+
+
+def is_builtin(name: str | os.PathLike[str]) -> bool:
+    return str(name) in BUILTIN_AGENTS and not Path(name).exists()
+
+
+def load_agent(name_or_path: str | os.PathLike[str], env_id: str, device: str = "cpu") -> Agent:
+    """The built-in agent `name_or_path` for `env_id`, else the checkpoint saved at that path."""
+    if is_builtin(name_or_path):
+        if str(name_or_path) == RANDOM_AGENT:
+            return RandomAgent(env_id)
+        raise ParetoscopeError(f"no built-in agent {str(name_or_path)!r}")  # pragma: no cover
+    from core.agents.checkpoint import load
+
+    return load(name_or_path, device=device)
