@@ -18,10 +18,14 @@ def register(subparsers: Any) -> None:
         "render",
         help="render one rollout of an agent as a video",
         description="Roll AGENT out once at preference P (and target T, if given) and write "
-        "the episode seen from the env's tracking camera as an H.264 MP4 (or a GIF when FILE "
+        "the episode as the env is seen (a MuJoCo task's tracking camera, or the env's own "
+        "drawing) as an H.264 MP4 (or a GIF when FILE "
         "ends in .gif), playing in real time unless --speed says otherwise.",
     )
-    parser.add_argument("agent", help="agent checkpoint (directory or .safetensors file)")
+    parser.add_argument(
+        "agent",
+        help="agent checkpoint (directory or .safetensors file), or a built-in agent: random",
+    )
     parser.add_argument("--env", required=True, help="environment id (see `paretoscope envs`)")
     parser.add_argument(
         "--preference", required=True, help="weights per objective summing to 1, e.g. 0.3,0.7"
@@ -105,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     one_policy_thread()  # the renderer needs the cores
     from tqdm import tqdm
 
-    from core.agents import load
+    from core.agents.builtin import load_agent
     from core.envs import get_spec
     from core.render import default_every, playback_fps, stream_frames
     from core.video import encode_gif, encode_mp4
@@ -123,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     suffix = out.suffix.lower()
     if suffix not in (".mp4", ".gif"):
         raise ParetoscopeError(f"--out: expected a .mp4 or .gif file name, got {out}")
-    agent = load(args.agent, device=args.device)
+    agent = load_agent(args.agent, args.env, device=args.device)
 
     frames = stream_frames(
         agent,
