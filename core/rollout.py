@@ -109,7 +109,7 @@ def check_actions(actions: np.ndarray, spec: EnvSpec, batch_size: int) -> np.nda
     bad = (array < 0) | (array >= spec.n_actions)
     if bad.any():
         raise ParetoscopeError(
-            f"agent returned action {array[bad][0]!r} for {spec.id}, whose actions are "
+            f"agent returned action {array[bad][0]:g} for {spec.id}, whose actions are "
             f"0 to {spec.n_actions - 1} ({spec.describe_actions()})"
         )
     return array.astype(np.int64)

@@ -149,15 +149,29 @@ class GymnasiumBatch:
     def __init__(self, spec: EnvSpec, batch_size: int, render: bool = False) -> None:
         self.spec = spec
         render_mode = "rgb_array" if render and spec.camera is None else None
-        self.envs = [make_env(spec.id, render_mode=render_mode) for _ in range(batch_size)]
+        self._global_random = bool(spec.extra.get("global_numpy_random"))
+        with self._caller_random_kept():  # minecart draws while it is built, too
+            self.envs = [make_env(spec.id, render_mode=render_mode) for _ in range(batch_size)]
         space = self.envs[0].observation_space if self.envs else None
         # A Dict observation is flattened (one-hot for its discrete parts), as agents expect.
         self._flatten = space if isinstance(space, spaces.Dict) else None
         self._obs_dtype = np.uint8 if _is_image(spec.obs_shape) else np.float64
         self.low = np.asarray(spec.action_low)
         self.high = np.asarray(spec.action_high)
-        self._global_random = bool(spec.extra.get("global_numpy_random"))
         self._random_states: list[Any] = []
+
+    @contextlib.contextmanager
+    def _caller_random_kept(self) -> Iterator[None]:
+        """Numpy's global generator is as the caller left it after what runs inside."""
+        if not self._global_random:
+            yield
+            return
+        with _GLOBAL_RANDOM_LOCK:
+            outside = np.random.get_state()
+            try:
+                yield
+            finally:
+                np.random.set_state(outside)
 
     @contextlib.contextmanager
     def _row_random(self, row: int) -> Iterator[None]:
