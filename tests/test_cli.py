@@ -52,8 +52,9 @@ def test_envs_table_has_one_line_per_environment() -> None:
     assert result.returncode == 0
     lines = result.stdout.strip().splitlines()
     specs = list_specs()
-    assert len(lines) == len(specs) + 2  # header and rule
-    for spec, line in zip(specs, lines[2:], strict=True):
+    assert len(lines) == len(specs) + 3  # header, rule, and the note on default horizons
+    assert lines[-1].startswith("* no registered time limit")
+    for spec, line in zip(specs, lines[2:-1], strict=True):
         assert line.startswith(spec.id)
         assert spec.family in line
 
@@ -73,6 +74,49 @@ def test_envs_json_round_trips_the_registry() -> None:
             spec.act_dim,
             spec.horizon,
         )
+
+
+def test_envs_show_prints_the_spec_and_mo_gymnasiums_own_front() -> None:
+    import mo_gymnasium
+
+    result = run_cli("envs", "show", "deep-sea-treasure-v0", "--gamma", "0.99", "--json")
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    listed = {item["id"]: item for item in json.loads(run_cli("envs", "--json").stdout)}
+    front = record.pop("known_front")
+    assert record == listed["deep-sea-treasure-v0"]  # the fields of `envs --json`
+    assert record["reference_point"] == [0.0, -25.0] and record["action_space"] == "Discrete(4)"
+    env = mo_gymnasium.make("deep-sea-treasure-v0")
+    truth = sorted(map(tuple, np.asarray(env.unwrapped.pareto_front(gamma=0.99)).tolist()))
+    assert front["exact"] is True and front["gamma"] == 0.99 and front["source"]
+    np.testing.assert_allclose(sorted(map(tuple, front["points"])), truth)
+    minecart = json.loads(run_cli("envs", "show", "minecart-v0", "--json").stdout)
+    assert minecart["known_front"]["exact"] is False
+    assert (
+        json.loads(run_cli("envs", "show", "four-room-v0", "--json").stdout)["known_front"] is None
+    )
+    text = run_cli("envs", "show", "fruit-tree-v0")
+    assert text.returncode == 0 and "known_front (exact, gamma 1, 64 points)" in text.stdout
+    unknown = run_cli("envs", "show", "minecart")
+    assert unknown.returncode != 0 and "closest: minecart-v0" in unknown.stderr
+    assert "Traceback" not in unknown.stderr
+
+
+def test_evaluate_random_discounted_with_held_out_seeds(tmp_path) -> None:
+    result = run_cli(
+        "evaluate", "random", "--env", "deep-sea-treasure-v0", "--granularity", "2",
+        "--episodes", "2", "--seed", "100", "--gamma", "0.9", "--workers", "1",
+        "--out", str(tmp_path / "results"), "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert record["agent"] == "random" and record["gamma"] == 0.9
+    assert record["seeds"] == [100, 101] and record["episodes"] == 6
+    known = record["known_front"]
+    assert known["exact"] and known["points"] == 10 and known["igd"] > 0
+    assert known["maximum_utility_loss"] >= known["mean_regret"] >= 0
+    stored = pd.read_parquet(next((tmp_path / "results" / "deep-sea-treasure-v0").glob("*")))
+    assert set(stored["gamma"]) == {0.9} and set(stored["seed"]) == {100, 101}
 
 
 def test_unknown_command_fails_cleanly() -> None:
