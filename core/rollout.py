@@ -106,11 +106,12 @@ def check_actions(actions: np.ndarray, spec: EnvSpec, batch_size: int) -> np.nda
                 f"({spec.describe_actions()}): {np.array2string(array, threshold=8)}"
             )
         array = rounded
-    bad = (array < 0) | (array >= spec.n_actions)
+    n_actions = int(spec.n_actions or 0)
+    bad = (array < 0) | (array >= n_actions)
     if bad.any():
         raise ParetoscopeError(
             f"agent returned action {array[bad][0]:g} for {spec.id}, whose actions are "
-            f"0 to {spec.n_actions - 1} ({spec.describe_actions()})"
+            f"0 to {n_actions - 1} ({spec.describe_actions()})"
         )
     return array.astype(np.int64)
 
@@ -271,7 +272,7 @@ def _finish_trajectory(buffer: dict[str, list[np.ndarray]], spec: EnvSpec) -> di
         "raw_rewards": (spec.n_obj,),
         "terminals": (),
     }
-    trajectory = {}
+    trajectory: dict[str, np.ndarray] = {}
     for key, width in widths.items():
         dtype: type = bool if key == "terminals" else np.float64
         if key == "actions" and spec.discrete:

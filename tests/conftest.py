@@ -10,6 +10,10 @@ import pytest
 
 # Must happen before anything imports mujoco (docs/reference.md#known-traps).
 os.environ.setdefault("MUJOCO_GL", "egl")
+# Pygame-drawn envs (MO-Gymnasium's grid worlds) headless and quiet, as core does for itself.
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 REPO_DIR = Path(__file__).resolve().parents[1]
 # Checked in, so that a bare clone runs every test (tests/fixtures/peda/README.md says what).

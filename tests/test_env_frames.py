@@ -18,7 +18,6 @@ from PIL import Image
 from core.errors import ParetoscopeError
 from core.render.env_frames import (
     BACKGROUND,
-    DEFAULT_SIZE,
     EnvFrames,
     env_id_renders_rgb,
     fit_frame,

@@ -8,6 +8,7 @@ here names the package to install and the env that wanted it.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from core.errors import ParetoscopeError
@@ -25,6 +26,7 @@ class MissingDependency(ParetoscopeError):
 
 def mo_gymnasium_make(env_id: str, render_mode: str | None = None, **kwargs: Any) -> gym.Env:
     """`mo_gymnasium.make(env_id, ...)`, or a `MissingDependency` naming the package."""
+    headless_pygame()
     try:
         import mo_gymnasium
         from gymnasium.error import DependencyNotInstalled
@@ -34,6 +36,14 @@ def mo_gymnasium_make(env_id: str, render_mode: str | None = None, **kwargs: Any
         return mo_gymnasium.make(env_id, render_mode=render_mode, **kwargs)
     except (ImportError, DependencyNotInstalled) as error:
         raise MissingDependency(_message(env_id, error)) from None
+
+
+def headless_pygame() -> None:
+    """Pygame draws offscreen and stays quiet unless the user chose otherwise: servers and CI
+    have no display and no sound card (ALSA would print its errors for every env)."""
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 
 def _message(env_id: str, error: BaseException) -> str:

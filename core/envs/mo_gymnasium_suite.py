@@ -291,14 +291,18 @@ def spec_from_env(task: SuiteTask) -> EnvSpec:
         obs_shape: tuple[int, ...] = (int(spaces.flatdim(observation_space)),)
     else:
         obs_shape = tuple(int(side) for side in observation_space.shape or ())
+    low: tuple[float, ...]
+    high: tuple[float, ...]
     if isinstance(action_space, spaces.Discrete):
         n_actions: int | None = int(action_space.n)
         act_dim, low, high = 1, (0.0,), (float(action_space.n - 1),)
-    else:
+    elif isinstance(action_space, spaces.Box):
         n_actions = None
-        act_dim = int(np.prod(action_space.shape))
+        act_dim = int(math.prod(action_space.shape))
         low = tuple(float(value) for value in np.asarray(action_space.low).ravel())
         high = tuple(float(value) for value in np.asarray(action_space.high).ravel())
+    else:  # no MO-Gymnasium task has another kind; a user's env would need its own spec
+        raise AssertionError(f"{task.id}: unsupported action space {action_space}")
     limit = gym.spec(task.id).max_episode_steps
     if isinstance(model_dt, float) and model_dt > 0:  # MuJoCo v4: the simulated time step
         dt = model_dt

@@ -135,6 +135,7 @@ class D4MORLEnv(gym.Env[np.ndarray, np.ndarray]):
         if self._renderer is None:
             self._renderer = mujoco.Renderer(self.model, height=self.height, width=self.width)
         camera_spec = self.env_spec.camera
+        assert camera_spec is not None  # every D4MORL spec has its tracking camera
         body_id = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_BODY, camera_spec.body)
         if body_id < 0:
             raise ParetoscopeError(f"camera body {camera_spec.body!r} not in {self.env_spec.id}")
