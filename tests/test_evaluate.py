@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from core.agents.random_agent import RandomAgent
 from core.errors import ParetoscopeError
 from core.evaluate import summarize, sweep
 from core.results_store import KEY_COLUMN, ResultsStore
@@ -231,6 +232,21 @@ def test_ray_and_local_backends_give_equal_tables() -> None:
     on_ray = small_sweep(backend="ray", batch_size=4)
     columns = [c for c in local.columns if c != "wall_time"]
     pd.testing.assert_frame_equal(local[columns], on_ray[columns])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["local", "ray"])
+def test_a_discrete_env_sweeps_alike_in_this_process_the_pool_and_ray(backend: str) -> None:
+    # minecart: discrete actions, ore drawn from numpy's global generator (seeded per episode).
+    options = dict(granularity=2, seeds=[0, 1], horizon=150, gamma=0.98, progress=False)
+    here = sweep(RandomAgent("minecart-v0"), "minecart-v0", workers=1, batch_size=3, **options)
+    away = sweep(
+        RandomAgent("minecart-v0"), "minecart-v0", backend=backend, workers=2, batch_size=2,
+        **options,
+    )  # fmt: skip
+    columns = [c for c in here.columns if c != "wall_time"]
+    pd.testing.assert_frame_equal(here[columns], away[columns])
+    assert set(here["gamma"]) == {0.98} and here["length"].min() >= 1
 
 
 def test_small_batches_are_grouped_into_few_shards(tmp_path: Path) -> None:
