@@ -176,15 +176,19 @@ class AssetCatalog:
         A built-in keeps its own name unless a folder's agent has it (a file called
         ``random``): then it is ``random (built-in)``, so that neither hides the other, and
         the name alone (a link's ``agent=random``) means the file, as on the command line.
+        Where the folder's agents of `env_id` share one sweep plan, the built-ins use it too
+        (the same episode length and grid: their fronts compare); else the env's default.
         """
         from core.agents.builtin import BUILTIN_AGENTS
 
         found = self.agents_for(env_id)
         taken = {agent.name for agent in self.agents}
+        plans = {agent.sweep_plan() for agent in found}
+        shared = next(iter(plans)) if len(plans) == 1 else None
         builtins = []
         for name in BUILTIN_AGENTS:
             shown = name if name not in taken else _unique(f"{name} (built-in)", taken)
-            builtins.append(builtin_asset(name, env_id, shown))
+            builtins.append(replace(builtin_asset(name, env_id, shown), sweep=shared))
         return found + builtins
 
     def agent_choice(self, env_id: str, name: str) -> AgentAsset:

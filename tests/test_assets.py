@@ -317,3 +317,16 @@ def test_env_ids_build_no_spec(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     monkeypatch.setattr(registry.Registration, "spec", counting)
     assert catalog.env_ids() == ["MO-HalfCheetah-v2"]
     assert built == []
+
+
+def test_the_builtin_agent_sweeps_like_the_folders_agents_of_its_env(tmp_path: Path) -> None:
+    _agent_dir(tmp_path, "a", _config())
+    _agent_dir(tmp_path, "b", _config())
+    plan = {"granularity": 10, "seeds": [0, 1], "horizon": 30}
+    write_manifest(tmp_path, {"agents": {"a": {"sweep": plan}, "b": {"sweep": plan}}})
+    shared = discover_assets(tmp_path).agent_choices("MO-HalfCheetah-v2")[-1]
+    assert shared.builtin and shared.sweep_plan() == SweepPlan(10, (0, 1), 30)
+    # Plans that differ: the env's default plan (full episodes).
+    write_manifest(tmp_path, {"agents": {"a": {"sweep": plan}}})
+    alone = discover_assets(tmp_path).agent_choices("MO-HalfCheetah-v2")[-1]
+    assert alone.sweep_plan() == default_sweep_plan(2)
