@@ -150,7 +150,7 @@ def _loaded_agent(
     asset = AgentAsset(
         name=name,
         path=Path(path),
-        format=fmt,  # type: ignore[arg-type]
+        format=fmt,
         env_id=env_id,
         kind=kind,
         return_conditioned=True,

@@ -85,6 +85,7 @@ st.caption("Several agents on one environment: their fronts, their metrics, thei
 if sidebar.need(ctx, agent=False):
     spec = ctx.spec
     env_id = ctx.env_id
+    assert env_id is not None and spec is not None  # sidebar.need said so
     agents = ctx.catalog.agent_choices(env_id)
     names = [agent.name for agent in agents]
     by_name = {agent.name: agent for agent in agents}

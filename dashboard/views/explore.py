@@ -38,9 +38,10 @@ if sidebar.need(ctx):
 
 if loaded is not None:
     spec = ctx.spec
+    env_id = ctx.env_id
+    assert env_id is not None and spec is not None  # sidebar.need said so
     names = spec.objective_names
     n_obj = spec.n_obj
-    env_id = ctx.env_id
 
     # --- target mode (return-conditioned agents) ----------------------------------------------
     target = None
@@ -123,7 +124,9 @@ if loaded is not None:
         with front_column, guard("front"):
             table = loaders.sweep_table(ctx.agent, ctx.catalog, gamma=front_gamma)
             points = mean_per_preference(table, env_id)
-            against = against_known(env_id, front_gamma, points["returns"], points["preferences"])
+            against = against_known(
+                request.env_id, front_gamma, points["returns"], points["preferences"]
+            )
             series = FrontSeries(
                 ctx.agent.label,
                 points["returns"],
@@ -131,7 +134,7 @@ if loaded is not None:
                 points["targets"],
                 points["seeds"],
                 regret=None if against is None else against.regret,
-                env_id=env_id,
+                env_id=request.env_id,
             )
             cloud = None
             if ctx.dataset is not None:

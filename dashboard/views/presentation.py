@@ -61,8 +61,9 @@ st.caption(
 if sidebar.need(ctx):
     spec = ctx.spec
     env_id = ctx.env_id
-    names = spec.objective_names
     asset = ctx.agent
+    assert env_id is not None and spec is not None and asset is not None  # sidebar.need said so
+    names = spec.objective_names
     loaded = None
     with guard(f"agent {asset.name}"):
         loaded = loaders.loaded_agent(asset)

@@ -24,8 +24,9 @@ st.title("RTG following and metrics")
 if sidebar.need(ctx):
     spec = ctx.spec
     env_id = ctx.env_id
-    names = spec.objective_names
     asset = ctx.agent
+    assert env_id is not None and spec is not None and asset is not None  # sidebar.need said so
+    names = spec.objective_names
     loaded = None
     with messages.guard(f"agent {asset.name}"):
         loaded = loaders.loaded_agent(asset)
@@ -186,9 +187,9 @@ if sidebar.need(ctx):
                 if against is not None:
                     st.markdown("**Against the known front**")
                     st.caption(describe_front(against.front) + ".")
-                    columns = st.columns(4)
+                    indicator_columns = st.columns(4)
                     for column, (label, value) in zip(
-                        columns, against.values().items(), strict=False
+                        indicator_columns, against.values().items(), strict=False
                     ):
                         column.metric(f"{label} (lower is better)", f"{value:.4g}")
                     if against.regret is not None:
