@@ -330,6 +330,13 @@ def test_compare_random_beside_a_trained_agent_and_leave_other_envs_out(
     assert table.loc["random (uniform baseline)", "hypervolume"] == pytest.approx(
         expected.hypervolume
     )
+    # Another env in the sidebar: the selection keeps only what that env has (random), and
+    # says what it left out.
+    at.selectbox(key="env").set_value(HOPPER3).run()
+    _ok(at)
+    assert at.multiselect(key="compare_agents").value == ["random"]
+    captions = " ".join(caption.value for caption in at.caption)
+    assert "cheetah-morvs (MO-HalfCheetah-v2) left out" in captions, captions
 
 
 def test_rtg_and_metrics_page(app_env: Path, assets: Path) -> None:
