@@ -54,6 +54,9 @@ AGENTS_DIR = "agents"
 DATASETS_DIR = "datasets"
 RESULTS_DIR = "results"
 ROLLOUTS_DIR = "rollouts"
+# The format of the built-in agents (`core.agents.builtin`): known by name, no file behind them.
+BUILTIN_FORMAT = "builtin"
+BUILTIN_LABELS: dict[str, str] = {"random": "random (uniform baseline)"}
 # Environment variable naming the default assets folder (the bundled demo otherwise).
 ASSETS_ENV_VAR = "PARETOSCOPE_ASSETS"
 # Bump when a recorded rollout's content changes (rendering, encoding): old recordings are ignored.
@@ -96,7 +99,7 @@ class AgentAsset:
 
     name: str
     path: Path
-    format: str  # a name from core.agents.formats: checkpoint, peda, ...
+    format: str  # a name from core.agents.formats (checkpoint, peda, ...) or BUILTIN_FORMAT
     env_id: str | None  # None for a PEDA checkpoint whose env must be asked for
     kind: str  # morvs, bc, modt, policy_set, ... or the PEDA type (dt, rvs, bc) if known
     return_conditioned: bool
@@ -108,6 +111,11 @@ class AgentAsset:
     @property
     def n_obj(self) -> int | None:
         return None if self.env_id is None else get_spec(self.env_id).n_obj
+
+    @property
+    def builtin(self) -> bool:
+        """A built-in agent (`core.agents.builtin`): its `path` names it and is no file."""
+        return self.format == BUILTIN_FORMAT
 
     def sweep_plan(self) -> SweepPlan:
         if self.sweep is not None:
@@ -151,14 +159,46 @@ class AssetCatalog:
     problems: tuple[AssetProblem, ...] = ()
 
     def env_ids(self) -> list[str]:
-        """Env ids that have at least one agent or dataset, in the registry's order."""
+        """Env ids that have at least one agent or dataset, in the registry's order (reads
+        no spec: most registered specs are built lazily, from the env itself)."""
         present = {agent.env_id for agent in self.agents} | {d.env_id for d in self.datasets}
-        from core.envs import list_specs
+        from core.envs import list_ids
 
-        return [spec.id for spec in list_specs() if spec.id in present]
+        return [env_id for env_id in list_ids() if env_id in present]
 
     def agents_for(self, env_id: str) -> list[AgentAsset]:
+        """The folders' agents for `env_id` (without the built-in ones: `agent_choices`)."""
         return [agent for agent in self.agents if agent.env_id == env_id]
+
+    def agent_choices(self, env_id: str) -> list[AgentAsset]:
+        """What a user can pick for `env_id`: the folders' agents, then every built-in agent.
+
+        A built-in keeps its own name unless a folder's agent has it (a file called
+        ``random``): then it is ``random (built-in)``, so that neither hides the other, and
+        the name alone (a link's ``agent=random``) means the file, as on the command line.
+        Where the folder's agents of `env_id` share one sweep plan, the built-ins use it too
+        (the same episode length and grid: their fronts compare); else the env's default.
+        """
+        from core.agents.builtin import BUILTIN_AGENTS
+
+        found = self.agents_for(env_id)
+        taken = {agent.name for agent in self.agents}
+        plans = {agent.sweep_plan() for agent in found}
+        shared = next(iter(plans)) if len(plans) == 1 else None
+        builtins = []
+        for name in BUILTIN_AGENTS:
+            shown = name if name not in taken else _unique(f"{name} (built-in)", taken)
+            builtins.append(replace(builtin_asset(name, env_id, shown), sweep=shared))
+        return found + builtins
+
+    def agent_choice(self, env_id: str, name: str) -> AgentAsset:
+        """The agent called `name` among `agent_choices(env_id)`; raises when there is none."""
+        for agent in self.agent_choices(env_id):
+            if agent.name == name:
+                return agent
+        raise ParetoscopeError(
+            f"no agent named {name!r} for {env_id} in the assets ({self._where()}) or built in"
+        )
 
     def pending_agents(self) -> list[AgentAsset]:
         """PEDA checkpoints whose env is not known yet (the user must say)."""
@@ -203,6 +243,28 @@ class AssetCatalog:
             defaults=dict(self.defaults) or dict(other.defaults),
             problems=self.problems + other.problems,
         )
+
+
+def builtin_asset(builtin: str, env_id: str, name: str | None = None) -> AgentAsset:
+    """The built-in agent `builtin` (``random``) for `env_id`, as a catalog entry called
+    `name` (default: `builtin`). Its sweep plan is the default one for the env."""
+    from core.agents.builtin import BUILTIN_AGENTS
+
+    if builtin not in BUILTIN_AGENTS:
+        raise ParetoscopeError(
+            f"no built-in agent {builtin!r} (built-in agents: {', '.join(BUILTIN_AGENTS)})"
+        )
+    spec = get_spec(env_id)
+    return AgentAsset(
+        name=name or builtin,
+        path=Path(builtin),
+        format=BUILTIN_FORMAT,
+        env_id=spec.id,
+        kind=builtin,
+        return_conditioned=False,
+        label=BUILTIN_LABELS.get(builtin, f"{builtin} (built-in)"),
+        description=f"paretoscope's built-in {builtin} agent: a baseline that needs no file",
+    )
 
 
 def _unique(name: str, taken: set[str]) -> str:

@@ -1,5 +1,6 @@
 """The sweep that represents an agent on a front: its plan's preference grid (or chosen
-preferences and targets), evaluated once and stored, then averaged per preference.
+preferences and targets) at a discount gamma, evaluated once and stored, then averaged per
+preference.
 
 `SweepRequest` names one such sweep by plain values (its key identifies it for whoever runs
 it, e.g. the dashboard's worker pool); `run_sweep` evaluates what the store lacks;
@@ -43,6 +44,7 @@ class SweepRequest:
     plan: SweepPlan
     preferences: tuple[tuple[float, ...], ...] | None = None
     targets: tuple[tuple[float, ...], ...] | None = None
+    gamma: float = 1.0  # the discount of the returns (a column of the table, part of the key)
 
     def key(self) -> str:
         canonical = json.dumps(
@@ -54,6 +56,7 @@ class SweepRequest:
                 self.plan.to_dict(),
                 self.preferences,
                 self.targets,
+                float(self.gamma),
             ],
             separators=(",", ":"),
         )
@@ -67,6 +70,7 @@ class SweepRequest:
             "seeds": list(self.plan.seeds),
             "targets": None if self.targets is None else np.asarray(self.targets),
             "horizon": sweep_horizon(self.plan, self.env_id),
+            "gamma": float(self.gamma),
         }
 
     def missing(self, agent: Agent, store: ResultsStore | None) -> int:

@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from core.metrics import non_dominated
+from core.mixing import one_env
+
+if TYPE_CHECKING:
+    from core.envs.known_fronts import KnownFront
 
 PALETTE = (
     "#1f77b4",
@@ -30,6 +35,7 @@ PALETTE = (
 CLOUD_COLOUR = "rgba(120, 120, 120, 0.25)"
 CURRENT_COLOUR = "#ffb000"
 TARGET_COLOUR = "#e7298a"
+KNOWN_FRONT_COLOUR = "#333333"
 # Above this many points a 2-D cloud is drawn with WebGL.
 WEBGL_THRESHOLD = 2000
 # The cloud is subsampled (deterministically) above this many points.
@@ -38,13 +44,18 @@ CLOUD_LIMIT = 20000
 
 @dataclass(frozen=True)
 class FrontSeries:
-    """One agent's sweep as points: returns, preferences, targets and seeds per point."""
+    """One agent's sweep on `env_id` as points: returns, preferences, targets and seeds per
+    point, and each point's regret against the env's known front where it has one.
+
+    `env_id` is required: a figure draws series of one env only (`core.mixing.one_env`)."""
 
     name: str
     returns: np.ndarray  # (N, n_obj)
     preferences: np.ndarray  # (N, n_obj)
     targets: np.ndarray | None = None  # (N, n_obj) initial targets, or None
     seeds: np.ndarray | None = None  # (N,)
+    regret: np.ndarray | None = None  # (N,) best w.v on the known front minus the point's
+    env_id: str = field(kw_only=True)
 
     def __post_init__(self) -> None:
         returns = np.asarray(self.returns, dtype=np.float64)
@@ -55,6 +66,11 @@ class FrontSeries:
             raise ValueError(f"preferences: expected {returns.shape}, got {preferences.shape}")
         object.__setattr__(self, "returns", returns)
         object.__setattr__(self, "preferences", preferences)
+        if self.regret is not None:
+            regret = np.asarray(self.regret, dtype=np.float64)
+            if regret.shape != (len(returns),):
+                raise ValueError(f"regret: expected ({len(returns)},), got {regret.shape}")
+            object.__setattr__(self, "regret", regret)
 
 
 @dataclass(frozen=True)
@@ -81,8 +97,10 @@ def point_text(
     returns: Sequence[float],
     target: Sequence[float] | None = None,
     seed: int | None = None,
+    regret: float | None = None,
 ) -> str:
-    """The hover text of one point: preference, target, returns and seed."""
+    """The hover text of one point: preference, target, returns, seed and its regret against
+    the known front."""
     names = list(objective_names)
     lines = [
         "preference: "
@@ -93,7 +111,33 @@ def point_text(
         lines.append("target: " + _fmt(target, 4))
     if seed is not None:
         lines.append(f"seed: {int(seed)}")
+    if regret is not None:
+        lines.append(f"regret vs known front: {float(regret):.4g}")
     return "<br>".join(lines)
+
+
+def known_front_name(known: KnownFront) -> str:
+    """The legend entry of a known front: says whether it is exact or an approximation."""
+    return "known front (exact)" if known.exact else "known front (approximate)"
+
+
+def _known_front_hover(objective_names: Sequence[str], known: KnownFront) -> list[str]:
+    head = f"{known_front_name(known)}, γ = {known.gamma:g}"
+    source = _text(known.source)
+    return [
+        head
+        + "<br>returns: "
+        + ", ".join(f"{_text(n)} {float(v):.4g}" for n, v in zip(objective_names, row, strict=True))
+        + "<br>"
+        + source
+        for row in known.points
+    ]
+
+
+def check_known_front(known: KnownFront | None, env_id: str | None) -> None:
+    """A known front is drawn only over fronts of its own env (and with its objective count)."""
+    if known is not None and env_id is not None:
+        one_env([("known front", known.env_id), ("the sweeps", env_id)], "known front")
 
 
 def _axis_title(objective_names: Sequence[str], index: int) -> str:
@@ -118,9 +162,14 @@ def front_figure(
     target_grid: np.ndarray | None = None,
     tolerance: float = 0.0,
     height: int = 480,
+    known_front: KnownFront | None = None,
 ) -> go.Figure:
     """The Pareto front: sweeps (undominated filled, dominated hollow), the dataset cloud,
-    the reference point, the current rollout and the target.
+    the env's known front (its own trace, labelled exact or approximate, the source in its
+    hover), the reference point, the current rollout and the target.
+
+    Every series must be of one env, and the known front of that env: anything else raises
+    `ParetoscopeError` (`core.mixing`).
 
     `axes` picks the objectives drawn: two indices give a 2-D plot, three a 3-D one; by default
     all objectives when there are two or three, else the first two. Sweep points carry
@@ -134,6 +183,8 @@ def front_figure(
     if len(axes) not in (2, 3) or any(not 0 <= axis < n_obj for axis in axes):
         raise ValueError(f"axes: expected 2 or 3 objective indices below {n_obj}, got {axes}")
     three_d = len(axes) == 3
+    env_id = one_env([(entry.name, entry.env_id) for entry in series], "front figure")
+    check_known_front(known_front, env_id)
     figure = go.Figure()
 
     def add(trace_kwargs: dict, points: np.ndarray, webgl: bool = False) -> None:
@@ -188,6 +239,7 @@ def front_figure(
                 entry.returns[row],
                 None if entry.targets is None else entry.targets[row],
                 None if entry.seeds is None else int(entry.seeds[row]),
+                None if entry.regret is None else float(entry.regret[row]),
             )
             for row in range(len(entry.returns))
         ]
@@ -213,6 +265,23 @@ def front_figure(
                 },
                 entry.returns[rows],
             )
+
+    if known_front is not None and len(known_front.points):
+        add(
+            {
+                "mode": "markers",
+                "name": known_front_name(known_front),
+                "marker": {
+                    "size": 6 if three_d else 11,
+                    "color": KNOWN_FRONT_COLOUR,
+                    "symbol": "diamond-open",
+                    "line": {"width": 1.5, "color": KNOWN_FRONT_COLOUR},
+                },
+                "hovertext": _known_front_hover(objective_names, known_front),
+                "hovertemplate": "%{hovertext}<extra></extra>",
+            },
+            np.asarray(known_front.points, dtype=np.float64),
+        )
 
     if reference_point is not None:
         reference = np.asarray(reference_point, dtype=np.float64)[None, :]
@@ -628,11 +697,15 @@ def hypervolume_figure(
     reference_point: Sequence[float],
     axes: Sequence[int] = (0, 1),
     height: int = 420,
+    known_front: KnownFront | None = None,
 ) -> go.Figure:
     """The fronts with the region each dominates above the reference point shaded (2-D
-    projection on `axes`), and the reference point marked."""
+    projection on `axes`), the env's known front and the reference point marked. Series of
+    different envs (or a known front of another env) raise `ParetoscopeError`."""
     a, b = int(axes[0]), int(axes[1])
     reference = np.asarray(reference_point, dtype=np.float64)
+    env_id = one_env([(entry.name, entry.env_id) for entry in series], "hypervolume figure")
+    check_known_front(known_front, env_id)
     figure = go.Figure()
     for index, entry in enumerate(series):
         colour = PALETTE[index % len(PALETTE)]
@@ -663,6 +736,24 @@ def hypervolume_figure(
                     "size": 9,
                     "symbol": ["circle" if keep else "circle-open" for keep in mask],
                 },
+            )
+        )
+    if known_front is not None and len(known_front.points):
+        points = np.asarray(known_front.points, dtype=np.float64)
+        figure.add_trace(
+            go.Scatter(
+                x=points[:, a],
+                y=points[:, b],
+                mode="markers",
+                name=known_front_name(known_front),
+                marker={
+                    "color": KNOWN_FRONT_COLOUR,
+                    "size": 10,
+                    "symbol": "diamond-open",
+                    "line": {"width": 1.5, "color": KNOWN_FRONT_COLOUR},
+                },
+                hovertext=_known_front_hover(objective_names, known_front),
+                hovertemplate="%{hovertext}<extra></extra>",
             )
         )
     figure.add_trace(

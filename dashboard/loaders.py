@@ -134,15 +134,23 @@ def mtime(path: Path) -> float:
         return 0.0
 
 
+def _stamp(asset: AgentAsset) -> float:
+    """What says the agent changed: its files' modification time (a built-in agent has no
+    file: a file of its name in the working directory must not count)."""
+    return 0.0 if asset.builtin else mtime(asset.path)
+
+
 @st.cache_resource(show_spinner="Loading the agent…", max_entries=16)
 def _loaded_agent(
     path: str, mtime: float, fmt: str, env_id: str | None, kind: str, name: str
 ) -> LoadedAgent:
+    """Cached by the asset's plain values; a built-in agent (format ``builtin``) is one entry
+    per (agent, env), with its own fingerprint (``random:<env>:seed=0``)."""
     del mtime  # part of the cache key only
     asset = AgentAsset(
         name=name,
         path=Path(path),
-        format=fmt,  # type: ignore[arg-type]
+        format=fmt,
         env_id=env_id,
         kind=kind,
         return_conditioned=True,
@@ -153,9 +161,10 @@ def _loaded_agent(
 
 
 def loaded_agent(asset: AgentAsset) -> LoadedAgent:
-    """The agent of `asset`, loaded once per process (reloaded when its files change)."""
+    """The agent of `asset`, loaded once per process (reloaded when its files change); the
+    built-in ones are built for their env."""
     return _loaded_agent(
-        str(asset.path), mtime(asset.path), asset.format, asset.env_id, asset.kind, asset.name
+        str(asset.path), _stamp(asset), asset.format, asset.env_id, asset.kind, asset.name
     )
 
 
@@ -172,6 +181,7 @@ def _sweep_table(
     targets: tuple[tuple[float, ...], ...] | None,
     results_dirs: tuple[str, ...],
     cache: str,
+    gamma: float = 1.0,
 ) -> pd.DataFrame:
     loaded = _loaded_agent(path, stamp, fmt, env_id, kind, name)
     request = SweepRequest(
@@ -181,6 +191,7 @@ def _sweep_table(
         plan=SweepPlan(granularity=plan[0], seeds=plan[1], horizon=plan[2]),
         preferences=preferences,
         targets=targets,
+        gamma=gamma,
     )
     results = _store(results_dirs, cache)
 
@@ -198,9 +209,10 @@ def sweep_table(
     found: AssetCatalog,
     preferences: np.ndarray | None = None,
     targets: np.ndarray | None = None,
+    gamma: float = 1.0,
 ) -> pd.DataFrame:
-    """The agent's sweep (its plan's grid, or `preferences` with `targets`), from the stores or
-    computed once; cached by plain values."""
+    """The agent's sweep (its plan's grid, or `preferences` with `targets`) with returns
+    discounted by `gamma`, from the stores or computed once; cached by plain values."""
     plan = asset.sweep_plan()
     assert asset.env_id is not None
     as_rows = None if preferences is None else tuple(tuple(map(float, row)) for row in preferences)
@@ -208,7 +220,7 @@ def sweep_table(
     with st.spinner(f"Evaluating {inert(asset.label)}…"):
         return _sweep_table(
             str(asset.path),
-            mtime(asset.path),
+            _stamp(asset),
             asset.format,
             asset.env_id,
             asset.kind,
@@ -218,6 +230,7 @@ def sweep_table(
             target_rows,
             tuple(str(folder) for folder in found.results_dirs),
             str(cache_dir()),
+            float(gamma),
         )
 
 

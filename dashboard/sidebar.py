@@ -1,5 +1,8 @@
-"""The sidebar: the choices every page shares (assets, env, agent, dataset, seed, video size),
-mirrored in the URL, and the `Context` the pages read them from."""
+"""The sidebar: the choices every page shares (assets, env, agent, dataset, seed, discount,
+video size), mirrored in the URL, and the `Context` the pages read them from.
+
+Every registered env can be opened: the catalog's envs (with agents or datasets) come first,
+then the rest of the registry, each with the built-in agents beside the catalog's."""
 
 from __future__ import annotations
 
@@ -9,15 +12,18 @@ from dataclasses import dataclass
 import streamlit as st
 
 from core.catalog import AgentAsset, AssetCatalog, DatasetAsset, default_sweep_plan
-from core.envs import EnvSpec, get_spec
+from core.envs import EnvSpec, get_spec, list_ids
 from core.recordings import RecordingLibrary
 from core.results_store import LayeredStore
 from core.sweeps import sweep_horizon
 from dashboard import loaders
 from dashboard.messages import MESSAGE_LIMIT, inert, show_problem
 from dashboard.url_state import (
+    DEFAULT_GAMMA,
     DEFAULT_VIDEO_SIZE,
+    SMALLEST_GAMMA,
     VIDEO_SIZES,
+    format_gamma,
     load_url_once,
     note_unknown,
     notes_slot,
@@ -41,6 +47,7 @@ class Context:
     dataset: DatasetAsset | None
     seed: int
     size: int
+    gamma: float = DEFAULT_GAMMA  # the discount of every sweep the pages show
 
     @property
     def spec(self) -> EnvSpec | None:
@@ -74,6 +81,27 @@ def _choose(key: str, options: Sequence[str], default: str | None) -> None:
         st.session_state[key] = default if default in options else (options[0] if options else None)
 
 
+def env_options(found: AssetCatalog) -> tuple[list[str], str | None]:
+    """Every registered env id, the catalog's first (they have agents or datasets), and the
+    default: the manifest's, else the catalog's first env; None when there is neither (the
+    page then says so, and any env can still be chosen)."""
+    catalog_envs = found.env_ids()
+    present = set(catalog_envs)
+    envs = catalog_envs + [env_id for env_id in list_ids() if env_id not in present]
+    default = found.defaults.get("env")
+    if default not in envs:
+        default = catalog_envs[0] if catalog_envs else None
+    return envs, default
+
+
+def env_label(env_id: str, catalog_envs: set[str]) -> str:
+    """The env's entry in the list: with its objective count where the spec is read anyway (the
+    catalog's envs); the others by id alone, so drawing the list builds no spec."""
+    if env_id in catalog_envs:
+        return f"{env_id} ({get_spec(env_id).n_obj} objectives)"
+    return env_id
+
+
 def sidebar() -> Context:
     """Draw the sidebar and return the choices; call once per run, before the page."""
     st.session_state.pop("_url_notes_slot", None)  # last run's: pages' notes wait for this run's
@@ -87,20 +115,24 @@ def sidebar() -> Context:
         st.markdown(f"### {inert(found.title)}")
         if found.description:
             st.caption(inert(found.description, MESSAGE_LIMIT))
-        envs = found.env_ids()
+        envs, default_env = env_options(found)
+        catalog_envs = set(found.env_ids())
         note_unknown("env", envs)
-        _choose("env", envs, defaults.get("env"))
+        if st.session_state.get("env") not in envs:
+            st.session_state["env"] = default_env
         env_id = st.selectbox(
             "Environment",
             envs,
             key="env",
-            format_func=lambda env: f"{env} ({get_spec(env).n_obj} objectives)",
-            placeholder="no agents or datasets found",
+            format_func=lambda env: env_label(env, catalog_envs),
+            placeholder="choose an environment",
+            help="The assets' environments first, then every other registered one (each "
+            "with the built-in random agent).",
         )
         agent_asset = None
         dataset_asset = None
         if env_id is not None:
-            agents = found.agents_for(env_id)
+            agents = found.agent_choices(env_id)
             names = [agent.name for agent in agents]
             note_unknown("agent", names)
             _choose("agent", names, defaults.get("agent"))
@@ -132,6 +164,19 @@ def sidebar() -> Context:
         if not isinstance(seed_value, int) or not 0 <= seed_value <= 2**31 - 1:
             st.session_state["seed"] = 0
         seed = st.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="seed")
+        gamma_value = st.session_state.get("gamma")
+        if not isinstance(gamma_value, float) or not SMALLEST_GAMMA <= gamma_value <= 1.0:
+            st.session_state["gamma"] = DEFAULT_GAMMA
+        gamma = st.number_input(
+            "Discount γ",
+            min_value=SMALLEST_GAMMA,
+            max_value=1.0,
+            step=0.01,
+            format="%.4g",
+            key="gamma",
+            help="Returns on the fronts and in the metrics count the reward of step t as "
+            "γ^t (1: undiscounted). A known front is drawn at the same γ.",
+        )
         if st.session_state.get("size") not in VIDEO_SIZES:
             st.session_state["size"] = DEFAULT_VIDEO_SIZE
         size = st.selectbox(
@@ -153,6 +198,7 @@ def sidebar() -> Context:
         dataset=dataset_asset,
         seed=int(seed),
         size=int(size),
+        gamma=float(gamma),
     )
     st.session_state["_context"] = ctx
     set_url(
@@ -161,6 +207,7 @@ def sidebar() -> Context:
         dataset=dataset_asset.name if dataset_asset else None,
         seed=str(int(seed)),
         size=str(int(size)),
+        gamma=format_gamma(gamma),
     )
     return ctx
 
@@ -193,7 +240,8 @@ def need(ctx: Context, agent: bool = True) -> bool:
     if ctx.env_id is None:
         st.info(
             "No agents or datasets were found. Start with `paretoscope dashboard --assets DIR`, "
-            "add a folder or upload files in the sidebar."
+            "add a folder or upload files in the sidebar, or choose an environment there to "
+            "try the built-in random agent."
         )
         return False
     if agent and ctx.agent is None:

@@ -1,18 +1,24 @@
 """Tables of the dashboard: the Compare page's metrics table with the best value per column.
 
-Pure functions on pandas; the page shows the styled table."""
+Pure functions on pandas; the page shows the styled table. One table ranks agents of one env
+only (`core.mixing.one_env`)."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from core.catalog import AgentAsset
-from core.metrics import RtgFollowing, front_summary
+from core.metrics import RtgFollowing, compare_with_front, front_summary
+from core.mixing import one_env
+
+if TYPE_CHECKING:
+    from core.envs.known_fronts import KnownFront
 
 # Column -> whether larger is better.
 METRIC_COLUMNS: dict[str, bool] = {
@@ -23,27 +29,43 @@ METRIC_COLUMNS: dict[str, bool] = {
     "RTG weighted error": False,
     "RTG ratio error": False,
 }
+# Columns against the env's known front (only when it has one); all: lower is better.
+KNOWN_FRONT_COLUMNS: dict[str, bool] = {
+    "IGD": False,
+    "IGD+": False,
+    "max utility loss": False,
+    "mean regret": False,
+}
 BEST_STYLE = "background-color: rgba(44, 160, 44, 0.25); font-weight: bold"
 
 
 @dataclass(frozen=True)
 class AgentMetrics:
-    """What the metrics table shows for one agent."""
+    """What the metrics table shows for one agent (of `env_id`: one table, one env)."""
 
     name: str
     returns: np.ndarray  # (N, n_obj) per-preference mean returns
     preferences: np.ndarray  # (N, n_obj)
     rtg: RtgFollowing | None = None
+    env_id: str = field(kw_only=True)
 
 
 def metrics_table(
     agents: Sequence[AgentMetrics],
     reference_point: Sequence[float],
     weights: np.ndarray | None = None,
+    known_front: KnownFront | None = None,
 ) -> pd.DataFrame:
     """One row per agent: hypervolume, sparsity, cardinality, expected utility (over `weights`,
     default each agent's own preferences) and the RTG-following errors (NaN where the agent is
-    not return-conditioned)."""
+    not return-conditioned); with the env's `known_front`, IGD, IGD+, maximum utility loss
+    and mean regret against it (each agent's own preferences).
+
+    Agents of different envs (or a known front of another env) raise `ParetoscopeError`."""
+    env_id = one_env([(agent.name, agent.env_id) for agent in agents], "metrics table")
+    if known_front is not None and env_id is not None:
+        one_env([("known front", known_front.env_id), ("the agents", env_id)], "metrics table")
+    columns = [*METRIC_COLUMNS, *(KNOWN_FRONT_COLUMNS if known_front is not None else ())]
     rows = []
     for agent in agents:
         summary = front_summary(
@@ -64,14 +86,30 @@ def metrics_table(
                 "RTG ratio error": np.nan if agent.rtg is None else agent.rtg.overall_ratio_error,
             }
         )
-    return pd.DataFrame(rows, columns=["agent", *METRIC_COLUMNS]).set_index("agent")
+        if known_front is not None:
+            rows[-1].update(_against(agent, known_front))
+    return pd.DataFrame(rows, columns=["agent", *columns]).set_index("agent")
+
+
+def _against(agent: AgentMetrics, known_front: KnownFront) -> dict[str, float]:
+    if len(agent.returns) == 0:
+        return dict.fromkeys(KNOWN_FRONT_COLUMNS, np.nan)
+    compared = compare_with_front(agent.returns, agent.preferences, known_front.points)
+    return {
+        "IGD": compared.igd,
+        "IGD+": compared.igd_plus,
+        "max utility loss": compared.maximum_utility_loss,
+        "mean regret": compared.mean_regret,
+    }
 
 
 def best_per_column(
-    table: pd.DataFrame, directions: Mapping[str, bool] = METRIC_COLUMNS
+    table: pd.DataFrame, directions: Mapping[str, bool] | None = None
 ) -> pd.DataFrame:
     """A boolean frame like `table`: True where a value is the best of its column (ties all
     marked; NaN never best; a column with fewer than two defined values marks nothing)."""
+    if directions is None:
+        directions = {**METRIC_COLUMNS, **KNOWN_FRONT_COLUMNS}
     marks = pd.DataFrame(False, index=table.index, columns=table.columns)
     for column, larger_is_better in directions.items():
         if column not in table.columns:

@@ -15,9 +15,13 @@ from dashboard.messages import inert
 Parsed = TypeVar("Parsed")
 
 # Query parameters that mirror the sidebar, and the session keys of their widgets.
-URL_KEYS = ("env", "agent", "dataset", "seed", "size")
+URL_KEYS = ("env", "agent", "dataset", "seed", "size", "gamma")
 VIDEO_SIZES = (240, 320, 480, 640)
 DEFAULT_VIDEO_SIZE = 320
+# The discount: in (0, 1]; in the URL only when it is not 1 (no discount), at this precision.
+DEFAULT_GAMMA = 1.0
+SMALLEST_GAMMA = 1e-4
+GAMMA_DIGITS = 6
 
 
 def load_url_once() -> None:
@@ -47,6 +51,13 @@ def load_url_once() -> None:
                 note_ignored(key, number, f"expected {low} to {high}")
                 continue
             st.session_state[key] = number
+    if "gamma" in params:
+        asked = str(params["gamma"])
+        gamma = parse_gamma(asked)
+        if gamma is None:
+            note_ignored("gamma", asked, f"expected a number from {SMALLEST_GAMMA:g} to 1")
+        else:
+            st.session_state["gamma"] = gamma
     if "size" in st.session_state and st.session_state["size"] not in VIDEO_SIZES:
         note_ignored(
             "size",
@@ -61,6 +72,26 @@ def load_url_once() -> None:
                 note_ignored(key, value, problem)
             else:
                 st.session_state[f"_url_{key}"] = value
+
+
+def parse_gamma(text: str | None) -> float | None:
+    """A discount from a link: a number from `SMALLEST_GAMMA` to 1, rounded as the URL writes
+    it; None when it is anything else (absent, not a number, NaN, 0, above 1)."""
+    if text is None or len(text) > 40:
+        return None
+    try:
+        value = round(float(text), GAMMA_DIGITS)
+    except ValueError:
+        return None
+    if not (np.isfinite(value) and SMALLEST_GAMMA <= value <= 1.0):
+        return None
+    return value
+
+
+def format_gamma(gamma: float) -> str | None:
+    """The URL's value for `gamma` (None at the default, 1: the link stays short)."""
+    value = round(float(gamma), GAMMA_DIGITS)
+    return None if value == DEFAULT_GAMMA else f"{value:g}"
 
 
 # Values a page reads when it first draws (`url_value`); it notes those it cannot use.

@@ -245,3 +245,88 @@ def test_one_sniffer_per_format_serves_discovery_the_cli_and_uploads(tmp_path: P
         check_signature("bad.ckpt", b"hello world!")
     with pytest.raises(ParetoscopeError, match="not a safetensors file"):
         check_signature("bad.safetensors", b"\x02\x00\x00\x00\x00\x00\x00\x00[]")
+
+
+def test_every_env_offers_the_builtin_random_agent_beside_the_folders(tmp_path: Path) -> None:
+    from core.catalog import BUILTIN_FORMAT, builtin_asset
+
+    _agent_dir(tmp_path, "cheetah", _config())
+    catalog = discover_assets(tmp_path)
+    choices = catalog.agent_choices("MO-HalfCheetah-v2")
+    assert [(a.name, a.format) for a in choices] == [
+        ("cheetah", "checkpoint"),
+        ("random", BUILTIN_FORMAT),
+    ]
+    builtin = choices[-1]
+    assert builtin.builtin and not builtin.return_conditioned and builtin.kind == "random"
+    assert builtin.label == "random (uniform baseline)" and builtin.sweep_plan().granularity == 20
+    # An env without any asset: the built-in agent alone; agents_for stays the folder's.
+    assert [a.name for a in catalog.agent_choices("deep-sea-treasure-v0")] == ["random"]
+    assert catalog.agents_for("deep-sea-treasure-v0") == []
+    assert catalog.agent_choice("minecart-v0", "random").env_id == "minecart-v0"
+    with pytest.raises(ParetoscopeError, match="no agent named 'cheetah' for minecart-v0"):
+        catalog.agent_choice("minecart-v0", "cheetah")
+    with pytest.raises(ParetoscopeError, match="no built-in agent 'oracle'"):
+        builtin_asset("oracle", "minecart-v0")
+    with pytest.raises(ParetoscopeError, match="unknown environment id"):
+        builtin_asset("random", "MO-Nope-v9")
+
+
+def test_a_folder_agent_called_random_hides_no_one(tmp_path: Path) -> None:
+    _agent_dir(tmp_path, "random", _config())
+    catalog = discover_assets(tmp_path)
+    choices = catalog.agent_choices("MO-HalfCheetah-v2")
+    assert [(a.name, a.builtin) for a in choices] == [
+        ("random", False),
+        ("random (built-in)", True),
+    ]
+    # The bare name means the file (as on the command line); the built-in keeps its kind.
+    assert not catalog.agent_choice("MO-HalfCheetah-v2", "random").builtin
+    assert catalog.agent_choice("MO-HalfCheetah-v2", "random (built-in)").kind == "random"
+    # In another env the folder's agent is not offered, yet its name stays taken.
+    assert [a.name for a in catalog.agent_choices("minecart-v0")] == ["random (built-in)"]
+
+
+def test_a_builtin_asset_loads_by_name_never_from_a_file_of_that_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from core.agents.loaded import load_asset_agent
+    from core.agents.random_agent import RandomAgent
+    from core.catalog import builtin_asset
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "random").write_text("not a checkpoint: must not be read")
+    loaded = load_asset_agent(builtin_asset("random", "deep-sea-treasure-v0"))
+    assert isinstance(loaded.agent, RandomAgent) and loaded.name == "random"
+    assert loaded.fingerprint == "random:deep-sea-treasure-v0:seed=0"
+    assert not loaded.return_conditioned
+
+
+def test_env_ids_build_no_spec(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import core.envs.registry as registry
+
+    _agent_dir(tmp_path, "cheetah", _config())
+    catalog = discover_assets(tmp_path)
+    built: list[str] = []
+    original = registry.Registration.spec
+
+    def counting(self: registry.Registration) -> object:
+        built.append(self.env_id)
+        return original(self)
+
+    monkeypatch.setattr(registry.Registration, "spec", counting)
+    assert catalog.env_ids() == ["MO-HalfCheetah-v2"]
+    assert built == []
+
+
+def test_the_builtin_agent_sweeps_like_the_folders_agents_of_its_env(tmp_path: Path) -> None:
+    _agent_dir(tmp_path, "a", _config())
+    _agent_dir(tmp_path, "b", _config())
+    plan = {"granularity": 10, "seeds": [0, 1], "horizon": 30}
+    write_manifest(tmp_path, {"agents": {"a": {"sweep": plan}, "b": {"sweep": plan}}})
+    shared = discover_assets(tmp_path).agent_choices("MO-HalfCheetah-v2")[-1]
+    assert shared.builtin and shared.sweep_plan() == SweepPlan(10, (0, 1), 30)
+    # Plans that differ: the env's default plan (full episodes).
+    write_manifest(tmp_path, {"agents": {"a": {"sweep": plan}}})
+    alone = discover_assets(tmp_path).agent_choices("MO-HalfCheetah-v2")[-1]
+    assert alone.sweep_plan() == default_sweep_plan(2)

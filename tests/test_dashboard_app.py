@@ -298,6 +298,47 @@ def test_compare_page(app_env: Path, assets: Path) -> None:
     assert at.get("arrow_data_frame") or at.dataframe
 
 
+def test_compare_random_beside_a_trained_agent_and_leave_other_envs_out(
+    app_env: Path, assets: Path
+) -> None:
+    from core.agents.random_agent import RandomAgent
+    from core.results_store import ResultsStore
+
+    at = _app({"agents": "cheetah-morvs,hopper3-modt,random"})
+    at.switch_page("views/compare.py").run()
+    _ok(at)
+    assert at.multiselect(key="compare_agents").value == ["cheetah-morvs", "random"]
+    notes = " ".join(warning.value for warning in at.warning)
+    assert "hopper3-modt (MO-Hopper-v3) left out" in notes, notes
+    result = at.session_state["compare_result"]
+    assert result["has_video"] and result["agents"] == ["cheetah-morvs", "random"]
+    preference = np.asarray([at.session_state["preference"]])
+    chance = rollout_batch(RandomAgent(CHEETAH), CHEETAH, preference, [0], horizon=HORIZON)
+    np.testing.assert_allclose(result["returns"]["random"], chance.returns[0], rtol=1e-9)
+    table = at.session_state["compare_metrics"]
+    assert list(table.index) == ["MORvS (untrained)", "random (uniform baseline)"]
+    # The built-in agent swept like the env's agents (their shared plan: HORIZON steps), into
+    # the cache's store.
+    stored = ResultsStore(app_env / "results").read(CHEETAH)
+    rows = stored[stored["agent"] == "random"]
+    assert len(rows) == 21 and (rows["horizon"] == HORIZON).all()
+    expected = front_summary(
+        rows[["return_run", "return_energy"]].to_numpy(),
+        (0.0, 0.0),
+        rows[["preference_run", "preference_energy"]].to_numpy(),
+    )
+    assert table.loc["random (uniform baseline)", "hypervolume"] == pytest.approx(
+        expected.hypervolume
+    )
+    # Another env in the sidebar: the selection keeps only what that env has (random), and
+    # says what it left out.
+    at.selectbox(key="env").set_value(HOPPER3).run()
+    _ok(at)
+    assert at.multiselect(key="compare_agents").value == ["random"]
+    captions = " ".join(caption.value for caption in at.caption)
+    assert "cheetah-morvs (MO-HalfCheetah-v2) left out" in captions, captions
+
+
 def test_rtg_and_metrics_page(app_env: Path, assets: Path) -> None:
     from core.results_store import ResultsStore
 

@@ -37,12 +37,14 @@ def _brute_force_undominated(points: np.ndarray) -> np.ndarray:
     return np.array(keep)
 
 
-def _series(points: np.ndarray, name: str = "agent") -> FrontSeries:
+def _series(points: np.ndarray, name: str = "agent", env_id: str = "MO-Test-v0") -> FrontSeries:
     n = len(points)
     preferences = np.column_stack([np.linspace(0, 1, n), 1 - np.linspace(0, 1, n)])
     if points.shape[1] > 2:
         preferences = np.full(points.shape, 1.0 / points.shape[1])
-    return FrontSeries(name, points, preferences, targets=points * 1.1, seeds=np.arange(n))
+    return FrontSeries(
+        name, points, preferences, targets=points * 1.1, seeds=np.arange(n), env_id=env_id
+    )
 
 
 def _trace(figure: go.Figure, name: str):
@@ -224,7 +226,11 @@ def test_metrics_table_and_best_marks() -> None:
     prefs = rng.dirichlet([1, 1], size=6)
     rtg = rtg_following(a * 1.2, prefs, a)
     table = metrics_table(
-        [AgentMetrics("A", a, prefs, rtg), AgentMetrics("B", b, prefs, None)], (0.0, 0.0)
+        [
+            AgentMetrics("A", a, prefs, rtg, env_id="MO-Test-v0"),
+            AgentMetrics("B", b, prefs, None, env_id="MO-Test-v0"),
+        ],
+        (0.0, 0.0),
     )
     for name, points in (("A", a), ("B", b)):
         expected = front_summary(points, (0.0, 0.0), prefs)
@@ -256,3 +262,116 @@ def test_tour_panel_highlights_the_point_where_it_belongs() -> None:
     assert tuple(image[row, column]) == HIGHLIGHT
     moved = panel.draw((5.0, 10.0))
     assert tuple(moved[row, column]) != HIGHLIGHT
+
+
+# --- known fronts and the mixing guard ------------------------------------------------------------
+
+
+def test_known_front_is_its_own_trace_labelled_exact_or_approximate() -> None:
+    from core.envs.known_fronts import known_front
+
+    exact = known_front("deep-sea-treasure-v0", 0.99)
+    points = exact.points + np.array([-0.5, -3.0])
+    figure = front_figure(
+        ("treasure", "time"),
+        [_series(points, "random <b>", env_id="deep-sea-treasure-v0")],
+        known_front=exact,
+    )
+    trace = _trace(figure, "known front (exact)")
+    np.testing.assert_array_equal(np.column_stack([trace.x, trace.y]), exact.points)
+    assert trace.hovertext[0].startswith("known front (exact), γ = 0.99")
+    assert "pareto_front(gamma)" in trace.hovertext[0]
+    assert all("<b>" not in (entry.name or "") for entry in figure.data)  # labels escaped
+    hv = hypervolume_figure(
+        ("treasure", "time"),
+        [_series(points, env_id="deep-sea-treasure-v0")],
+        (0.0, -25.0),
+        known_front=exact,
+    )
+    assert _trace(hv, "known front (exact)").x is not None
+
+    approximate = known_front("minecart-v0", 1.0)
+    three = approximate.points * 0.5
+    series = _series(three, env_id="minecart-v0")
+    for axes, kind in ((None, go.Scatter3d), ((0, 2), go.Scatter)):
+        figure = front_figure(
+            ("ore_1", "ore_2", "fuel"), [series], axes=axes, known_front=approximate
+        )
+        trace = _trace(figure, "known front (approximate)")
+        assert isinstance(trace, kind) and len(trace.x) == len(approximate.points)
+        assert "not guaranteed optimal" in trace.hovertext[0]
+
+
+def test_a_point_hover_names_its_regret_against_the_known_front() -> None:
+    points = np.array([[1.0, -1.0], [2.0, -3.0]])
+    series = FrontSeries(
+        "agent", points, np.array([[0.5, 0.5], [1.0, 0.0]]), regret=[0.25, 1.5], env_id="e"
+    )
+    figure = front_figure(("a", "b"), [series])
+    texts = [text for trace in figure.data for text in (trace.hovertext or ())]
+    assert any("regret vs known front: 0.25" in text for text in texts)
+    assert any("regret vs known front: 1.5" in text for text in texts)
+    with pytest.raises(ValueError, match="regret"):
+        FrontSeries("agent", points, points, regret=[1.0], env_id="e")
+
+
+def test_fronts_of_different_envs_are_never_drawn_or_ranked_together() -> None:
+    from core.envs.known_fronts import known_front
+    from core.errors import ParetoscopeError
+    from core.mixing import one_env
+
+    points = np.array([[1.0, 2.0], [2.0, 1.0]])
+    d4morl = _series(points, "cheetah (D4MORL)", env_id="MO-HalfCheetah-v2")
+    gymnasium = _series(points, "cheetah (v5)", env_id="mo-halfcheetah-v5")
+    with pytest.raises(ParetoscopeError, match="MO-HalfCheetah-v2.*mo-halfcheetah-v5"):
+        front_figure(("run", "energy"), [d4morl, gymnasium])
+    with pytest.raises(ParetoscopeError, match="different environments"):
+        hypervolume_figure(("run", "energy"), [d4morl, gymnasium], (0.0, 0.0))
+    prefs = np.array([[1.0, 0.0], [0.0, 1.0]])
+    with pytest.raises(ParetoscopeError, match="metrics table"):
+        metrics_table(
+            [
+                AgentMetrics("a", points, prefs, env_id="MO-HalfCheetah-v2"),
+                AgentMetrics("b", points, prefs, env_id="mo-halfcheetah-v5"),
+            ],
+            (0.0, 0.0),
+        )
+    # A known front of another env is refused too.
+    with pytest.raises(ParetoscopeError, match="known front"):
+        front_figure(("run", "energy"), [d4morl], known_front=known_front("deep-sea-treasure-v0"))
+    # One env: fine, and so is nothing at all.
+    assert one_env([("a", "x"), ("b", "x")]) == "x" and one_env([]) is None
+    with pytest.raises(ParetoscopeError, match="no environment id"):
+        one_env([("a", "")])
+
+
+def test_metrics_table_measures_against_the_known_front() -> None:
+    from core.envs.known_fronts import known_front
+    from core.metrics import compare_with_front
+
+    front = known_front("deep-sea-treasure-v0", 1.0)
+    prefs = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
+    # Each preference's best treasure (most treasure, a balance, the nearest), 0.5 short of it.
+    near = front.points[[9, 4, 0]] - 0.5
+    far = front.points[[0, 0, 0]] - 5.0
+    table = metrics_table(
+        [
+            AgentMetrics("near", near, prefs, env_id="deep-sea-treasure-v0"),
+            AgentMetrics("far", far, prefs, env_id="deep-sea-treasure-v0"),
+        ],
+        (0.0, -25.0),
+        known_front=front,
+    )
+    expected = compare_with_front(near, prefs, front.points)
+    assert table.loc["near", "IGD"] == pytest.approx(expected.igd)
+    assert table.loc["near", "IGD+"] == pytest.approx(expected.igd_plus)
+    assert table.loc["near", "max utility loss"] == pytest.approx(expected.maximum_utility_loss)
+    assert table.loc["near", "mean regret"] == pytest.approx(expected.mean_regret)
+    assert expected.regret == pytest.approx([0.5, 0.5, 0.5])
+    marks = best_per_column(table)
+    for column in ("IGD", "IGD+", "max utility loss", "mean regret"):  # lower is better
+        assert marks.loc["near", column] and not marks.loc["far", column]
+    without = metrics_table(
+        [AgentMetrics("near", near, prefs, env_id="deep-sea-treasure-v0")], (0.0, -25.0)
+    )
+    assert "IGD" not in without.columns

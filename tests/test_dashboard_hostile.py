@@ -39,6 +39,7 @@ URL_KEYS = (
     "dataset",
     "seed",
     "size",
+    "gamma",
     "pref",
     "target",
     "tm",
@@ -398,7 +399,7 @@ def test_an_unwritable_video_cache_is_said_once_and_videos_still_play(
 def test_corpus_cases_hold_the_new_probes() -> None:
     cases = json.loads((REPO_DIR / "tests" / "bad_inputs" / "cases.json").read_text())
     queries = [case["query"] for case in cases["urls"]]
-    for key in ("pref", "target", "tm", "agents", "ref", "traj"):
+    for key in ("pref", "target", "tm", "agents", "ref", "traj", "gamma"):
         assert sum(key in query for query in queries) >= 2, key
 
 

@@ -20,12 +20,20 @@ def is_builtin(name: str | os.PathLike[str]) -> bool:
     return str(name) in BUILTIN_AGENTS and not Path(name).exists()
 
 
+def builtin_agent(name: str, env_id: str) -> Agent:
+    """The built-in agent `name` for `env_id`, whatever files exist (the dashboard's agent list
+    offers it by name beside the catalog's files, so a file called ``random`` must not stand in)."""
+    if name == RANDOM_AGENT:
+        return RandomAgent(env_id)
+    raise ParetoscopeError(
+        f"no built-in agent {name!r} (built-in agents: {', '.join(BUILTIN_AGENTS)})"
+    )
+
+
 def load_agent(name_or_path: str | os.PathLike[str], env_id: str, device: str = "cpu") -> Agent:
     """The built-in agent `name_or_path` for `env_id`, else the checkpoint saved at that path."""
     if is_builtin(name_or_path):
-        if str(name_or_path) == RANDOM_AGENT:
-            return RandomAgent(env_id)
-        raise ParetoscopeError(f"no built-in agent {str(name_or_path)!r}")  # pragma: no cover
+        return builtin_agent(str(name_or_path), env_id)
     from core.agents.checkpoint import load
 
     return load(name_or_path, device=device)

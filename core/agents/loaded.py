@@ -90,11 +90,19 @@ def borrow_all(agents: Sequence[LoadedAgent]) -> Iterator[list[Agent]]:
 def load_asset_agent(
     asset: AgentAsset, env_id: str | None = None, peda_type: str | None = None
 ) -> LoadedAgent:
-    """Load a catalog's agent (a PEDA checkpoint is imported with `env_id` and `peda_type`)."""
+    """Load a catalog's agent (a PEDA checkpoint is imported with `env_id` and `peda_type`; a
+    built-in agent is built by name for its env, never read from a file of that name)."""
     from core.agents import load
     from core.evaluate import agent_fingerprint
 
-    if asset.format == "peda":
+    if asset.builtin:
+        from core.agents.builtin import builtin_agent
+
+        chosen = env_id or asset.env_id
+        if chosen is None:
+            raise ParetoscopeError(f"built-in agent {asset.kind!r}: say which env it acts in")
+        agent: Agent = builtin_agent(asset.kind, chosen)
+    elif asset.format == "peda":
         from core.agents.peda import import_peda, inspect_peda
 
         info = inspect_peda(asset.path)
@@ -105,7 +113,7 @@ def load_asset_agent(
                 f"{asset.path.name}: say which env and PEDA type it is for "
                 f"(candidates: {', '.join(info.env_candidates) or 'none'})"
             )
-        agent: Agent = import_peda(asset.path, chosen_env, chosen_type)
+        agent = import_peda(asset.path, chosen_env, chosen_type)
     else:
         agent = load(asset.path)
     return LoadedAgent(agent=agent, fingerprint=agent_fingerprint(agent), name=asset.name)

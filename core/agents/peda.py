@@ -44,7 +44,7 @@ from core.agents.target_model import (
     fit_linear_target_model,
     published_target_model,
 )
-from core.envs import EnvSpec, get_spec, list_specs
+from core.envs import EnvSpec, get_spec, list_ids, list_specs
 from core.errors import ParetoscopeError
 from core.torch_files import load_tensors
 
@@ -140,9 +140,7 @@ def inspect_peda(path: PathLike) -> PedaCheckpointInfo:
     peda_type = guess_peda_type(tensors)
     candidates: list[str] = []
     if peda_type is not None:
-        for env in list_specs():
-            if env.family != "d4morl":
-                continue
+        for env in list_specs("d4morl"):
             try:
                 _infer(peda_type, tensors, env, n_head=1)
             except ParetoscopeError:
@@ -669,7 +667,7 @@ def _training_steps(path: Path, extra: Mapping[str, Any]) -> int | None:
 
 
 def _env_in_path(path: Path) -> str | None:
-    d4morl = {env.id for env in list_specs() if env.family == "d4morl"}
+    d4morl = set(list_ids("d4morl"))
     for part in reversed(path.resolve().parts):
         if part in d4morl:
             return part

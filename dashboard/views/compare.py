@@ -1,9 +1,11 @@
-"""Compare: two or more agents on one env — overlaid fronts, a metrics table with the best per
-column marked, and their rollouts at the same preference side by side in one video."""
+"""Compare: two or more agents on one env — overlaid fronts (with the env's known front), a
+metrics table with the best per column marked, and their rollouts at the same preference side
+by side in one video. Agents of other envs are left out, with a note: fronts of different
+tasks are never drawn or ranked together (`core.mixing`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -13,6 +15,7 @@ from core.sweeps import mean_per_preference
 from dashboard import loaders, sidebar, url_state
 from dashboard import preferences as prefs
 from dashboard.figures import FrontSeries, front_figure
+from dashboard.known_front import against_known, describe_front
 from dashboard.live import show_recording_live
 from dashboard.messages import guard, inert
 from dashboard.tables import AgentMetrics, distinct_labels, metrics_table, styled_metrics
@@ -20,22 +23,48 @@ from dashboard.widgets import charts
 from dashboard.widgets.preference_control import preference_control
 
 
+def left_out_note(left_out: Mapping[str, str], env_id: str) -> str:
+    """ "x (MO-Hopper-v2), y (mo-hopper-v5) left out: only agents of <env> are compared"."""
+    listed = ", ".join(
+        f"{inert(name)} ({inert(other)})" for name, other in list(left_out.items())[:5]
+    )
+    more = f" and {len(left_out) - 5} more" if len(left_out) > 5 else ""
+    return (
+        f"{listed}{more} left out: other environments are other tasks, so only agents of "
+        f"{inert(env_id)} are compared"
+    )
+
+
 def agents_from_link(
-    asked: str | None, names: Sequence[str], current: str | None, env_id: str
+    asked: str | None,
+    names: Sequence[str],
+    current: str | None,
+    env_id: str,
+    elsewhere: Mapping[str, str] | None = None,
+    builtin: Sequence[str] = (),
 ) -> list[str]:
     """The agents a link's ``agents=a,b`` names, each once and only those of this env (a note
-    for the rest); fewer than two: the current agent and the next ones."""
+    for the rest: those of another env, in `elsewhere` (name -> env id), are named with their
+    env); fewer than two: the current agent and the next ones, the `builtin` ones only where
+    the folders have fewer than two (chance is one click away, not a sweep on every visit)."""
     chosen: list[str] = []
+    elsewhere = elsewhere or {}
     if asked is not None:
         listed = [name for name in asked.split(",") if name]
-        unknown = [name for name in listed if name not in names]
+        other_env = {
+            name: elsewhere[name] for name in listed if name not in names and name in elsewhere
+        }
+        unknown = [name for name in listed if name not in names and name not in other_env]
         chosen = list(dict.fromkeys(name for name in listed if name in names))
+        if other_env:
+            url_state.note_ignored("agents", asked, left_out_note(other_env, env_id))
         if unknown:
             url_state.note_ignored(
                 "agents",
                 asked,
                 f"no agent named {', '.join(map(inert, unknown[:5]))} for {inert(env_id)}",
             )
+        unknown += list(other_env)
         if len(chosen) < len(listed) - len(unknown):
             url_state.note_ignored("agents", asked, "an agent listed twice is compared once")
         if len(chosen) < 2:
@@ -43,7 +72,9 @@ def agents_from_link(
                 "agents", asked, "fewer than two agents; comparing the first ones"
             )
     if len(chosen) < 2:
-        chosen = ([current] if current else []) + [n for n in names if n != current]
+        ordered = ([current] if current else []) + [n for n in names if n != current]
+        from_folders = [name for name in ordered if name not in builtin]
+        chosen = from_folders if len(from_folders) >= 2 else ordered
     return chosen[:3]
 
 
@@ -54,17 +85,38 @@ st.caption("Several agents on one environment: their fronts, their metrics, thei
 if sidebar.need(ctx, agent=False):
     spec = ctx.spec
     env_id = ctx.env_id
-    agents = ctx.catalog.agents_for(env_id)
+    assert env_id is not None and spec is not None  # sidebar.need said so
+    agents = ctx.catalog.agent_choices(env_id)
     names = [agent.name for agent in agents]
+    by_name = {agent.name: agent for agent in agents}
     labels = distinct_labels(agents)
+    elsewhere = {
+        agent.name: agent.env_id
+        for agent in ctx.catalog.agents
+        if agent.env_id is not None and agent.env_id != env_id
+    }
     if "compare_agents" not in st.session_state:
         st.session_state["compare_agents"] = agents_from_link(
-            url_state.url_value("agents"), names, ctx.agent.name if ctx.agent else None, env_id
+            url_state.url_value("agents"),
+            names,
+            ctx.agent.name if ctx.agent else None,
+            env_id,
+            elsewhere,
+            [agent.name for agent in agents if agent.builtin],
         )
     else:
-        st.session_state["compare_agents"] = [
-            n for n in st.session_state["compare_agents"] if n in names
-        ]
+        kept = [n for n in st.session_state["compare_agents"] if n in names]
+        dropped = {
+            n: elsewhere.get(n, "no longer listed")
+            for n in st.session_state["compare_agents"]
+            if n not in names
+        }
+        if dropped:
+            st.session_state["_compare_left_out"] = left_out_note(dropped, env_id)
+        st.session_state["compare_agents"] = kept
+    left_out = st.session_state.pop("_compare_left_out", None)
+    if left_out:
+        st.caption(left_out)
     selected = st.multiselect(
         "Agents", names, key="compare_agents", format_func=lambda n: labels.get(n, n)
     )
@@ -72,17 +124,20 @@ if sidebar.need(ctx, agent=False):
     if len(selected) < 2:
         st.info(f"Choose at least two agents ({len(names)} available for {inert(env_id)}).")
     else:
-        assets = [ctx.catalog.agent(name) for name in selected]
+        assets = [by_name[name] for name in selected]
         series: list[FrontSeries] = []
         metrics: list[AgentMetrics] = []
         loaded_agents = {}
+        known = None
         for asset in assets:
             with guard(f"agent {asset.name}"):
                 from core.metrics import rtg_following
 
                 loaded = loaders.loaded_agent(asset)
-                table = loaders.sweep_table(asset, ctx.catalog)
+                table = loaders.sweep_table(asset, ctx.catalog, gamma=ctx.gamma)
                 points = mean_per_preference(table, env_id)
+                against = against_known(env_id, ctx.gamma, points["returns"], points["preferences"])
+                known = None if against is None else against.front
                 series.append(
                     FrontSeries(
                         labels[asset.name],
@@ -90,13 +145,22 @@ if sidebar.need(ctx, agent=False):
                         points["preferences"],
                         points["targets"],
                         points["seeds"],
+                        regret=None if against is None else against.regret,
+                        env_id=asset.env_id or env_id,
                     )
                 )
                 rtg = None
-                if loaded.return_conditioned and len(points["returns"]):
+                # Targets are undiscounted: RTG following is measured on undiscounted sweeps.
+                if loaded.return_conditioned and len(points["returns"]) and ctx.gamma == 1.0:
                     rtg = rtg_following(points["targets"], points["preferences"], points["returns"])
                 metrics.append(
-                    AgentMetrics(labels[asset.name], points["returns"], points["preferences"], rtg)
+                    AgentMetrics(
+                        labels[asset.name],
+                        points["returns"],
+                        points["preferences"],
+                        rtg,
+                        env_id=asset.env_id or env_id,
+                    )
                 )
                 loaded_agents[asset.name] = loaded
 
@@ -113,20 +177,32 @@ if sidebar.need(ctx, agent=False):
                     dataset_returns=cloud,
                     reference_point=spec.reference_point,
                     axes=axes,
+                    known_front=known,
                 ),
                 key="compare_front",
                 width="stretch",
             )
+            if known is not None:
+                st.caption(describe_front(known) + ".")
         with table_column, guard("metrics"):
             st.markdown("**Metrics** (best per column highlighted)")
-            table = metrics_table(metrics, spec.reference_point)
+            table = metrics_table(metrics, spec.reference_point, known_front=known)
             st.session_state["compare_metrics"] = table
             st.dataframe(styled_metrics(table), width="stretch")
+            discount = "undiscounted returns" if ctx.gamma == 1.0 else f"γ = {ctx.gamma:g}"
+            against_text = (
+                "; IGD, IGD+, maximum utility loss and mean regret (the best w·v on the known "
+                "front minus the agent's, over its preferences) against the known front at the "
+                "same γ: lower is better"
+                if known is not None
+                else ""
+            )
             st.caption(
-                f"Hypervolume above the reference point {tuple(spec.reference_point)} "
-                f"({spec.reference_point_source}); sparsity: lower is denser; expected utility "
-                "over each agent's sweep preferences; RTG errors: mean |p·target − p·return| "
-                "and |p − return ratio| (return-conditioned agents only)."
+                f"All at {discount}. Hypervolume above the reference point "
+                f"{tuple(spec.reference_point)} ({spec.reference_point_source}); sparsity: lower "
+                "is denser; expected utility over each agent's sweep preferences; RTG errors: "
+                "mean |p·target − p·return| and |p − return ratio| (return-conditioned agents, "
+                f"undiscounted only){against_text}."
             )
 
         st.subheader("Side by side at one preference")
@@ -158,6 +234,8 @@ if sidebar.need(ctx, agent=False):
                     chart=False,
                 )
                 if recording is not None:
+                    if ctx.gamma != 1.0:
+                        st.caption("The video's returns (undiscounted):")
                     st.dataframe(
                         pd.DataFrame(
                             recording.returns.T,

@@ -12,6 +12,7 @@ from core.sweeps import mean_per_preference, objective_arrays
 from dashboard import loaders, sidebar, url_state
 from dashboard import preferences as prefs
 from dashboard.figures import FrontSeries, Marker, front_figure, target_grid
+from dashboard.known_front import against_known, describe_front, indicators_text
 from dashboard.live import show_recording_live
 from dashboard.messages import describe, guard, inert
 from dashboard.widgets import charts
@@ -37,9 +38,10 @@ if sidebar.need(ctx):
 
 if loaded is not None:
     spec = ctx.spec
+    env_id = ctx.env_id
+    assert env_id is not None and spec is not None  # sidebar.need said so
     names = spec.objective_names
     n_obj = spec.n_obj
-    env_id = ctx.env_id
 
     # --- target mode (return-conditioned agents) ----------------------------------------------
     target = None
@@ -113,25 +115,33 @@ if loaded is not None:
     achieved = None if recording is None else recording.returns[0]
 
     video_column, front_column = st.columns([1, 1], gap="medium")
+    # Targets are undiscounted returns to collect: in target mode the front is undiscounted too,
+    # so a clicked point and the target are in the same units. Videos' returns are undiscounted.
+    front_gamma = 1.0 if target_mode else ctx.gamma
 
     # --- the front (before a streamed video: it shows while frames come) ------------------------
     def draw_front() -> None:
         with front_column, guard("front"):
-            table = loaders.sweep_table(ctx.agent, ctx.catalog)
+            table = loaders.sweep_table(ctx.agent, ctx.catalog, gamma=front_gamma)
             points = mean_per_preference(table, env_id)
+            against = against_known(
+                request.env_id, front_gamma, points["returns"], points["preferences"]
+            )
             series = FrontSeries(
                 ctx.agent.label,
                 points["returns"],
                 points["preferences"],
                 points["targets"],
                 points["seeds"],
+                regret=None if against is None else against.regret,
+                env_id=request.env_id,
             )
             cloud = None
             if ctx.dataset is not None:
                 with guard(f"dataset {ctx.dataset.name}"):
                     cloud = loaders.dataset_summary(ctx.dataset).table.returns
             current = None
-            if recording is not None:
+            if recording is not None and front_gamma == 1.0:
                 current = Marker(achieved, "this rollout")
             elif target is None and len(table):
                 arrays = objective_arrays(table, env_id)
@@ -182,6 +192,7 @@ if loaded is not None:
                 target=None if target is None else Marker(target, "target"),
                 axes=axes,
                 target_grid=grid,
+                known_front=None if against is None else against.front,
             )
             # What the chart shows, for tests and for reading clicks back.
             st.session_state["_front_figure"] = figure
@@ -191,6 +202,9 @@ if loaded is not None:
                 "returns": series.returns,
                 "undominated": non_dominated(series.returns),
                 "grid": grid,
+                "gamma": front_gamma,
+                "known_front": None if against is None else against.front,
+                "against_known": None if against is None else against.values(),
             }
             event = st.plotly_chart(
                 figure,
@@ -199,6 +213,16 @@ if loaded is not None:
                 selection_mode="points",
                 width="stretch",
             )
+            discount = (
+                "undiscounted returns"
+                if front_gamma == 1.0
+                else f"returns discounted by γ = {front_gamma:g} (the reward of step t counts γ^t)"
+            )
+            if target_mode and ctx.gamma != 1.0:
+                discount += ": target mode works on undiscounted returns"
+            st.caption(f"The sweep's {len(series.returns)} preferences, {discount}.")
+            if against is not None:
+                st.caption(describe_front(against.front) + ". " + indicators_text(against) + ".")
             for series_index, row in charts.clicked_points(figure, event)[:1]:
                 widgets: dict[str, object] = {}
                 new_target = None
@@ -235,9 +259,11 @@ if loaded is not None:
                 # Which episode plays: neighbouring preferences of a policy set can give the
                 # same video.
                 asked = "" if target is None else f"target {describe(names, target, '.1f')}, "
+                undiscounted = "" if front_gamma == 1.0 else " (undiscounted)"
                 st.caption(
                     f"Preference {describe(names, preference, '.2f')} · {asked}"
                     f"seed {request.seed} → return {describe(names, achieved, '.1f')}"
+                    + undiscounted
                 )
 
             @st.fragment

@@ -1,19 +1,56 @@
 """Presentation: a tour that sweeps the preference from one extreme to the other and makes one
-MP4 — the rollout beside its point moving on the front — ready to drop into a slide."""
+MP4 — the rollout beside its point moving on the front — ready to drop into a slide. For envs
+with a known front, the front behind the tour is drawn beside it under the video."""
 
 from __future__ import annotations
 
 import numpy as np
 import streamlit as st
 
+from core.envs.known_fronts import known_front
 from core.recordings import TourRequest
 from core.sweeps import mean_per_preference
 from dashboard import loaders, sidebar
 from dashboard import preferences as prefs
+from dashboard.figures import FrontSeries, front_figure
+from dashboard.known_front import against_known, describe_front, indicators_text
 from dashboard.live import show_recording_live
 from dashboard.messages import guard
 
 ctx = sidebar.context()
+
+
+def draw_known_front(axes: list[int]) -> None:
+    """The tour's front (its plan's sweep) beside the env's known front at the same γ: the
+    video's panel shows the agent's front only."""
+    assert ctx.agent is not None and ctx.env_id is not None and ctx.spec is not None
+    points = mean_per_preference(
+        loaders.sweep_table(ctx.agent, ctx.catalog, gamma=ctx.gamma), ctx.env_id
+    )
+    against = against_known(ctx.env_id, ctx.gamma, points["returns"], points["preferences"])
+    if against is None:
+        return
+    series = FrontSeries(
+        ctx.agent.label,
+        points["returns"],
+        points["preferences"],
+        seeds=points["seeds"],
+        regret=against.regret,
+        env_id=ctx.env_id,
+    )
+    figure = front_figure(
+        ctx.spec.objective_names,
+        [series],
+        reference_point=ctx.spec.reference_point,
+        axes=[int(axis) for axis in axes],
+        known_front=against.front,
+        height=380,
+    )
+    st.session_state["_tour_front_figure"] = figure
+    st.plotly_chart(figure, key="tour_known_front", width="stretch")
+    st.caption(describe_front(against.front) + ". " + indicators_text(against) + ".")
+
+
 st.title("Presentation")
 st.caption(
     "A tour from all weight on the first objective to all weight on the last: each stop plays "
@@ -24,8 +61,9 @@ st.caption(
 if sidebar.need(ctx):
     spec = ctx.spec
     env_id = ctx.env_id
-    names = spec.objective_names
     asset = ctx.agent
+    assert env_id is not None and spec is not None and asset is not None  # sidebar.need said so
+    names = spec.objective_names
     loaded = None
     with guard(f"agent {asset.name}"):
         loaded = loaders.loaded_agent(asset)
@@ -89,15 +127,20 @@ if sidebar.need(ctx):
                     ""
                     if ctx.dataset is None
                     else f"{ctx.dataset.path}@{loaders.mtime(ctx.dataset.path)}"
-                ),
+                )
+                # The panel's returns are discounted like the sweeps (named only when not 1, so
+                # undiscounted tours keep their keys).
+                + ("" if ctx.gamma == 1.0 else f";gamma={ctx.gamma!r}"),
                 axes=(int(axes[0]), int(axes[1])),
             )
             recording = ctx.library.get(request.key())
             if recording is None and st.button("Make the tour", type="primary", key="tour_make"):
-                table = loaders.sweep_table(asset, ctx.catalog, preferences=path)
+                table = loaders.sweep_table(asset, ctx.catalog, preferences=path, gamma=ctx.gamma)
                 arrays = mean_per_preference(table, env_id)
                 order = [prefs.nearest_row(arrays["preferences"], p) for p in path]
-                front = mean_per_preference(loaders.sweep_table(asset, ctx.catalog), env_id)
+                front = mean_per_preference(
+                    loaders.sweep_table(asset, ctx.catalog, gamma=ctx.gamma), env_id
+                )
                 cloud = None
                 if ctx.dataset is not None:
                     cloud = loaders.dataset_summary(ctx.dataset).table.returns
@@ -129,3 +172,6 @@ if sidebar.need(ctx):
                     "stops": len(path),
                     "bytes": len(recording.video),
                 }
+                if known_front(env_id, ctx.gamma) is not None:
+                    with guard("known front"):
+                        draw_known_front(axes)

@@ -1,15 +1,19 @@
 """RTG following and metrics: PEDA's panels, interactive — target vs achieved weighted return,
-preference vs return ratio, and hypervolume/sparsity with an editable reference point."""
+preference vs return ratio, and hypervolume/sparsity with an editable reference point, at the
+sidebar's discount; for envs with a known front, the indicators against it (IGD, IGD+, maximum
+utility loss, regret per preference)."""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from core.sweeps import mean_per_preference
 from dashboard import loaders, messages, sidebar, url_state
 from dashboard import preferences as prefs
 from dashboard.figures import FrontSeries, hypervolume_figure, rtg_ratio_figure, rtg_target_figure
+from dashboard.known_front import against_known, describe_front
 from dashboard.widgets import charts
 
 SCALES = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
@@ -20,16 +24,28 @@ st.title("RTG following and metrics")
 if sidebar.need(ctx):
     spec = ctx.spec
     env_id = ctx.env_id
-    names = spec.objective_names
     asset = ctx.agent
+    assert env_id is not None and spec is not None and asset is not None  # sidebar.need said so
+    names = spec.objective_names
     loaded = None
     with messages.guard(f"agent {asset.name}"):
         loaded = loaders.loaded_agent(asset)
 
     if loaded is not None:
+        # RTG following compares returns with targets, which are undiscounted: its sweeps are
+        # undiscounted; the metrics below are at the sidebar's gamma.
         base = None
+        measured = None
         with messages.guard("sweep"):
-            base = mean_per_preference(loaders.sweep_table(asset, ctx.catalog), env_id)
+            if loaded.return_conditioned or ctx.gamma == 1.0:
+                base = mean_per_preference(loaders.sweep_table(asset, ctx.catalog), env_id)
+            measured = (
+                base
+                if ctx.gamma == 1.0
+                else mean_per_preference(
+                    loaders.sweep_table(asset, ctx.catalog, gamma=ctx.gamma), env_id
+                )
+            )
 
         # --- RTG following ---------------------------------------------------------------------
         st.subheader("Return-to-go following")
@@ -43,6 +59,7 @@ if sidebar.need(ctx):
             st.caption(
                 "Each point is an episode asked for a target return: the agent's own target "
                 "for its preference, times a scale. Perfect following lies on the dashed line."
+                + ("" if ctx.gamma == 1.0 else " Targets and returns here are undiscounted.")
             )
             scales = st.multiselect(
                 "Target scales (× the agent's own target)",
@@ -110,7 +127,7 @@ if sidebar.need(ctx):
 
         # --- hypervolume and sparsity ---------------------------------------------------------
         st.subheader("Hypervolume and sparsity")
-        if base is not None and len(base["returns"]):
+        if measured is not None and len(measured["returns"]):
             with messages.guard("metrics"):
                 from core.metrics import front_summary
 
@@ -141,13 +158,23 @@ if sidebar.need(ctx):
                 url_state.set_url(ref=prefs.format_vector(reference, 6) if changed else None)
                 st.caption(
                     f"Env default: {tuple(spec.reference_point)} — {spec.reference_point_source}."
+                    + (
+                        " Returns are undiscounted."
+                        if ctx.gamma == 1.0
+                        else f" Returns are discounted by γ = {ctx.gamma:g}."
+                    )
                 )
-                summary = front_summary(base["returns"], reference, base["preferences"])
+                summary = front_summary(measured["returns"], reference, measured["preferences"])
+                against = against_known(
+                    env_id, ctx.gamma, measured["returns"], measured["preferences"]
+                )
                 st.session_state["metrics_result"] = {
                     "hypervolume": summary.hypervolume,
                     "sparsity": summary.sparsity,
                     "cardinality": summary.cardinality,
                     "reference": [float(v) for v in reference],
+                    "gamma": ctx.gamma,
+                    "against_known": None if against is None else against.values(),
                 }
                 columns = st.columns(4)
                 columns[0].metric("hypervolume", f"{summary.hypervolume:.4g}")
@@ -157,13 +184,42 @@ if sidebar.need(ctx):
                     "expected utility",
                     "—" if summary.expected_utility is None else f"{summary.expected_utility:.4g}",
                 )
+                if against is not None:
+                    st.markdown("**Against the known front**")
+                    st.caption(describe_front(against.front) + ".")
+                    indicator_columns = st.columns(4)
+                    for column, (label, value) in zip(
+                        indicator_columns, against.values().items(), strict=False
+                    ):
+                        column.metric(f"{label} (lower is better)", f"{value:.4g}")
+                    if against.regret is not None:
+                        with st.expander("Regret per preference"):
+                            st.caption(
+                                "The best w·v on the known front minus the agent's w·v at each "
+                                "of its sweep's preferences w."
+                            )
+                            frame = pd.DataFrame(
+                                measured["preferences"],
+                                columns=[f"preference {name}" for name in names],
+                            )
+                            frame["regret"] = against.regret
+                            st.dataframe(frame, width="stretch", hide_index=True)
                 axes = charts.axis_pickers(spec, "hv_axes")
                 st.plotly_chart(
                     hypervolume_figure(
                         names,
-                        [FrontSeries(asset.label, base["returns"], base["preferences"])],
+                        [
+                            FrontSeries(
+                                asset.label,
+                                measured["returns"],
+                                measured["preferences"],
+                                regret=None if against is None else against.regret,
+                                env_id=env_id,
+                            )
+                        ],
                         reference,
                         axes=axes[:2],
+                        known_front=None if against is None else against.front,
                     ),
                     key="hv_figure",
                     width="stretch",

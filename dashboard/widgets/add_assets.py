@@ -9,7 +9,7 @@ import streamlit as st
 
 from core.agents.peda_file import PEDA_TYPES
 from core.catalog import AgentAsset, AssetCatalog, read_manifest, write_manifest
-from core.envs import list_specs
+from core.envs import list_ids
 from core.errors import ParetoscopeError
 from dashboard.limits import max_upload_bytes
 from dashboard.loaders import mtime, readable_roots
@@ -31,7 +31,7 @@ def add_assets_panel(found: AssetCatalog) -> None:
                 if str(path) not in roots:
                     roots.append(str(path))
                 st.rerun()
-        env_names = [spec.id for spec in list_specs()]
+        env_names = list_ids()  # ids only: building every spec to list names costs seconds
         st.selectbox(
             "Env of uploaded D4MORL files whose name does not say",
             env_names,
@@ -98,7 +98,7 @@ def _peda_import_form(asset: AgentAsset) -> None:
     with guard(f"PEDA checkpoint {asset.path.name}"):
         peda_type, candidates, guess = _inspect_peda(str(asset.path), mtime(asset.path))
         st.markdown(f"**PEDA checkpoint** {inert(asset.path.name)}")
-        envs = candidates or [spec.id for spec in list_specs() if spec.family == "d4morl"]
+        envs = candidates or list_ids("d4morl")
         env_id = st.selectbox(
             "Its environment",
             envs,

@@ -1,0 +1,185 @@
+"""Any registered env in the dashboard, with the built-in random agent and no assets at all:
+the env list, a live rollout of a discrete env, its known front (exact or approximate) with
+the indicators against it, and the discount γ from the sidebar and the link.
+
+Outputs are checked against core run directly (rollouts, sweeps, known fronts)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.agents.random_agent import RandomAgent
+from core.envs import get_spec, list_ids
+from core.rollout import rollout_batch
+from tests.conftest import REPO_DIR
+
+APP = str(REPO_DIR / "dashboard" / "app.py")
+TIMEOUT = 120
+DST = "deep-sea-treasure-v0"
+MINECART = "minecart-v0"
+
+
+@pytest.fixture
+def no_assets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty assets folder and a fresh cache: only the registry and the built-in agents."""
+    (tmp_path / "assets").mkdir()
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(tmp_path / "assets"))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def _app(query: dict[str, str]):  # noqa: ANN202 - an AppTest
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update({"size": "240", **query})
+    return at.run()
+
+
+def _ok(at) -> None:  # noqa: ANN001
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def _trace_names(at) -> list[str]:  # noqa: ANN001
+    return [trace.name for trace in at.session_state["_front_figure"].data]
+
+
+def _random_returns(env_id: str, preference: list[float], seed: int = 0) -> np.ndarray:
+    """One episode of the random agent, run directly with core (independent of the app)."""
+    result = rollout_batch(
+        RandomAgent(env_id),
+        env_id,
+        np.asarray([preference], dtype=np.float64),
+        [seed],
+        horizon=get_spec(env_id).horizon,
+    )
+    return result.returns[0]
+
+
+def test_any_env_opens_with_the_random_agent_and_its_exact_front(no_assets: Path) -> None:
+    import imageio.v2 as imageio
+
+    from core.envs.known_fronts import known_front
+    from core.evaluate import sweep
+    from core.metrics import compare_with_front
+    from core.sweeps import mean_per_preference
+
+    at = _app({"env": DST, "agent": "random"})
+    _ok(at)
+    assert at.selectbox(key="env").options == list_ids()  # no catalog env: the registry's order
+    assert at.selectbox(key="agent").options == ["random (uniform baseline)"]
+    result = at.session_state["explore_result"]
+    assert result["has_video"] and result["preference"] == [0.5, 0.5]
+    np.testing.assert_allclose(result["returns"], _random_returns(DST, [0.5, 0.5]), rtol=1e-9)
+    reader = imageio.get_reader(str(no_assets / "rollouts" / f"{result['key']}.mp4"), "ffmpeg")
+    assert reader.count_frames() == result["frames"] and reader.get_data(0).shape == (240, 240, 3)
+
+    assert "known front (exact)" in _trace_names(at)
+    shown = at.session_state["_front_points"]
+    front = known_front(DST, 1.0)
+    np.testing.assert_array_equal(shown["known_front"].points, front.points)
+    table = sweep(RandomAgent(DST), DST, granularity=20, seeds=[0], workers=1, progress=False)
+    points = mean_per_preference(table, DST)
+    expected = compare_with_front(points["returns"], points["preferences"], front.points)
+    assert shown["against_known"]["IGD"] == pytest.approx(expected.igd)
+    assert shown["against_known"]["IGD+"] == pytest.approx(expected.igd_plus)
+    assert shown["against_known"]["max utility loss"] == pytest.approx(
+        expected.maximum_utility_loss
+    )
+    assert shown["against_known"]["mean regret"] == pytest.approx(expected.mean_regret)
+    assert any("Known front (exact" in caption.value for caption in at.caption)
+
+
+def test_minecart_streams_frames_and_draws_its_approximate_front(no_assets: Path) -> None:
+    at = _app({"env": MINECART, "agent": "random"})
+    _ok(at)
+    result = at.session_state["explore_result"]
+    assert result["has_video"] and result["frames"] > 0
+    np.testing.assert_allclose(
+        result["returns"], _random_returns(MINECART, result["preference"]), rtol=1e-9
+    )
+    names = _trace_names(at)
+    assert "known front (approximate)" in names and "known front (exact)" not in names
+    assert any("approximate" in caption.value for caption in at.caption)
+    # Another preference: a new episode is recorded (frames and video, no exception).
+    at.slider(key="w_pref3_0").set_value(0.6).run()
+    _ok(at)
+    moved = at.session_state["explore_result"]
+    assert moved["key"] != result["key"] and moved["has_video"]
+
+
+def test_gamma_from_the_link_discounts_the_sweep_and_the_known_front(no_assets: Path) -> None:
+    from core.envs.known_fronts import known_front
+    from core.results_store import ResultsStore
+
+    at = _app({"env": DST, "agent": "random", "gamma": "0.9"})
+    _ok(at)
+    assert not at.warning
+    assert at.number_input(key="gamma").value == pytest.approx(0.9)
+    assert at.query_params["gamma"] in ("0.9", ["0.9"])
+    stored = ResultsStore(no_assets / "results").read(DST)
+    assert len(stored) == 21 and set(stored["gamma"]) == {0.9}
+    shown = at.session_state["_front_points"]
+    assert shown["gamma"] == 0.9
+    np.testing.assert_array_equal(shown["known_front"].points, known_front(DST, 0.9).points)
+    lengths = stored["length"].to_numpy()
+    raw = rollout_batch(RandomAgent(DST), DST, np.array([[0.5, 0.5]]), [0], horizon=100)
+    discounted = rollout_batch(
+        RandomAgent(DST), DST, np.array([[0.5, 0.5]]), [0], horizon=100, gamma=0.9
+    )
+    assert lengths[0] == raw.lengths[0]
+    np.testing.assert_allclose(shown["returns"][10], discounted.returns[0], rtol=1e-9)
+    assert not np.allclose(shown["returns"][10], raw.returns[0])  # the time penalty shrank
+    assert any("discounted by γ = 0.9" in caption.value for caption in at.caption)
+    # Back to 1: undiscounted, and the link loses its gamma.
+    at.number_input(key="gamma").set_value(1.0).run()
+    _ok(at)
+    assert "gamma" not in at.query_params
+    assert at.session_state["_front_points"]["gamma"] == 1.0
+
+
+@pytest.mark.parametrize("value", ["0", "1.5", "nan", "-0.5", "abc"])
+def test_a_bad_gamma_in_the_link_is_noted_and_ignored(no_assets: Path, value: str) -> None:
+    at = _app({"env": DST, "agent": "random", "gamma": value})
+    _ok(at)
+    notes = " ".join(warning.value for warning in at.warning)
+    assert f"gamma='{value}'" in notes and "expected a number from 0.0001 to 1" in notes
+    assert at.number_input(key="gamma").value == 1.0
+    assert at.session_state["_front_points"]["gamma"] == 1.0
+
+
+def test_the_metrics_page_shows_the_indicators_at_the_sidebar_gamma(no_assets: Path) -> None:
+    from core.envs.known_fronts import known_front
+    from core.evaluate import summarize, sweep
+
+    at = _app({"env": DST, "agent": "random", "gamma": "0.95"})
+    at.switch_page("views/rtg.py").run()
+    _ok(at)
+    metrics = at.session_state["metrics_result"]
+    table = sweep(
+        RandomAgent(DST), DST, granularity=20, seeds=[0], workers=1, progress=False, gamma=0.95
+    )
+    summary = summarize(table, DST)
+    assert summary.known_front is not None and summary.against_known is not None
+    assert metrics["gamma"] == 0.95
+    assert metrics["hypervolume"] == pytest.approx(summary.front.hypervolume)
+    assert metrics["against_known"]["IGD"] == pytest.approx(summary.against_known.igd)
+    assert metrics["against_known"]["mean regret"] == pytest.approx(
+        summary.against_known.mean_regret
+    )
+    labels = [metric.label for metric in at.metric]
+    assert "IGD (lower is better)" in labels and "mean regret (lower is better)" in labels
+    assert known_front(DST, 0.95).gamma == 0.95
+
+
+def test_an_env_without_a_known_front_shows_none(no_assets: Path) -> None:
+    at = _app({"env": "mo-mountaincar-timemove-v0", "agent": "random"})
+    _ok(at)
+    names = _trace_names(at)
+    assert not any(name.startswith("known front") for name in names)
+    assert at.session_state["_front_points"]["known_front"] is None
+    assert at.session_state["explore_result"]["has_video"]
