@@ -8,7 +8,6 @@ the sidebar holds the shared choices, mirrored in the URL.
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 from pathlib import Path
 
@@ -24,8 +23,9 @@ warmup.wait()
 
 # The grid worlds draw with pygame: a server has no window or sound card, so SDL gets its dummy
 # drivers unless told otherwise (else every env it opens logs audio errors).
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+from core.envs.dependencies import headless_pygame  # noqa: E402
+
+headless_pygame()
 
 # Choose the OpenGL backend before anything imports mujoco (sets MUJOCO_GL when unset).
 from core.render.backend import RenderingUnavailable, ensure_gl_backend  # noqa: E402
