@@ -275,3 +275,11 @@ def test_a_sweep_at_a_discount_is_keyed_apart_and_measured_against_the_known_fro
     assert against is not None and against.igd > 0 and (against.regret >= -1e-9).all()
     with pytest.raises(ParetoscopeError, match="mixes discounts"):
         summarize(pd.concat([plain, discounted]), "deep-sea-treasure-v0")
+
+
+def test_continuous_agents_keep_the_spec_dict_their_fingerprints_were_made_from() -> None:
+    # The bundled demo's stored episodes are keyed by fingerprints that hash this dict.
+    spec = AgentSpec("MO-HalfCheetah-v2", 2, 17, 6, "morvs", Conditioning())
+    assert set(spec.to_dict()) == {"env_id", "n_obj", "obs_dim", "act_dim", "kind", "conditioning"}
+    assert RandomAgent("minecart-rgb-v0").spec.to_dict()["obs_shape"] == (480, 480, 3)
+    assert RandomAgent("minecart-v0").spec.to_dict()["n_actions"] == 6

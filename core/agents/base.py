@@ -61,7 +61,14 @@ class AgentSpec:
     obs_shape: tuple[int, ...] | None = None
 
     def to_dict(self) -> dict[str, object]:
-        return asdict(self)
+        """The fields as plain data; the discrete and image fields only where they are set, so
+        the dict (and so the fingerprint of every agent saved before they existed) is unchanged
+        for continuous agents on vector observations."""
+        record = asdict(self)
+        for optional in ("n_actions", "obs_shape"):
+            if record[optional] is None:
+                del record[optional]
+        return record
 
 
 def check_config_fits_env(config: Mapping[str, Any], where: str) -> EnvSpec:
