@@ -9,6 +9,9 @@ episodes (seed s for each of the grid's preferences: the random agent ignores pr
   sweep, N workers the local backend on all cores (or --workers), the worker pool warmed
                    first by a tiny sweep (pool start-up excluded), and once "cold": a fresh
                    pool, start-up included
+  ... simulated    the same sweeps with every episode simulated: the random agent declared
+                   as reading the preference, so the sweep cannot share one episode per seed
+                   among the preferences (the engine's own speed, batching and processes alone)
 No results store, so nothing is reused. Target (the issue): N workers / plain loop >= 1.5 on 2
 cores. Prints medians of --repeats runs (the lower middle one for an even count; cold: one run)
 with the 1-min load at the start of the runs and the load average before and after each env:
@@ -26,7 +29,7 @@ import os
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 os.environ.setdefault("MUJOCO_GL", "egl")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -34,6 +37,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import mo_gymnasium  # noqa: E402
 
+from core.agents.base import Conditioning  # noqa: E402
 from core.agents.random_agent import RandomAgent  # noqa: E402
 from core.envs import get_spec  # noqa: E402
 from core.evaluate import shutdown_worker_pools, sweep  # noqa: E402
@@ -82,11 +86,24 @@ def plain_loop(env_id: str, seeds: list[int]) -> Rate:
     return Rate(len(seeds), steps, seconds, load)
 
 
+def sighted_random(env_id: str) -> RandomAgent:
+    """The random agent declaring that it reads the preference (its draws are unchanged): a
+    sweep then simulates every (preference, seed) episode instead of one per seed."""
+    agent = RandomAgent(env_id)
+    agent.spec = replace(agent.spec, conditioning=Conditioning(return_conditioned=False))
+    return agent
+
+
 def timed_sweep(
-    env_id: str, granularity: int, seeds: list[int], workers: int | None, batch_size: int
+    env_id: str,
+    granularity: int,
+    seeds: list[int],
+    workers: int | None,
+    batch_size: int,
+    every_episode: bool = False,
 ) -> Rate:
     """`sweep` of the random agent over the grid x `seeds`, no store."""
-    agent = RandomAgent(env_id)
+    agent = sighted_random(env_id) if every_episode else RandomAgent(env_id)
     load = os.getloadavg()[0]
     started = time.perf_counter()
     table = sweep(
@@ -159,10 +176,12 @@ def bench_env(
     baseline, baseline_runs = median_rate(lambda: plain_loop(env_id, same_episodes), repeats)
     print(row("plain env.step loop", baseline, None, baseline_runs))
     if one:
-        single, single_runs = median_rate(
-            lambda: timed_sweep(env_id, granularity, seeds, 1, batch_size), repeats
-        )
-        print(row("sweep, 1 worker (this process)", single, baseline, single_runs))
+        for every_episode, label in ((False, ""), (True, ", simulated")):
+            single, single_runs = median_rate(
+                lambda e=every_episode: timed_sweep(env_id, granularity, seeds, 1, batch_size, e),
+                repeats,
+            )
+            print(row(f"sweep, 1 worker{label}", single, baseline, single_runs))
     shutdown_worker_pools()
     cold = timed_sweep(env_id, granularity, seeds, workers, batch_size)
     warm_episodes = warm_pool(env_id, workers)
@@ -171,6 +190,10 @@ def bench_env(
     )
     label = f"sweep, {workers} workers, pool warm"
     print(row(label, warm, baseline, warm_runs) + f"  [target >= {TARGET}]")
+    simulated, simulated_runs = median_rate(
+        lambda: timed_sweep(env_id, granularity, seeds, workers, batch_size, True), repeats
+    )
+    print(row(f"sweep, {workers} workers, warm, simulated", simulated, baseline, simulated_runs))
     print(row(f"sweep, {workers} workers, cold (1 run)", cold, baseline))
     print(
         f"  (warm: the pool was started by a {warm_episodes}-episode, 5-step sweep before "

@@ -243,18 +243,23 @@ def sweep(
 
     stored = store.read(env_id, set(keys)) if store is not None else pd.DataFrame()
     done = set(stored[KEY_COLUMN]) if len(stored) else set()
-    missing = [request for request, key in zip(requests, keys, strict=True) if key not in done]
+    key_of = dict(zip(requests, keys, strict=True))
+    missing = [request for request, key in key_of.items() if key not in done]
+    # An agent that reads neither preference nor target plays the same episode at every
+    # preference for a seed: one episode per seed serves them all.
+    sharing = _episodes_by_seed(missing) if preference_blind(agent) else None
+    simulated = list(sharing) if sharing is not None else missing
 
     def finish(batch: list[EpisodeRequest], table: pd.DataFrame) -> pd.DataFrame:
+        if sharing is not None:
+            batch, table = _shared(batch, table, sharing, spec, agent)
         table.insert(0, "agent", name)
         table.insert(1, "agent_fingerprint", fingerprint)
         table.insert(2, "env", env_id)
-        table[KEY_COLUMN] = [
-            _key_of(fingerprint, env_id, request, horizon, gamma) for request in batch
-        ]
+        table[KEY_COLUMN] = [key_of[request] for request in batch]
         return table
 
-    batches = list(_chunks(missing, batch_size))
+    batches = list(_chunks(simulated, batch_size))
     computed: list[pd.DataFrame] = []
     unstored: list[pd.DataFrame] = []
     last_write = time.monotonic()
@@ -279,7 +284,7 @@ def sweep(
             ):
                 computed.append(finish(batch, table))
                 unstored.append(computed[-1])
-                bar.update(len(batch))
+                bar.update(len(computed[-1]))
                 # Small batches are grouped into one shard; a kill loses at most a few seconds.
                 pending = sum(len(part) for part in unstored)
                 if pending >= _SHARD_ROWS or time.monotonic() - last_write >= _SHARD_SECONDS:
@@ -300,6 +305,55 @@ def sweep(
     # Episodes stored before discounting existed have no gamma column: they are undiscounted.
     table["gamma"] = table["gamma"].fillna(1.0) if "gamma" in table else 1.0
     return table
+
+
+def preference_blind(agent: Agent) -> bool:
+    """The agent declares that it reads no preference and no target (the `random` baseline)."""
+    conditioning = agent.spec.conditioning
+    return not (
+        conditioning.preference_in_state
+        or conditioning.preference_in_return
+        or conditioning.preference_in_action
+        or conditioning.return_conditioned
+    )
+
+
+def _episodes_by_seed(
+    requests: Sequence[EpisodeRequest],
+) -> dict[EpisodeRequest, list[EpisodeRequest]]:
+    """The first request of each seed, and every request that its episode answers."""
+    groups: dict[int, list[EpisodeRequest]] = {}
+    for request in requests:
+        groups.setdefault(request.seed, []).append(request)
+    return {group[0]: group for group in groups.values()}
+
+
+def _shared(
+    batch: list[EpisodeRequest],
+    table: pd.DataFrame,
+    sharing: dict[EpisodeRequest, list[EpisodeRequest]],
+    spec: EnvSpec,
+    agent: Agent,
+) -> tuple[list[EpisodeRequest], pd.DataFrame]:
+    """Each simulated episode's row repeated for every request it answers, with that request's
+    preference and target (the episode's wall time shared among them)."""
+    answered = [request for simulated in batch for request in sharing[simulated]]
+    positions = [row for row, simulated in enumerate(batch) for _ in sharing[simulated]]
+    rows = table.iloc[positions].reset_index(drop=True)
+    preferences = np.array([request.preference for request in answered])
+    targets = np.asarray(agent.initial_target(preferences), dtype=np.float64).reshape(
+        len(answered), spec.n_obj
+    )
+    for row, request in enumerate(answered):
+        if request.target is not None:
+            targets[row] = request.target
+    for prefix, block in (("preference", preferences), ("target", targets)):
+        for column, values in zip(objective_columns(prefix, spec), block.T, strict=True):
+            rows[column] = values
+    rows["explicit_target"] = [request.target is not None for request in answered]
+    counts = np.array([len(sharing[simulated]) for simulated in batch])[positions]
+    rows["wall_time"] = rows["wall_time"].to_numpy() / counts
+    return answered, rows
 
 
 def _run_batches(

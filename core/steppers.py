@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -25,6 +24,9 @@ from gymnasium.utils import seeding
 from core.envs import EnvSpec, make_env
 from core.envs.d4morl import formulas
 from core.envs.d4morl.physics import D4MORLPhysics, instability_count
+from core.envs.episode_random import GLOBAL_NUMPY_DRAWS, global_numpy_random, seed_ore
+from core.envs.mo_gymnasium_suite import TASKS
+from core.envs.registry import REGISTRY
 
 
 @dataclass
@@ -143,70 +145,48 @@ class GymnasiumBatch:
     """One gymnasium environment per row, stepped in turn.
 
     `render` makes the envs that draw themselves with ``render_mode="rgb_array"`` (streams that
-    show frames); rendering never changes what an env does, only whether it can draw.
+    show frames); rendering never changes what an env does, only whether it can draw. Envs
+    that do not draw are taken from those earlier batches of this process left (`_IdleEnvs`):
+    building one can cost more than its episode (minecart: 12 ms), and `reset(seed=...)` sets
+    everything an episode depends on.
     """
 
     def __init__(self, spec: EnvSpec, batch_size: int, render: bool = False) -> None:
         self.spec = spec
         render_mode = "rgb_array" if render and spec.camera is None else None
-        self._global_random = bool(spec.extra.get("global_numpy_random"))
-        with self._caller_random_kept():  # minecart draws while it is built, too
-            self.envs = [make_env(spec.id, render_mode=render_mode) for _ in range(batch_size)]
+        self._global_draws = bool(spec.extra.get(GLOBAL_NUMPY_DRAWS))
+        self._reusable = render_mode is None and _IdleEnvs.reusable(spec)
+        self.envs = _idle_envs.take(spec.id, batch_size) if self._reusable else []
+        missing = batch_size - len(self.envs)
+        with global_numpy_random() if self._global_draws else contextlib.nullcontext():
+            self.envs += [make_env(spec.id, render_mode=render_mode) for _ in range(missing)]
         space = self.envs[0].observation_space if self.envs else None
         # A Dict observation is flattened (one-hot for its discrete parts), as agents expect.
         self._flatten = space if isinstance(space, spaces.Dict) else None
         self._obs_dtype = np.uint8 if _is_image(spec.obs_shape) else np.float64
         self.low = np.asarray(spec.action_low)
         self.high = np.asarray(spec.action_high)
-        self._random_states: list[Any] = []
-
-    @contextlib.contextmanager
-    def _caller_random_kept(self) -> Iterator[None]:
-        """Numpy's global generator is as the caller left it after what runs inside."""
-        if not self._global_random:
-            yield
-            return
-        with _GLOBAL_RANDOM_LOCK:
-            outside = np.random.get_state()
-            try:
-                yield
-            finally:
-                np.random.set_state(outside)
-
-    @contextlib.contextmanager
-    def _row_random(self, row: int) -> Iterator[None]:
-        """Numpy's global generator holds row `row`'s own state while its env runs.
-
-        For envs that draw from `np.random` (minecart's ore): an episode is then fixed by its
-        seed. The lock keeps rollouts in other threads from swapping the state meanwhile.
-        """
-        if not self._global_random:
-            yield
-            return
-        with _GLOBAL_RANDOM_LOCK:
-            outside = np.random.get_state()
-            np.random.set_state(self._random_states[row])
-            try:
-                yield
-            finally:
-                self._random_states[row] = np.random.get_state()
-                np.random.set_state(outside)
 
     def _observation(self, observation: object) -> np.ndarray:
         if self._flatten is not None:
             observation = spaces.flatten(self._flatten, observation)
         return np.asarray(observation, dtype=self._obs_dtype).reshape(self.spec.obs_shape)
 
+    def _reset_row(self, env: gym.Env, seed: int) -> object:
+        if not self._global_draws:
+            return env.reset(seed=seed)[0]
+        with global_numpy_random(seed):
+            observation = env.reset(seed=seed)[0]
+        seed_ore(env, seed)
+        return observation
+
     def reset(self, seeds: np.ndarray) -> np.ndarray:
-        if self._global_random:
-            self._random_states = [
-                np.random.RandomState(int(seed) % 2**32).get_state() for seed in seeds
+        return np.stack(
+            [
+                self._observation(self._reset_row(env, int(seed)))
+                for env, seed in zip(self.envs, seeds, strict=True)
             ]
-        observations = []
-        for row, (env, seed) in enumerate(zip(self.envs, seeds, strict=True)):
-            with self._row_random(row):
-                observations.append(self._observation(env.reset(seed=int(seed))[0]))
-        return np.stack(observations)
+        )
 
     def step(self, actions: np.ndarray, rows: np.ndarray) -> BatchStep:
         spec = self.spec
@@ -216,17 +196,22 @@ class GymnasiumBatch:
         truncated = np.zeros(len(rows), dtype=bool)
         if spec.discrete:
             applied = actions[rows].astype(np.int64)
+            env_actions: Any = applied.tolist()
         else:
             applied = np.clip(actions[rows], self.low, self.high)
-        for index, row in enumerate(rows):
             # Continuous envs get the agent's own action (they clip it as they do for anyone).
-            action = int(applied[index]) if spec.discrete else actions[row]
-            with self._row_random(row):
-                observation, reward, term, trunc, _ = self.envs[row].step(action)
-            observations[index] = self._observation(observation)
-            rewards[index] = np.asarray(reward, dtype=np.float32)  # some envs hand out lists
-            terminated[index] = term
-            truncated[index] = trunc
+            env_actions = actions[rows]
+        envs, to_observation = self.envs, self._observation
+        try:
+            for index, row in enumerate(rows.tolist()):
+                observation, reward, terminated[index], truncated[index], _ = envs[row].step(
+                    env_actions[index]
+                )
+                observations[index] = to_observation(observation)
+                rewards[index] = reward  # cast to float32 (some envs hand out lists)
+        except BaseException:
+            self._reusable = False  # an env that failed mid-step is closed, not reused
+            raise
         flat = observations.reshape(len(rows), -1)
         finite = np.asarray(np.isfinite(flat).all(axis=1) & np.isfinite(rewards).all(axis=1))
         return BatchStep(rows, observations, applied, rewards, terminated, finite, truncated)
@@ -241,11 +226,60 @@ class GymnasiumBatch:
         return self.envs[row] if self.spec.camera is None else None
 
     def close(self) -> None:
-        for env in self.envs:
+        if self._reusable:
+            _idle_envs.give_back(self.spec.id, self.envs)
+        else:
+            for env in self.envs:
+                env.close()
+        self.envs = []
+
+
+class _IdleEnvs:
+    """Envs that closed batches left behind, for the next batch of the same id in this process.
+
+    Only MO-Gymnasium's own tasks as paretoscope registers them (built by `mo_gymnasium.make`,
+    each checked to give the same episodes reused as new: tests/test_steppers_reuse.py), never
+    envs that render nor image observations (minecart-rgb draws its mine sprites rotated once,
+    when an env first draws). At most `limit` envs of the id used last are kept.
+    """
+
+    def __init__(self, limit: int = 256) -> None:
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._registration: object = None
+        self._envs: list[gym.Env] = []
+
+    @staticmethod
+    def reusable(spec: EnvSpec) -> bool:
+        return (
+            spec.id in _SUITE_IDS
+            and REGISTRY.entry(spec.id).make is None
+            and not _is_image(spec.obs_shape)
+        )
+
+    def take(self, env_id: str, count: int) -> list[gym.Env]:
+        with self._lock:
+            if self._registration is not REGISTRY.entry(env_id):
+                return []
+            taken, self._envs = self._envs[:count], self._envs[count:]
+            return taken
+
+    def give_back(self, env_id: str, envs: list[gym.Env]) -> None:
+        registration = REGISTRY.entry(env_id)
+        with self._lock:
+            stale: list[gym.Env] = []
+            if self._registration is not registration:  # another id (or registered anew)
+                stale, self._envs = self._envs, []
+                self._registration = registration
+            room = max(0, self.limit - len(self._envs))
+            self._envs += envs[:room]
+            stale += envs[room:]
+        for env in stale:
             env.close()
 
 
-_GLOBAL_RANDOM_LOCK = threading.Lock()
+_SUITE_IDS = frozenset(task.id for task in TASKS)
+_idle_envs = _IdleEnvs()
 
 
 def _is_image(shape: tuple[int, ...]) -> bool:

@@ -283,3 +283,21 @@ def test_continuous_agents_keep_the_spec_dict_their_fingerprints_were_made_from(
     assert set(spec.to_dict()) == {"env_id", "n_obj", "obs_dim", "act_dim", "kind", "conditioning"}
     assert RandomAgent("minecart-rgb-v0").spec.to_dict()["obs_shape"] == (480, 480, 3)
     assert RandomAgent("minecart-v0").spec.to_dict()["n_actions"] == 6
+
+
+def test_a_preference_blind_agent_plays_one_episode_per_seed_with_the_same_table() -> None:
+    blind = RandomAgent("minecart-v0")
+    # The same draws, but declaring that it reads the preference: every episode is simulated.
+    sighted = RandomAgent("minecart-v0")
+    sighted.spec = replace(sighted.spec, conditioning=Conditioning(return_conditioned=False))
+    options = dict(granularity=3, seeds=[0, 1], horizon=80, workers=1, progress=False)
+    targets = np.tile([[1.0, 2.0, -3.0]], (10, 1))
+    shared = sweep(blind, "minecart-v0", **options, targets=targets)
+    every = sweep(sighted, "minecart-v0", **options, targets=targets)
+    columns = [c for c in shared.columns if c not in ("wall_time", "agent", "agent_fingerprint")]
+    assert len(shared) == 20 and shared["return_ore_1"].nunique() <= 2
+    pd.testing.assert_frame_equal(
+        shared[columns], every[columns].assign(episode_key=shared["episode_key"])
+    )
+    assert shared["explicit_target"].all() and (shared["target_fuel"] == -3.0).all()
+    assert len(set(shared["episode_key"])) == 20  # one stored row per (preference, seed)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.envs.episode_random import GLOBAL_NUMPY_DRAWS
 from core.envs.spec import DEFAULT_HORIZON, EnvSpec, Objective
 
 _MORL_BASELINES = "MORL-Baselines' examples"
@@ -36,8 +37,8 @@ class SuiteTask:
     reference_point: tuple[float, ...]
     reference_point_source: str
     description: str
-    # The env draws from numpy's global generator (minecart's ore), not from its own seeded
-    # one: paretoscope gives each episode its own, seeded by the episode seed.
+    # The env draws from numpy's global generator (minecart's ore), not only from its own
+    # seeded one: paretoscope gives each episode its own (core.envs.episode_random).
     global_numpy_random: bool = False
 
 
@@ -325,5 +326,5 @@ def spec_from_env(task: SuiteTask) -> EnvSpec:
         action_low=low,
         action_high=high,
         description=task.description,
-        extra={"global_numpy_random": True} if task.global_numpy_random else {},
+        extra={GLOBAL_NUMPY_DRAWS: True} if task.global_numpy_random else {},
     )
