@@ -29,7 +29,7 @@ import os
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 os.environ.setdefault("MUJOCO_GL", "egl")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -37,7 +37,6 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import mo_gymnasium  # noqa: E402
 
-from core.agents.base import Conditioning  # noqa: E402
 from core.agents.random_agent import RandomAgent  # noqa: E402
 from core.envs import get_spec  # noqa: E402
 from core.evaluate import shutdown_worker_pools, sweep  # noqa: E402
@@ -90,7 +89,7 @@ def sighted_random(env_id: str) -> RandomAgent:
     """The random agent declaring that it reads the preference (its draws are unchanged): a
     sweep then simulates every (preference, seed) episode instead of one per seed."""
     agent = RandomAgent(env_id)
-    agent.spec = replace(agent.spec, conditioning=Conditioning(return_conditioned=False))
+    agent.preference_blind = False  # type: ignore[misc]
     return agent
 
 

@@ -308,14 +308,10 @@ def sweep(
 
 
 def preference_blind(agent: Agent) -> bool:
-    """The agent declares that it reads no preference and no target (the `random` baseline)."""
-    conditioning = agent.spec.conditioning
-    return not (
-        conditioning.preference_in_state
-        or conditioning.preference_in_return
-        or conditioning.preference_in_action
-        or conditioning.return_conditioned
-    )
+    """The agent declares (`preference_blind = True`) that its actions depend on neither the
+    preference nor the target (the `random` baseline). `Conditioning` cannot say it: it names
+    a network's inputs, and a policy set reads no preference input yet picks by preference."""
+    return getattr(agent, "preference_blind", False) is True
 
 
 def _episodes_by_seed(

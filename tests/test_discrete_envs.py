@@ -289,7 +289,7 @@ def test_a_preference_blind_agent_plays_one_episode_per_seed_with_the_same_table
     blind = RandomAgent("minecart-v0")
     # The same draws, but declaring that it reads the preference: every episode is simulated.
     sighted = RandomAgent("minecart-v0")
-    sighted.spec = replace(sighted.spec, conditioning=Conditioning(return_conditioned=False))
+    sighted.preference_blind = False  # type: ignore[misc]
     options = dict(granularity=3, seeds=[0, 1], horizon=80, workers=1, progress=False)
     targets = np.tile([[1.0, 2.0, -3.0]], (10, 1))
     shared = sweep(blind, "minecart-v0", **options, targets=targets)

@@ -18,6 +18,8 @@ Contract (every kind keeps it):
   return zeros.
 - ``seed_rows(seeds)`` (optional): agents that draw random numbers get each row's episode seed
   after ``reset``, so a row's actions depend on its seed alone, not on the batch around it.
+- ``preference_blind = True`` (optional): the agent's actions depend on neither the preference
+  nor the target, so a sweep plays one episode per seed and reports it at every preference.
 """
 
 from __future__ import annotations

@@ -25,6 +25,9 @@ _AHEAD = 32
 class RandomAgent:
     """Uniform random actions for `env_id`, independent per row, deterministic per seed."""
 
+    # Its actions depend on neither preference nor target: a sweep plays one episode per seed.
+    preference_blind = True
+
     def __init__(self, env_id: str, seed: int = 0) -> None:
         env = get_spec(env_id)
         self.env: EnvSpec = env
