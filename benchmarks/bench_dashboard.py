@@ -32,7 +32,6 @@ from tests.e2e.conftest import (  # noqa: E402
     wait_healthy,
 )
 
-# Browser-side timers: each returns milliseconds measured with performance.now().
 # Browser-side timers: each returns milliseconds measured with performance.now(). The page is
 # ready for a preference when the caption under the video names it (neighbouring preferences of
 # a policy set can give byte-identical videos, so a changed video source is no signal) and the
