@@ -27,6 +27,8 @@ from core.envs.d4morl.physics import D4MORLPhysics, instability_count
 from core.envs.episode_random import GLOBAL_NUMPY_DRAWS, global_numpy_random, seed_ore
 from core.envs.mo_gymnasium_suite import TASKS
 from core.envs.registry import REGISTRY
+from core.errors import ParetoscopeError
+from core.render.env_frames import env_id_renders_rgb
 
 
 @dataclass
@@ -153,7 +155,7 @@ class GymnasiumBatch:
 
     def __init__(self, spec: EnvSpec, batch_size: int, render: bool = False) -> None:
         self.spec = spec
-        render_mode = "rgb_array" if render and spec.camera is None else None
+        render_mode = "rgb_array" if render and _draws_itself(spec) else None
         self._global_draws = bool(spec.extra.get(GLOBAL_NUMPY_DRAWS))
         self._reusable = render_mode is None and _IdleEnvs.reusable(spec)
         self.envs = _idle_envs.take(spec.id, batch_size) if self._reusable else []
@@ -280,6 +282,17 @@ class _IdleEnvs:
 
 _SUITE_IDS = frozenset(task.id for task in TASKS)
 _idle_envs = _IdleEnvs()
+
+
+def _draws_itself(spec: EnvSpec) -> bool:
+    """The env draws its own frames: no MuJoCo camera of paretoscope's, and (for a gymnasium
+    id) its class lists rgb_array. Fishwood lists only "human": it is not asked to draw."""
+    if spec.camera is not None:
+        return False
+    try:
+        return env_id_renders_rgb(spec.id)
+    except ParetoscopeError:  # an env gymnasium does not know (a user's `make`): let it try
+        return True
 
 
 def _is_image(shape: tuple[int, ...]) -> bool:
