@@ -26,26 +26,20 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from core.agents.base import Agent
+from core.discount import check_gamma
 from core.envs import EnvSpec, get_spec
-from core.envs.known_fronts import KnownFront, known_front
+from core.envs.known_fronts import KnownFront, against_known
 from core.errors import ParetoscopeError
 from core.metrics import (
     FrontComparison,
     FrontSummary,
     RtgFollowing,
-    compare_with_front,
     front_summary,
     preference_grid,
     rtg_following,
 )
 from core.results_store import KEY_COLUMN, ResultsStore, episode_key
-from core.rollout import (
-    check_agent_fits,
-    check_gamma,
-    check_horizon,
-    check_preferences,
-    rollout_batch,
-)
+from core.rollout import check_agent_fits, check_horizon, check_preferences, rollout_batch
 
 Backend = Literal["local", "ray"]
 
@@ -483,13 +477,12 @@ def summarize(
     targets = per_preference[target_columns].to_numpy(dtype=np.float64)
     rtg = rtg_following(targets, prefs, returns) if np.abs(targets).sum() > 0 else None
     gamma = float(table["gamma"].fillna(1.0).iloc[0]) if "gamma" in table else 1.0
-    known = known_front(env_id, gamma)
-    against = None if known is None else compare_with_front(returns, prefs, known.points)
+    against = against_known(env_id, gamma, returns, prefs)
     return SweepSummary(
         per_preference=per_preference,
         front=front,
         rtg=rtg,
         gamma=gamma,
-        known_front=known,
-        against_known=against,
+        known_front=None if against is None else against.front,
+        against_known=None if against is None else against.comparison,
     )

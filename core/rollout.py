@@ -17,6 +17,7 @@ import mujoco
 import numpy as np
 
 from core.agents.base import Agent, AgentSpec
+from core.discount import check_gamma
 from core.envs import EnvSpec, get_spec
 from core.errors import ParetoscopeError
 from core.steppers import make_batch_stepper
@@ -247,17 +248,6 @@ def rollout_batch(
         trajectories=trajectories,
         gamma=gamma,
     )
-
-
-def check_gamma(gamma: float) -> float:
-    """A discount factor in (0, 1], or a ParetoscopeError saying what was given."""
-    try:
-        value = float(gamma)
-    except (TypeError, ValueError):
-        raise ParetoscopeError(f"gamma: expected a number in (0, 1], got {gamma!r}") from None
-    if not (0.0 < value <= 1.0):
-        raise ParetoscopeError(f"gamma: expected a number in (0, 1], got {gamma!r}")
-    return value
 
 
 _TRAJECTORY_KEYS = ("observations", "actions", "next_observations", "raw_rewards", "terminals")

@@ -20,8 +20,6 @@ given discount gamma, with three caveats a caller should know:
 from __future__ import annotations
 
 import functools
-import math
-import numbers
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +27,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from core.discount import check_gamma
+from core.envs.episode_random import global_numpy_random
 from core.errors import ParetoscopeError
+from core.metrics.comparison import FrontComparison, compare_with_front
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -107,17 +108,6 @@ class KnownFront:
         }
 
 
-def _checked_gamma(gamma: object) -> float:
-    """A discount factor: a finite real number in (0, 1] (gamma 0 would discount everything
-    after the first reward away, and no front here is defined for it)."""
-    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real):
-        raise ParetoscopeError(f"gamma: expected a number in (0, 1], got {gamma!r}")
-    value = float(gamma)
-    if not (math.isfinite(value) and 0.0 < value <= 1.0):
-        raise ParetoscopeError(f"gamma: expected a number in (0, 1], got {value}")
-    return value
-
-
 @functools.lru_cache(maxsize=64)
 def _front_points(env_id: str, gamma: float) -> FloatArray:
     """MO-Gymnasium's front for (env_id, gamma), deduplicated and sorted, read-only."""
@@ -126,8 +116,7 @@ def _front_points(env_id: str, gamma: float) -> FloatArray:
     source = _SOURCES[env_id]
     # minecart's constructor draws mine positions from numpy's global generator (the config
     # then overwrites them): reading a constant must not move the caller's random stream.
-    random_state = np.random.get_state()
-    try:
+    with global_numpy_random():
         with warnings.catch_warnings():
             # gymnasium warns that the reward spaces' float64 bounds are cast to float32:
             # noise here, the front does not use the spaces.
@@ -138,8 +127,6 @@ def _front_points(env_id: str, gamma: float) -> FloatArray:
             raw = unwrapped.pareto_front(gamma, **source.arguments)
         finally:
             env.close()
-    finally:
-        np.random.set_state(random_state)
 
     points = np.asarray(raw, dtype=np.float64)
     if points.ndim != 2 or len(points) == 0 or not np.isfinite(points).all():
@@ -166,7 +153,7 @@ def known_front(env_id: str, gamma: float = 1.0) -> KnownFront | None:
     """
     if not isinstance(env_id, str):
         raise ParetoscopeError(f"env_id: expected an environment id string, got {env_id!r}")
-    value = _checked_gamma(gamma)
+    value = check_gamma(gamma)
     source = _SOURCES.get(env_id)
     if source is None:
         return None
@@ -177,3 +164,30 @@ def known_front(env_id: str, gamma: float = 1.0) -> KnownFront | None:
     return KnownFront(
         env_id=env_id, points=points, exact=source.exact, gamma=value, source=source.source
     )
+
+
+@dataclass(frozen=True)
+class AgainstKnown:
+    """An env's known front at one discount, and an agent's front measured against it (None
+    when the agent has no point yet)."""
+
+    front: KnownFront
+    comparison: FrontComparison | None
+
+    @property
+    def regret(self) -> npt.NDArray[np.float64] | None:
+        return None if self.comparison is None else self.comparison.regret
+
+
+def against_known(
+    env_id: str, gamma: float, returns: object, preferences: object
+) -> AgainstKnown | None:
+    """The known front of `env_id` at `gamma` and the agent's points against it (`returns`:
+    mean return per preference, aligned with `preferences`, both (N, n_obj)); None when the
+    env has no known front."""
+    front = known_front(env_id, gamma)
+    if front is None:
+        return None
+    points = np.asarray(returns, dtype=np.float64)
+    comparison = compare_with_front(points, preferences, front.points) if len(points) else None
+    return AgainstKnown(front, comparison)

@@ -10,12 +10,13 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import streamlit as st
 
+from core.envs.known_fronts import against_known
 from core.recordings import SideBySideRequest
 from core.sweeps import mean_per_preference
 from dashboard import loaders, sidebar, url_state
 from dashboard import preferences as prefs
 from dashboard.figures import FrontSeries, front_figure
-from dashboard.known_front import against_known, describe_front
+from dashboard.known_front import describe_front
 from dashboard.live import show_recording_live
 from dashboard.messages import guard, inert
 from dashboard.tables import AgentMetrics, distinct_labels, metrics_table, styled_metrics

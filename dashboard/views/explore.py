@@ -6,13 +6,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.envs.known_fronts import against_known
 from core.metrics import non_dominated
 from core.recordings import EpisodeRequest
 from core.sweeps import mean_per_preference, objective_arrays
 from dashboard import loaders, sidebar, url_state
 from dashboard import preferences as prefs
 from dashboard.figures import FrontSeries, Marker, front_figure, target_grid
-from dashboard.known_front import against_known, describe_front, indicators_text
+from dashboard.known_front import describe_front, indicator_values, indicators_text
 from dashboard.live import show_recording_live
 from dashboard.messages import describe, guard, inert
 from dashboard.widgets import charts
@@ -204,7 +205,7 @@ if loaded is not None:
                 "grid": grid,
                 "gamma": front_gamma,
                 "known_front": None if against is None else against.front,
-                "against_known": None if against is None else against.values(),
+                "against_known": None if against is None else indicator_values(against),
             }
             event = st.plotly_chart(
                 figure,

@@ -7,13 +7,13 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from core.envs.known_fronts import known_front
+from core.envs.known_fronts import against_known, known_front
 from core.recordings import TourRequest
 from core.sweeps import mean_per_preference
 from dashboard import loaders, sidebar
 from dashboard import preferences as prefs
 from dashboard.figures import FrontSeries, front_figure
-from dashboard.known_front import against_known, describe_front, indicators_text
+from dashboard.known_front import describe_front, indicators_text
 from dashboard.live import show_recording_live
 from dashboard.messages import guard
 

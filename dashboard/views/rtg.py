@@ -9,11 +9,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.envs.known_fronts import against_known
 from core.sweeps import mean_per_preference
 from dashboard import loaders, messages, sidebar, url_state
 from dashboard import preferences as prefs
 from dashboard.figures import FrontSeries, hypervolume_figure, rtg_ratio_figure, rtg_target_figure
-from dashboard.known_front import against_known, describe_front
+from dashboard.known_front import describe_front, indicator_values
 from dashboard.widgets import charts
 
 SCALES = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
@@ -174,7 +175,7 @@ if sidebar.need(ctx):
                     "cardinality": summary.cardinality,
                     "reference": [float(v) for v in reference],
                     "gamma": ctx.gamma,
-                    "against_known": None if against is None else against.values(),
+                    "against_known": None if against is None else indicator_values(against),
                 }
                 columns = st.columns(4)
                 columns[0].metric("hypervolume", f"{summary.hypervolume:.4g}")
@@ -189,7 +190,7 @@ if sidebar.need(ctx):
                     st.caption(describe_front(against.front) + ".")
                     indicator_columns = st.columns(4)
                     for column, (label, value) in zip(
-                        indicator_columns, against.values().items(), strict=False
+                        indicator_columns, indicator_values(against).items(), strict=False
                     ):
                         column.metric(f"{label} (lower is better)", f"{value:.4g}")
                     if against.regret is not None:
