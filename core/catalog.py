@@ -248,12 +248,9 @@ class AssetCatalog:
 def builtin_asset(builtin: str, env_id: str, name: str | None = None) -> AgentAsset:
     """The built-in agent `builtin` (``random``) for `env_id`, as a catalog entry called
     `name` (default: `builtin`). Its sweep plan is the default one for the env."""
-    from core.agents.builtin import BUILTIN_AGENTS
+    from core.agents.builtin import check_builtin
 
-    if builtin not in BUILTIN_AGENTS:
-        raise ParetoscopeError(
-            f"no built-in agent {builtin!r} (built-in agents: {', '.join(BUILTIN_AGENTS)})"
-        )
+    check_builtin(builtin)
     spec = get_spec(env_id)
     return AgentAsset(
         name=name or builtin,

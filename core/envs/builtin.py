@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from core.envs.mo_gymnasium_suite import TASKS, SuiteTask, spec_from_env
+from core.envs.mo_gymnasium_suite import TASKS, spec_from_env
 from core.envs.mujoco_specs import SPECS
 from core.envs.registry import register
 from core.envs.spec import EnvSpec
@@ -20,13 +20,9 @@ def _make_d4morl(spec: EnvSpec, render_mode: str | None = None, **kwargs: Any) -
     return make_d4morl_env(spec, render_mode=render_mode, **kwargs)
 
 
-def _lazy_spec(task: SuiteTask) -> EnvSpec:
-    return spec_from_env(task)
-
-
 def register_builtin() -> None:
     for spec in SPECS:
         make = partial(_make_d4morl, spec) if spec.family == "d4morl" else None
         register(spec.id, spec, make=make)
     for task in TASKS:
-        register(task.id, partial(_lazy_spec, task), family="mo-gymnasium")
+        register(task.id, partial(spec_from_env, task), family="mo-gymnasium")
