@@ -7,7 +7,9 @@ follow it)::
       manifest.json          labels, defaults and sweep plans (below); without it, names are used
       agents/<name>/         a paretoscope checkpoint (config.json + weights.safetensors)
       agents/<name>.safetensors   a single-file checkpoint
-      agents/<name>.ckpt     a PEDA checkpoint, imported when chosen (env and type asked if unclear)
+      agents/<name>.ckpt     another tool's checkpoint (PEDA .ckpt, MORL-Baselines .tar, ...),
+                             imported when chosen (`core.agents.importers`; what the file
+                             cannot tell, such as its env, is asked)
       datasets/<name>/       a native dataset (paretoscope-dataset.json + .npy columns)
       datasets/<name>.pkl    a D4MORL file
       results/               a `core.results_store.ResultsStore` with precomputed sweeps
@@ -41,6 +43,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from core.agents.builtin import BUILTIN_FORMAT, PLUGIN_FORMAT
 from core.agents.formats import claims_agent, sniff_agent
 from core.data.formats import claims_dataset, sniff_dataset
 from core.envs import get_spec
@@ -54,9 +57,6 @@ AGENTS_DIR = "agents"
 DATASETS_DIR = "datasets"
 RESULTS_DIR = "results"
 ROLLOUTS_DIR = "rollouts"
-# The format of the built-in agents (`core.agents.builtin`): known by name, no file behind them.
-BUILTIN_FORMAT = "builtin"
-BUILTIN_LABELS: dict[str, str] = {"random": "random (uniform baseline)"}
 # Environment variable naming the default assets folder (the bundled demo otherwise).
 ASSETS_ENV_VAR = "PARETOSCOPE_ASSETS"
 # Bump when a recorded rollout's content changes (rendering, encoding): old recordings are ignored.
@@ -99,14 +99,17 @@ class AgentAsset:
 
     name: str
     path: Path
-    format: str  # a name from core.agents.formats (checkpoint, peda, ...) or BUILTIN_FORMAT
-    env_id: str | None  # None for a PEDA checkpoint whose env must be asked for
-    kind: str  # morvs, bc, modt, policy_set, ... or the PEDA type (dt, rvs, bc) if known
+    format: str  # "checkpoint", an importer's name (peda, ...), BUILTIN_FORMAT or PLUGIN_FORMAT
+    env_id: str | None  # None for a foreign checkpoint whose env must be asked for
+    kind: str  # morvs, bc, modt, policy_set, ... or the foreign kind (dt, envelope, ...)
     return_conditioned: bool
     label: str
     description: str = ""
     dataset: str | None = None  # name of the dataset asset it was trained on, when known
     sweep: SweepPlan | None = None  # from the manifest; None: the default plan
+    # A foreign file's questions still open before it can be imported ("env", "kind", an
+    # importer's option, "trust"): the dashboard's import form asks them.
+    open_questions: tuple[str, ...] = ()
 
     @property
     def n_obj(self) -> int | None:
@@ -114,8 +117,9 @@ class AgentAsset:
 
     @property
     def builtin(self) -> bool:
-        """A built-in agent (`core.agents.builtin`): its `path` names it and is no file."""
-        return self.format == BUILTIN_FORMAT
+        """A named agent (`core.agents.builtin`: built in or a plug-in): its `path` names it
+        and is no file."""
+        return self.format in (BUILTIN_FORMAT, PLUGIN_FORMAT)
 
     def sweep_plan(self) -> SweepPlan:
         if self.sweep is not None:
@@ -167,29 +171,34 @@ class AssetCatalog:
         return [env_id for env_id in list_ids() if env_id in present]
 
     def agents_for(self, env_id: str) -> list[AgentAsset]:
-        """The folders' agents for `env_id` (without the built-in ones: `agent_choices`)."""
-        return [agent for agent in self.agents if agent.env_id == env_id]
+        """The folders' agents for `env_id` that can be loaded now (without the built-in ones:
+        `agent_choices`; foreign files with questions open: `pending_agents`)."""
+        return [
+            agent for agent in self.agents if agent.env_id == env_id and not agent.open_questions
+        ]
 
     def agent_choices(self, env_id: str) -> list[AgentAsset]:
-        """What a user can pick for `env_id`: the folders' agents, then every built-in agent.
+        """What a user can pick for `env_id`: the folders' agents, then every named agent that
+        serves it (the built-in ones, the plug-ins the server was started with).
 
-        A built-in keeps its own name unless a folder's agent has it (a file called
+        A named agent keeps its own name unless a folder's agent has it (a file called
         ``random``): then it is ``random (built-in)``, so that neither hides the other, and
         the name alone (a link's ``agent=random``) means the file, as on the command line.
-        Where the folder's agents of `env_id` share one sweep plan, the built-ins use it too
+        Where the folder's agents of `env_id` share one sweep plan, the named ones use it too
         (the same episode length and grid: their fronts compare); else the env's default.
         """
-        from core.agents.builtin import BUILTIN_AGENTS
+        from core.agents.builtin import named_agents
 
         found = self.agents_for(env_id)
         taken = {agent.name for agent in self.agents}
         plans = {agent.sweep_plan() for agent in found}
         shared = next(iter(plans)) if len(plans) == 1 else None
-        builtins = []
-        for name in BUILTIN_AGENTS:
+        named = []
+        for agent in named_agents(env_id):
+            name = agent.name
             shown = name if name not in taken else _unique(f"{name} (built-in)", taken)
-            builtins.append(replace(builtin_asset(name, env_id, shown), sweep=shared))
-        return found + builtins
+            named.append(replace(builtin_asset(name, env_id, shown), sweep=shared))
+        return found + named
 
     def agent_choice(self, env_id: str, name: str) -> AgentAsset:
         """The agent called `name` among `agent_choices(env_id)`; raises when there is none."""
@@ -201,8 +210,8 @@ class AssetCatalog:
         )
 
     def pending_agents(self) -> list[AgentAsset]:
-        """PEDA checkpoints whose env is not known yet (the user must say)."""
-        return [agent for agent in self.agents if agent.env_id is None]
+        """Foreign checkpoints with questions open (env, kind, trust...): the user must say."""
+        return [agent for agent in self.agents if agent.env_id is None or agent.open_questions]
 
     def datasets_for(self, env_id: str) -> list[DatasetAsset]:
         return [dataset for dataset in self.datasets if dataset.env_id == env_id]
@@ -246,21 +255,21 @@ class AssetCatalog:
 
 
 def builtin_asset(builtin: str, env_id: str, name: str | None = None) -> AgentAsset:
-    """The built-in agent `builtin` (``random``) for `env_id`, as a catalog entry called
-    `name` (default: `builtin`). Its sweep plan is the default one for the env."""
-    from core.agents.builtin import check_builtin
+    """The named agent `builtin` (``random``, a plug-in) for `env_id`, as a catalog entry
+    called `name` (default: `builtin`). Its sweep plan is the default one for the env."""
+    from core.agents.builtin import named_agent
 
-    check_builtin(builtin)
+    agent = named_agent(builtin)
     spec = get_spec(env_id)
     return AgentAsset(
         name=name or builtin,
         path=Path(builtin),
-        format=BUILTIN_FORMAT,
+        format=agent.format,
         env_id=spec.id,
         kind=builtin,
         return_conditioned=False,
-        label=BUILTIN_LABELS.get(builtin, f"{builtin} (built-in)"),
-        description=f"paretoscope's built-in {builtin} agent: a baseline that needs no file",
+        label=agent.label,
+        description=agent.description,
     )
 
 
@@ -441,23 +450,24 @@ def describe_agent(
     plan = _plan_from(note.get("sweep"), f"manifest entry for {name}: sweep") or default_plan
     dataset = note.get("dataset")
     env_id, kind = header.env_id, header.kind
-    return_conditioned = header.return_conditioned
     if header.env_id is None and note.get("env") is not None:
         env_id = get_spec(str(note["env"])).id
-    if header.format == "peda" and note.get("peda_type"):
-        kind = str(note["peda_type"])
-        return_conditioned = kind != "bc"
+    # "kind" names a foreign file's kind; "peda_type" is its older spelling for PEDA files.
+    noted_kind = note.get("kind") or note.get("peda_type")
+    if header.plan is not None and noted_kind:
+        kind = str(noted_kind)
     return AgentAsset(
         name=name,
         path=path,
         format=header.format,
         env_id=env_id,
         kind=kind,
-        return_conditioned=return_conditioned,
+        return_conditioned=header.return_conditioned,
         label=str(note.get("label") or name),
         description=str(note.get("description") or header.description),
         dataset=str(dataset) if dataset else None,
         sweep=plan,
+        open_questions=header.open_questions(env_id, kind if noted_kind else None),
     )
 
 

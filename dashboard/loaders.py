@@ -17,7 +17,6 @@ import pandas as pd
 import streamlit as st
 
 from core.agents.loaded import LoadedAgent, load_asset_agent
-from core.agents.peda_file import PEDA_TYPES
 from core.cache import RECORDINGS_SUBDIR, RESULTS_SUBDIR, cache_dir
 from core.catalog import (
     AgentAsset,
@@ -156,8 +155,7 @@ def _loaded_agent(
         return_conditioned=True,
         label=name,
     )
-    peda_type = kind if fmt == "peda" and kind in PEDA_TYPES else None
-    return load_asset_agent(asset, env_id=env_id, peda_type=peda_type)
+    return load_asset_agent(asset, env_id=env_id)
 
 
 def loaded_agent(asset: AgentAsset) -> LoadedAgent:

@@ -30,14 +30,16 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from core.agents.checkpoint_header import SINGLE_FILE_SUFFIX
-from core.agents.peda_file import PEDA_SUFFIXES
+from core.agents.importers import check_import_signature, importer_suffixes
 from core.errors import ParetoscopeError
 from dashboard.limits import max_upload_bytes
 
-AGENT_SUFFIXES = (SINGLE_FILE_SUFFIX, *PEDA_SUFFIXES)
+# Paretoscope's own single files, then whatever the importers read (PEDA .ckpt, MORL-Baselines
+# .tar, an installed importer's).
+AGENT_SUFFIXES = (SINGLE_FILE_SUFFIX, *importer_suffixes())
 DATASET_SUFFIXES = (".pkl",)
 ARCHIVE_SUFFIXES = (".zip",)
-ACCEPTED_TYPES = ["safetensors", "ckpt", "pt", "pth", "pkl", "zip"]
+ACCEPTED_TYPES = [suffix[1:] for suffix in (*AGENT_SUFFIXES, *DATASET_SUFFIXES, *ARCHIVE_SUFFIXES)]
 # A zip may unpack to this many times the upload limit, in at most this many members.
 UNPACKED_FACTOR = 5
 MOST_ZIP_MEMBERS = 10_000
@@ -125,15 +127,14 @@ def check_signature(name: str, payload: bytes) -> None:
     """Refuse a file whose first bytes do not fit the type its suffix claims (each format's
     own module knows its signature)."""
     from core.agents.checkpoint_header import check_safetensors_signature
-    from core.agents.peda_file import check_torch_signature
     from core.data.d4morl import check_pickle_signature
 
     suffix = Path(name).suffix.lower()
     head = payload[:16]
     if suffix == ".safetensors":
         check_safetensors_signature(name, payload)
-    elif suffix in PEDA_SUFFIXES:
-        check_torch_signature(name, head)
+    elif suffix in importer_suffixes():
+        check_import_signature(name, payload)
     elif suffix in DATASET_SUFFIXES:
         check_pickle_signature(name, head)
     elif suffix == ".zip" and not (

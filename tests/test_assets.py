@@ -266,7 +266,7 @@ def test_every_env_offers_the_builtin_random_agent_beside_the_folders(tmp_path: 
     assert catalog.agent_choice("minecart-v0", "random").env_id == "minecart-v0"
     with pytest.raises(ParetoscopeError, match="no agent named 'cheetah' for minecart-v0"):
         catalog.agent_choice("minecart-v0", "cheetah")
-    with pytest.raises(ParetoscopeError, match="no built-in agent 'oracle'"):
+    with pytest.raises(ParetoscopeError, match="no agent named 'oracle'"):
         builtin_asset("oracle", "minecart-v0")
     with pytest.raises(ParetoscopeError, match="unknown environment id"):
         builtin_asset("random", "MO-Nope-v9")

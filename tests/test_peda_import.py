@@ -380,4 +380,8 @@ def test_cli_import_then_load_acts_like_the_import(
 
     assert run_cli(["agent", "show", str(source), "--json"]) == 0
     peda = json.loads(capsys.readouterr().out)
-    assert (peda["format"], peda["peda_type"], peda["env_guess"]) == ("peda", "dt", "MO-Hopper-v3")
+    assert (peda["format"], peda["kind"], peda["details"]["env_guess"]) == (
+        "peda",
+        "dt",
+        "MO-Hopper-v3",
+    )

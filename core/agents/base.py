@@ -33,7 +33,21 @@ import numpy as np
 from core.envs import EnvSpec, get_spec
 from core.errors import ParetoscopeError
 
-AgentKind = Literal["morvs", "bc", "modt", "policy_set", "random"]
+AgentKind = Literal[
+    "morvs",
+    "bc",
+    "modt",
+    "policy_set",
+    "random",
+    # Imported from MORL-Baselines (`core.agents.morlb.agents`).
+    "morlb_actor",
+    "morlb_envelope",
+    "morlb_gpi",
+    "morlb_pcn",
+    "morlb_actor_set",
+    # A user's own policy (`core.agents.plugin`).
+    "plugin",
+]
 
 
 @dataclass(frozen=True)

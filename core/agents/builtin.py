@@ -1,47 +1,156 @@
-"""Agents known by name, usable wherever an agent path goes (`paretoscope evaluate random ...`).
+"""Agents known by name, and `load_agent`, which reads any agent argument.
 
-A name is an agent only when no file or folder of that name exists: a checkpoint saved as
-``./random`` is still loaded from disk.
+Named agents need no file: the built-in ``random`` (`paretoscope evaluate random ...`) and the
+plug-ins this process was told about (`register_plugin`: the dashboard's ``--agent py:...``,
+and the agent factories of installed entry points, `register_entry_points`). The dashboard
+lists them beside the assets' agents for every env they serve.
+
+A built-in's name is an agent only when no file or folder of that name exists: a checkpoint
+saved as ``./random`` is still loaded from disk.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from core.agents.base import Agent
 from core.agents.random_agent import RANDOM_AGENT, RandomAgent
 from core.errors import ParetoscopeError
 
-# Name -> how to build it for an env id.
-_BUILDERS: dict[str, Callable[[str], Agent]] = {RANDOM_AGENT: RandomAgent}
-BUILTIN_AGENTS: tuple[str, ...] = tuple(_BUILDERS)
+BUILTIN_FORMAT = "builtin"
+PLUGIN_FORMAT = "plugin"
+
+
+@dataclass(frozen=True)
+class NamedAgent:
+    """An agent known by name: how to build it for an env, and which envs it serves."""
+
+    name: str
+    format: str  # BUILTIN_FORMAT or PLUGIN_FORMAT
+    build: Callable[[str], Agent]
+    label: str
+    description: str
+    env_ids: tuple[str, ...] | None = None  # None: every env
+
+    def serves(self, env_id: str) -> bool:
+        return self.env_ids is None or env_id in self.env_ids
+
+
+_NAMED: dict[str, NamedAgent] = {
+    RANDOM_AGENT: NamedAgent(
+        RANDOM_AGENT,
+        BUILTIN_FORMAT,
+        RandomAgent,
+        "random (uniform baseline)",
+        "paretoscope's built-in random agent: a baseline that needs no file",
+    )
+}
+BUILTIN_AGENTS: tuple[str, ...] = tuple(_NAMED)
+_entry_points_lock = threading.Lock()
+_entry_point_problems: list[str] | None = None
 
 
 def is_builtin(name: str | os.PathLike[str]) -> bool:
     return str(name) in BUILTIN_AGENTS and not Path(name).exists()
 
 
+def named_agents(env_id: str | None = None) -> list[NamedAgent]:
+    """The named agents (for `env_id`: those that serve it), built-ins first."""
+    return [agent for agent in _NAMED.values() if env_id is None or agent.serves(env_id)]
+
+
+def named_agent(name: str) -> NamedAgent:
+    """The named agent `name`, else a ParetoscopeError listing them."""
+    if name not in _NAMED:
+        raise ParetoscopeError(f"no agent named {name!r} (named agents: {', '.join(_NAMED)})")
+    return _NAMED[name]
+
+
 def check_builtin(name: str) -> str:
-    """`name` if it names a built-in agent, else a ParetoscopeError listing them."""
-    if name not in BUILTIN_AGENTS:
-        raise ParetoscopeError(
-            f"no built-in agent {name!r} (built-in agents: {', '.join(BUILTIN_AGENTS)})"
-        )
-    return name
+    """`name` if it names a built-in or registered plug-in agent; raises otherwise."""
+    return named_agent(name).name
 
 
 def builtin_agent(name: str, env_id: str) -> Agent:
-    """The built-in agent `name` for `env_id`, whatever files exist (the dashboard's agent list
-    offers it by name beside the catalog's files, so a file called ``random`` must not stand in)."""
-    return _BUILDERS[check_builtin(name)](env_id)
+    """The named agent `name` built for `env_id`, whatever files exist (the dashboard offers it
+    by name beside the catalog's files, so a file called ``random`` must not stand in)."""
+    agent = named_agent(name)
+    if not agent.serves(env_id):
+        raise ParetoscopeError(
+            f"agent {name!r} serves {', '.join(agent.env_ids or ())}, not {env_id}"
+        )
+    return agent.build(env_id)
+
+
+def register_plugin(source: str) -> NamedAgent:
+    """Name the plug-in ``py:module:callable`` as an agent of this process (the dashboard's
+    ``--agent``): listed for every env, built by calling it when chosen. The module is imported
+    now, so a wrong name fails at start rather than in a page."""
+    from core.agents.plugin import build_plugin, parse_plugin, resolve_factory
+
+    parse_plugin(source)
+    factory = resolve_factory(source)
+    served = getattr(factory, "env_ids", None)
+    agent = NamedAgent(
+        source,
+        PLUGIN_FORMAT,
+        lambda env_id: build_plugin(source, factory, env_id),
+        f"{source} (plug-in)",
+        "a plug-in policy named on the dashboard's command line (the user's own code)",
+        tuple(served) if served else None,
+    )
+    _NAMED[source] = agent
+    return agent
+
+
+def register_entry_points() -> list[str]:
+    """Register, once per process, the agents and importers installed packages declare
+    (entry-point group ``paretoscope.agents``); returns the messages of those that failed."""
+    global _entry_point_problems
+    with _entry_points_lock:
+        if _entry_point_problems is not None:
+            return _entry_point_problems
+        from core.agents.plugin import build_plugin, entry_point_plugins
+
+        found, problems = entry_point_plugins()
+        for entry in found:
+            if entry.name in _NAMED:
+                problems.append(f"entry point {entry.name!r}: the name is taken")
+                continue
+            _NAMED[entry.name] = NamedAgent(
+                entry.name,
+                PLUGIN_FORMAT,
+                functools.partial(build_plugin, entry.name, entry.factory),
+                f"{entry.name} (installed plug-in)",
+                "an agent an installed package declares (entry point paretoscope.agents)",
+                entry.env_ids,
+            )
+        _entry_point_problems = problems
+        return problems
 
 
 def load_agent(name_or_path: str | os.PathLike[str], env_id: str, device: str = "cpu") -> Agent:
-    """The built-in agent `name_or_path` for `env_id`, else the checkpoint saved at that path."""
+    """What an agent argument names, for `env_id`: a built-in agent, a ``py:module:callable``
+    plug-in (`core.agents.plugin`), a paretoscope checkpoint, or another tool's file, imported
+    on the fly (`core.agents.importers`; a file that needs more answers or trust says so)."""
     if is_builtin(name_or_path):
         return builtin_agent(str(name_or_path), env_id)
-    from core.agents.checkpoint import load
+    from core.agents.plugin import is_plugin, load_plugin
 
-    return load(name_or_path, device=device)
+    if is_plugin(name_or_path):
+        return load_plugin(str(name_or_path), env_id)
+    from core.agents.checkpoint import load
+    from core.agents.checkpoint_header import is_checkpoint_path
+
+    location = Path(name_or_path)
+    if location.exists() and not is_checkpoint_path(location):
+        from core.agents.importers import import_agent, sniff_import
+
+        if sniff_import(location) is not None:
+            return import_agent(location, env_id=env_id)
+    return load(location, device=device)

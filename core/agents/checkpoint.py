@@ -170,8 +170,16 @@ def versions() -> dict[str, str]:
 def build_config(agent: ConditionedAgent) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
     """The full config.json content of a torch agent (without the weights digest) and tensors."""
     body, tensors = agent.checkpoint_state()
-    spec = agent.spec
-    config: dict[str, Any] = {
+    return checkpoint_config(agent.spec, body, tensors), tensors
+
+
+def checkpoint_config(
+    spec: AgentSpec, body: Mapping[str, Any], tensors: Mapping[str, torch.Tensor]
+) -> dict[str, Any]:
+    """A config.json: the common part from `spec`, then the kind's `body`, versions, weights."""
+    record = spec.to_dict()
+    optional: dict[str, Any] = {k: record[k] for k in ("n_actions", "obs_shape") if k in record}
+    return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "kind": spec.kind,
@@ -179,7 +187,8 @@ def build_config(agent: ConditionedAgent) -> tuple[dict[str, Any], dict[str, tor
         "n_obj": spec.n_obj,
         "obs_dim": spec.obs_dim,
         "act_dim": spec.act_dim,
-        "conditioning": spec.to_dict()["conditioning"],
+        "conditioning": record["conditioning"],
+        **optional,
         **body,
         "versions": versions(),
         "weights": {
@@ -188,7 +197,16 @@ def build_config(agent: ConditionedAgent) -> tuple[dict[str, Any], dict[str, tor
             "parameter_count": int(sum(tensor.numel() for tensor in tensors.values())),
         },
     }
-    return config, tensors
+
+
+def write_checkpoint(
+    spec: AgentSpec,
+    body: Mapping[str, Any],
+    tensors: Mapping[str, torch.Tensor],
+    destination: Path,
+) -> Path:
+    """Write a checkpoint directory: config.json (`checkpoint_config`) + weights.safetensors."""
+    return _write_directory(checkpoint_config(spec, body, tensors), dict(tensors), destination)
 
 
 def _save_conditioned(agent: ConditionedAgent, destination: Path, single_file: bool) -> Path:
@@ -203,6 +221,14 @@ def _save_conditioned(agent: ConditionedAgent, destination: Path, single_file: b
         destination.parent.mkdir(parents=True, exist_ok=True)
         write_bytes_atomically(destination, tensors_to_bytes(tensors, metadata=metadata))
         return destination
+    return _write_directory(config, tensors, destination)
+
+
+def _write_directory(
+    config: dict[str, Any], tensors: dict[str, torch.Tensor], destination: Path
+) -> Path:
+    from safetensors.torch import save as tensors_to_bytes
+
     destination.mkdir(parents=True, exist_ok=True)
     payload = tensors_to_bytes(tensors)
     config["weights"]["sha256"] = hashlib.sha256(payload).hexdigest()
@@ -254,7 +280,7 @@ def load_conditioned(path: Path, config: dict[str, Any], device: str = "cpu") ->
     if not isinstance(training, Mapping):
         raise ParetoscopeError(f"{where}: training must be an object")
 
-    tensors = _read_weights(path, config)
+    tensors = read_weights(path, config)
     network = build_network(spec, architecture)
     _load_checked(network, tensors, _weights_path(path))
     try:
@@ -313,7 +339,8 @@ def _load_checked(
     network.load_state_dict({name: tensor.to(torch.float32) for name, tensor in tensors.items()})
 
 
-def _read_weights(path: Path, config: Mapping[str, Any]) -> dict[str, torch.Tensor]:
+def read_weights(path: Path, config: Mapping[str, Any]) -> dict[str, torch.Tensor]:
+    """The checkpoint's tensors, after checking them against the digest its config records."""
     from safetensors.torch import load as tensors_from_bytes
 
     weights = _weights_path(path)
@@ -411,3 +438,7 @@ def _save_policy_set(agent: Any, path: Path) -> Path:
 for _kind in AGENT_CLASSES:
     register_kind(_kind, load_conditioned)
 register_kind("policy_set", _load_policy_set, _save_policy_set)
+for _kind in ("morlb_actor", "morlb_envelope", "morlb_gpi", "morlb_pcn", "morlb_actor_set"):
+    register_kind(
+        _kind, "core.agents.morlb.agents:load_morlb", "core.agents.morlb.agents:save_morlb"
+    )

@@ -11,11 +11,12 @@ from __future__ import annotations
 import contextlib
 import copy
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from core.agents.base import Agent, AgentSpec
+from core.agents.formats import CHECKPOINT_FORMAT
 from core.errors import ParetoscopeError
 
 if TYPE_CHECKING:
@@ -88,10 +89,15 @@ def borrow_all(agents: Sequence[LoadedAgent]) -> Iterator[list[Agent]]:
 
 
 def load_asset_agent(
-    asset: AgentAsset, env_id: str | None = None, peda_type: str | None = None
+    asset: AgentAsset,
+    env_id: str | None = None,
+    kind: str | None = None,
+    trust: bool = False,
+    options: Mapping[str, str] | None = None,
 ) -> LoadedAgent:
-    """Load a catalog's agent (a PEDA checkpoint is imported with `env_id` and `peda_type`; a
-    built-in agent is built by name for its env, never read from a file of that name)."""
+    """Load a catalog's agent: a paretoscope checkpoint as it is, another tool's file through
+    its importer (with `env_id`, `kind`, `trust` and `options` where the file does not say), a
+    built-in agent built by name for its env (never read from a file of that name)."""
     from core.agents import load
     from core.evaluate import agent_fingerprint
 
@@ -102,18 +108,13 @@ def load_asset_agent(
         if chosen is None:
             raise ParetoscopeError(f"built-in agent {asset.kind!r}: say which env it acts in")
         agent: Agent = builtin_agent(asset.kind, chosen)
-    elif asset.format == "peda":
-        from core.agents.peda import import_peda, inspect_peda
+    elif asset.format != CHECKPOINT_FORMAT:
+        from core.agents.importers import import_agent
 
-        info = inspect_peda(asset.path)
-        chosen_env = env_id or asset.env_id or info.env_guess
-        chosen_type = peda_type or info.peda_type
-        if chosen_env is None or chosen_type is None:
-            raise ParetoscopeError(
-                f"{asset.path.name}: say which env and PEDA type it is for "
-                f"(candidates: {', '.join(info.env_candidates) or 'none'})"
-            )
-        agent = import_peda(asset.path, chosen_env, chosen_type)
+        noted_kind = None if asset.kind == asset.format else asset.kind
+        agent = import_agent(
+            asset.path, env_id or asset.env_id, kind or noted_kind, trust=trust, options=options
+        )
     else:
         agent = load(asset.path)
     return LoadedAgent(agent=agent, fingerprint=agent_fingerprint(agent), name=asset.name)

@@ -39,12 +39,13 @@ from core.agents.base import AgentSpec, Conditioning
 from core.agents.conditioned import AGENT_CLASSES, ConditionedAgent, ObservationNormalizer
 from core.agents.networks import MASKED_SCORE
 from core.agents.peda_constants import PEDA_OBSERVATION_STATISTICS
+from core.agents.peda_importer import SIGNATURE_KEYS, env_in_path, type_from_keys
 from core.agents.target_model import (
     LinearTargetModel,
     fit_linear_target_model,
     published_target_model,
 )
-from core.envs import EnvSpec, get_spec, list_ids, list_specs
+from core.envs import EnvSpec, get_spec, list_specs
 from core.errors import ParetoscopeError
 from core.torch_files import load_tensors
 
@@ -56,13 +57,6 @@ PEDA_SCALE = 1000.0
 PEDA_MAX_EPISODE_LENGTH = 500
 PEDA_EVAL_CONTEXT = 5
 PEDA_TRAIN_CONTEXT = 20
-
-# One key that each type always has, to tell them apart.
-_SIGNATURE_KEYS = {
-    "dt": "embed_state.weight",
-    "rvs": "model.action_net.weight",
-    "bc": "model.0.weight",
-}
 
 
 @dataclass(frozen=True)
@@ -129,8 +123,7 @@ def read_peda_checkpoint(path: PathLike) -> tuple[dict[str, torch.Tensor], dict[
 
 def guess_peda_type(tensors: Mapping[str, torch.Tensor]) -> str | None:
     """ "dt", "rvs" or "bc" from the key names, or None when they fit none (or several)."""
-    found = [name for name, key in _SIGNATURE_KEYS.items() if key in tensors]
-    return found[0] if len(found) == 1 else None
+    return type_from_keys(set(tensors))
 
 
 def inspect_peda(path: PathLike) -> PedaCheckpointInfo:
@@ -146,7 +139,7 @@ def inspect_peda(path: PathLike) -> PedaCheckpointInfo:
             except ParetoscopeError:
                 continue
             candidates.append(env.id)
-    env_from_path = _env_in_path(location)
+    env_from_path = env_in_path(location)
     if env_from_path in candidates:
         candidates.remove(env_from_path)
         candidates.insert(0, env_from_path)
@@ -188,7 +181,7 @@ def import_peda(
     if found is not None and found != peda_type:
         raise ParetoscopeError(
             f"{location}: --type {peda_type}, but the tensors are those of a PEDA {found} model "
-            f"({_SIGNATURE_KEYS[found]} is present)"
+            f"({SIGNATURE_KEYS[found]} is present)"
         )
     try:
         layout = _infer(peda_type, tensors, env, n_head=n_head)
@@ -664,11 +657,3 @@ def _training_steps(path: Path, extra: Mapping[str, Any]) -> int | None:
                 return int(float(step))
     match = re.fullmatch(r"step=(\d+)\.ckpt", path.name)
     return int(match.group(1)) if match else None
-
-
-def _env_in_path(path: Path) -> str | None:
-    d4morl = set(list_ids("d4morl"))
-    for part in reversed(path.resolve().parts):
-        if part in d4morl:
-            return part
-    return None

@@ -72,6 +72,16 @@ for _module in ("numpy.core", "numpy._core"):
     _ALLOWED[(f"{_module}.numeric", "_frombuffer")] = _numeric._frombuffer  # type: ignore[attr-defined]
 
 
+def numpy_globals() -> dict[str, Any]:
+    """The numpy globals this unpickler admits, as ``"module.name"`` -> object (torch files
+    that carry numpy arrays are read with the same ones: `core.torch_files`)."""
+    return {
+        f"{module}.{name}": value
+        for (module, name), value in _ALLOWED.items()
+        if module.startswith("numpy")
+    }
+
+
 class RestrictedUnpickler(pickle.Unpickler):
     """`pickle.Unpickler` whose `find_class` admits only `_ALLOWED`."""
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from core.agents.peda_file import PEDA_TYPES
+from core.agents.peda_importer import PEDA_TYPES
 from core.catalog import AgentAsset, AssetCatalog, read_manifest, write_manifest
 from core.envs import list_ids
 from core.errors import ParetoscopeError

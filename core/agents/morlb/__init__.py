@@ -1,0 +1,2 @@
+"""MORL-Baselines checkpoints: the importer (`importer`, torch-free sniffing), the readers of its
+save layouts (`convert`), its MLPs read from state_dicts (`layers`) and the agents (`agents`)."""

@@ -1,0 +1,109 @@
+"""PEDA checkpoints as an importer: which files are ones (without torch), and their import.
+
+PEDA saves ``torch.save({'model': ..., 'optimizer': ...}, 'ckpt/step=N.ckpt')`` with no
+metadata, so a file says neither its env nor, by name, its type (dt, rvs, bc). The type is read
+from the pickle's key names (`core.pickle_scan`, no torch), the env from a D4MORL id in the path
+when there is one; the rest is asked. `core.agents.peda` does the import itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.agents.base import Agent
+from core.agents.importers import ImportAnswers, ImportPlan, Question, option_number
+from core.envs import list_ids
+from core.errors import ParetoscopeError
+from core.pickle_scan import check_torch_signature, scan_torch_file
+
+PEDA_SUFFIXES = (".ckpt", ".pt", ".pth")
+PEDA_TYPES = ("dt", "rvs", "bc")
+# One key that each type's state_dict always has, to tell them apart.
+SIGNATURE_KEYS = {
+    "dt": "embed_state.weight",
+    "rvs": "model.action_net.weight",
+    "bc": "model.0.weight",
+}
+
+
+def type_from_keys(keys: frozenset[str] | set[str]) -> str | None:
+    """ "dt", "rvs" or "bc" when exactly one type's signature key is among `keys`."""
+    found = [name for name, key in SIGNATURE_KEYS.items() if key in keys]
+    return found[0] if len(found) == 1 else None
+
+
+def env_in_path(path: Path) -> str | None:
+    """A D4MORL env id that is a folder of `path` (PEDA's run directories name it)."""
+    d4morl = set(list_ids("d4morl"))
+    for part in reversed(path.resolve().parts):
+        if part in d4morl:
+            return part
+    return None
+
+
+class PedaImporter:
+    """MODT, MORvS and BC checkpoints written by PEDA's training script."""
+
+    name = "peda"
+    suffixes = PEDA_SUFFIXES
+
+    def check_signature(self, name: str, payload: bytes) -> None:
+        check_torch_signature(name, payload[:16])
+
+    def sniff(self, path: Path) -> ImportPlan | None:
+        if not (path.is_file() and path.suffix in PEDA_SUFFIXES):
+            return None
+        scan = scan_torch_file(path)
+        peda_type = type_from_keys(scan.strings) if scan is not None else None
+        env_id = env_in_path(path)
+        questions = [
+            Question("env", "its D4MORL environment", tuple(list_ids("d4morl")), env_id),
+        ]
+        if peda_type is None:
+            questions.append(Question("kind", "its PEDA type", PEDA_TYPES))
+        return ImportPlan(
+            format=self.name,
+            kind=peda_type,
+            # Proposed, not taken: a folder's name is a hint, the user confirms it.
+            env_id=None,
+            description=f"PEDA {peda_type or ''} checkpoint {path.name}".replace("  ", " "),
+            kinds=PEDA_TYPES,
+            questions=tuple(questions),
+            return_conditioned=peda_type != "bc",
+        )
+
+    def inspect(self, path: Path) -> dict[str, object]:
+        """What the tensors say (torch): the type, the D4MORL envs they fit, size, steps."""
+        from core.agents.peda import inspect_peda
+
+        info = inspect_peda(path)
+        return {
+            "peda_type": info.peda_type,
+            "env_candidates": list(info.env_candidates),
+            "env_guess": info.env_guess,
+            "n_tensors": info.n_tensors,
+            "parameter_count": info.n_parameters,
+            "training_steps": info.training_steps,
+        }
+
+    def convert(self, path: Path, answers: ImportAnswers) -> Agent:
+        from core.agents.peda import import_peda
+
+        if answers.env_id is None or answers.kind is None:
+            raise ParetoscopeError(f"{path.name}: say which env and PEDA type it is for")
+        unknown = sorted(set(answers.options) - {"dataset", "n_head"})
+        if unknown:
+            raise ParetoscopeError(
+                f"--set {unknown[0]}: the PEDA importer takes dataset=FILE and n_head=N"
+            )
+        n_head = option_number(answers, "n_head", int, 1) if "n_head" in answers.options else 1
+        return import_peda(
+            path,
+            answers.env_id,
+            answers.kind,
+            dataset=answers.options.get("dataset"),
+            n_head=n_head,
+        )
+
+
+IMPORTER = PedaImporter()
