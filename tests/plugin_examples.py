@@ -1,0 +1,74 @@
+"""Plug-in policies for the tests, as a user's own module (`py:tests.plugin_examples:NAME`).
+
+`walk_then_dive` is for deep-sea-treasure: walk right for a number of steps that grows with the
+treasure weight, then dive; it keeps a per-row step counter (so it needs `reset`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+RIGHT, DOWN = 3, 1
+
+
+class WalkThenDive:
+    def __init__(self, env_id: str) -> None:
+        self.env_id = env_id
+        self.steps = np.zeros(0, dtype=int)
+
+    def reset(self, batch_size: int) -> None:
+        self.steps = np.zeros(batch_size, dtype=int)
+
+    def act(self, observations: np.ndarray, preferences: np.ndarray, targets: np.ndarray):
+        walk = np.rint(preferences[:, 0] * 9).astype(int)
+        actions = np.where(self.steps < walk, RIGHT, DOWN)
+        self.steps += 1
+        return actions[:, None]  # (B, 1): a common way to write discrete actions
+
+
+def walk_then_dive(env_id: str) -> WalkThenDive:
+    if env_id != "deep-sea-treasure-v0":
+        raise ValueError(f"walk_then_dive plays deep-sea-treasure-v0 only, not {env_id}")
+    return WalkThenDive(env_id)
+
+
+walk_then_dive.env_ids = ("deep-sea-treasure-v0",)  # type: ignore[attr-defined]
+
+
+class _Constant:
+    """Always the middle of the action box; reads its target (return-conditioned)."""
+
+    spec = {"return_conditioned": True, "preference_in_state": False}
+
+    def __init__(self, act_dim: int, n_obj: int) -> None:
+        self.act_dim, self.n_obj = act_dim, n_obj
+
+    def act(self, observations, preferences, targets):
+        return np.zeros((len(observations), self.act_dim))
+
+    def initial_target(self, preferences):
+        return np.asarray(preferences) * 100.0
+
+
+def constant(env_id: str) -> _Constant:
+    from core.envs import get_spec
+
+    spec = get_spec(env_id)
+    return _Constant(spec.act_dim, spec.n_obj)
+
+
+class _Wrong:
+    def act(self, observations, preferences, targets):
+        return np.zeros((len(observations), 5))
+
+
+def wrong_shape(env_id: str) -> _Wrong:
+    return _Wrong()
+
+
+def broken(env_id: str) -> object:
+    raise RuntimeError("the user's factory failed")
+
+
+def not_a_policy(env_id: str) -> object:
+    return object()
