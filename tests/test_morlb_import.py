@@ -390,3 +390,47 @@ def test_sniffing_needs_no_torch_and_tells_each_algorithm() -> None:
         cwd=Path(__file__).parents[1],
     )
     assert out.stdout.split() == ["morld", "False"]
+
+
+# --- the command line -----------------------------------------------------------------------
+
+
+def _cli(argv: list[str]) -> int:
+    import argparse
+
+    from core.cli import agent as agent_cli
+
+    parser = argparse.ArgumentParser(prog="paretoscope")
+    agent_cli.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    return int(args.func(args))
+
+
+def test_agent_import_writes_a_safe_checkpoint_or_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "pcn"
+    with pytest.raises(ParetoscopeError, match="--trust"):
+        _cli(["agent", "import", str(PCN), "--set", "horizon=2", "--out", str(out)])
+    with pytest.raises(ParetoscopeError, match=r"--set horizon=VALUE"):
+        _cli(["agent", "import", str(PCN), "--trust", "--out", str(out)])
+    with pytest.raises(ParetoscopeError, match="expected NAME=VALUE"):
+        _cli(["agent", "import", str(PCN), "--trust", "--set", "horizon", "--out", str(out)])
+    assert not out.exists()  # nothing written by any refusal
+    assert (
+        _cli(["agent", "import", str(PCN), "--trust", "--set", "horizon=2", "--out", str(out)]) == 0
+    )
+    assert "morlb_pcn" in capsys.readouterr().out
+    config = json.loads((out / "config.json").read_text())
+    assert config["behaviour"]["horizon"] == 2.0 and config["training"]["algorithm"] == "pcn"
+    assert sorted(p.name for p in out.iterdir()) == ["config.json", "weights.safetensors"]
+    # The converted checkpoint needs no trust: it holds JSON and tensors only.
+    assert load(out).spec.kind == "morlb_pcn"
+    assert _cli(["agent", "show", str(ENVELOPE_WITH_BUFFER), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert (shown["format"], shown["kind"], shown["env_id"]) == (
+        "morl-baselines",
+        "envelope",
+        "deep-sea-treasure-v0",
+    )
+    assert shown["details"]["left_unread"][0].endswith("PrioritizedReplayBuffer")
