@@ -76,6 +76,20 @@ class AgentSpec:
     # Observations that are not flat vectors (images): their shape; None means (obs_dim,).
     obs_shape: tuple[int, ...] | None = None
 
+    @classmethod
+    def for_env(cls, env: EnvSpec, kind: AgentKind, conditioning: Conditioning) -> AgentSpec:
+        """The spec of an agent of `kind` that acts in `env` with its whole spaces."""
+        return cls(
+            env_id=env.id,
+            n_obj=env.n_obj,
+            obs_dim=env.obs_dim,
+            act_dim=env.act_dim,
+            kind=kind,
+            conditioning=conditioning,
+            n_actions=env.n_actions,
+            obs_shape=env.obs_shape,
+        )
+
     def to_dict(self) -> dict[str, object]:
         """The fields as plain data; the discrete and image fields only where they are set, so
         the dict (and so the fingerprint of every agent saved before they existed) is unchanged

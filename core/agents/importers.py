@@ -16,6 +16,7 @@ all go through `sniff_import` and `import_agent`, so none of them names a format
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -227,6 +228,15 @@ def parse_options(pairs: list[str] | None) -> dict[str, str]:
             raise ParetoscopeError(f"--set {pair!r}: expected NAME=VALUE")
         options[key.strip()] = value.strip()
     return options
+
+
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file, read in blocks (an imported agent records its source's)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _default(plan: ImportPlan, name: str) -> str | None:

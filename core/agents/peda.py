@@ -17,7 +17,6 @@ metadata, so everything is recovered from the tensors and from what the user say
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import re
@@ -37,6 +36,7 @@ from core.agents.architecture import (
 )
 from core.agents.base import AgentSpec, Conditioning
 from core.agents.conditioned import AGENT_CLASSES, ConditionedAgent, ObservationNormalizer
+from core.agents.importers import file_sha256
 from core.agents.networks import MASKED_SCORE
 from core.agents.peda_constants import PEDA_OBSERVATION_STATISTICS
 from core.agents.peda_importer import SIGNATURE_KEYS, env_in_path, type_from_keys
@@ -226,7 +226,7 @@ def import_peda(
         "peda_type": peda_type,
         "peda_flags": layout.flags(),
         "original_file": location.name,
-        "original_sha256": _sha256(location),
+        "original_sha256": file_sha256(location),
         "steps": _training_steps(location, extra),
         "dataset": dataset_info,
     }
@@ -624,7 +624,7 @@ def target_model_from_d4morl(
     for trajectory in loaded.trajectories(release=True):
         preferences.append(np.asarray(trajectory.preference, dtype=np.float64))
         returns.append(trajectory.returns)
-    digest = _sha256(location)
+    digest = file_sha256(location)
     model = fit_linear_target_model(
         np.stack(preferences), np.stack(returns), source=f"least squares on {location.name}"
     )
@@ -637,14 +637,6 @@ def target_model_from_d4morl(
         "preference_distribution": loaded.info.preference_distribution,
     }
     return model, info
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _training_steps(path: Path, extra: Mapping[str, Any]) -> int | None:

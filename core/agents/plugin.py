@@ -80,14 +80,7 @@ def load_plugin(name: str, env_id: str) -> PluginAgent:
 
 def build_plugin(name: str, factory: Callable[[str], Any], env_id: str) -> PluginAgent:
     spec = get_spec(env_id)
-    try:
-        policy = factory(spec.id)
-    except ParetoscopeError:
-        raise
-    except Exception as error:  # noqa: BLE001 - the user's code may raise anything
-        raise ParetoscopeError(
-            f"{name}: calling it with {spec.id!r} raised {type(error).__name__}: {error}"
-        ) from None
+    policy = user_call(name, f"calling it with {spec.id!r}", factory, spec.id)
     if not callable(getattr(policy, "act", None)):
         raise ParetoscopeError(
             f"{name}: returned a {type(policy).__name__} without act(observations, "
@@ -155,17 +148,20 @@ class PluginAgent:
         return f"plugin:{digest.hexdigest()[:24]}"
 
     def _call(self, method: str, *args: Any) -> Any:
-        try:
-            return getattr(self.policy, method)(*args)
-        except ParetoscopeError:
-            raise
-        except Exception as error:  # noqa: BLE001 - the user's code may raise anything
-            raise ParetoscopeError(
-                f"{self.name}: {method} raised {type(error).__name__}: {error}"
-            ) from None
+        return user_call(self.name, method, getattr(self.policy, method), *args)
 
     def __repr__(self) -> str:
         return f"PluginAgent({self.name!r}, env_id={self.env.id!r})"
+
+
+def user_call(name: str, what: str, function: Callable[..., Any], *args: Any) -> Any:
+    """`function(*args)` from the user's code; whatever it raises becomes one message."""
+    try:
+        return function(*args)
+    except ParetoscopeError:
+        raise
+    except Exception as error:  # noqa: BLE001 - the user's code may raise anything
+        raise ParetoscopeError(f"{name}: {what} raised {type(error).__name__}: {error}") from None
 
 
 def _spec(name: str, declared: object, env: Any) -> AgentSpec:
@@ -185,16 +181,7 @@ def _spec(name: str, declared: object, env: Any) -> AgentSpec:
         conditioning = Conditioning(**{**vars(_DEFAULT_CONDITIONING), **dict(declared)})
     elif declared is not None:
         raise ParetoscopeError(f"{name}: spec must be an AgentSpec or a dict of conditioning flags")
-    return AgentSpec(
-        env_id=env.id,
-        n_obj=env.n_obj,
-        obs_dim=env.obs_dim,
-        act_dim=env.act_dim,
-        kind="plugin",
-        conditioning=conditioning,
-        n_actions=env.n_actions,
-        obs_shape=env.obs_shape,
-    )
+    return AgentSpec.for_env(env, "plugin", conditioning)
 
 
 def _source_digest(factory: Callable[..., Any]) -> str:

@@ -32,16 +32,7 @@ class RandomAgent:
         env = get_spec(env_id)
         self.env: EnvSpec = env
         self.seed = int(seed)
-        self.spec = AgentSpec(
-            env_id=env.id,
-            n_obj=env.n_obj,
-            obs_dim=env.obs_dim,
-            act_dim=env.act_dim,
-            kind="random",
-            conditioning=_NO_CONDITIONING,
-            n_actions=env.n_actions,
-            obs_shape=env.obs_shape,
-        )
+        self.spec = AgentSpec.for_env(env, "random", _NO_CONDITIONING)
         self._low = np.asarray(env.action_low, dtype=np.float64)
         self._high = np.asarray(env.action_high, dtype=np.float64)
         self._generators: list[np.random.Generator] = []

@@ -35,7 +35,7 @@ import torch
 from torch import nn
 
 from core.agents import invariant
-from core.agents.base import AgentSpec, Conditioning
+from core.agents.base import AgentKind, AgentSpec, Conditioning
 from core.agents.morlb.layers import SequentialLayout, check_tensors
 from core.envs import get_spec
 from core.errors import ParetoscopeError
@@ -93,7 +93,7 @@ class Parts(nn.Module):
 class MorlbAgent:
     """The part every MORL-Baselines kind shares: spec, networks, checkpoint, input checks."""
 
-    kind: ClassVar[str]
+    kind: ClassVar[AgentKind]
     conditioning: ClassVar[Conditioning]
 
     def __init__(
@@ -105,16 +105,7 @@ class MorlbAgent:
     ) -> None:
         env = get_spec(env_id)
         self.env = env
-        self.spec = AgentSpec(
-            env_id=env.id,
-            n_obj=env.n_obj,
-            obs_dim=env.obs_dim,
-            act_dim=env.act_dim,
-            kind=self.kind,  # type: ignore[arg-type]  # each subclass names one AgentKind
-            conditioning=self.conditioning,
-            n_actions=env.n_actions,
-            obs_shape=env.obs_shape,
-        )
+        self.spec = AgentSpec.for_env(env, self.kind, self.conditioning)
         if env.obs_shape is not None and len(env.obs_shape) > 1:
             raise ParetoscopeError(
                 f"{env.id}: image observations {env.obs_shape}; MORL-Baselines' image networks "

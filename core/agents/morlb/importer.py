@@ -13,12 +13,17 @@ Algorithms (``--kind``): capql, gpi-pd-continuous, envelope, gpi-ls, gpi-pd, mor
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from core.agents.base import Agent
-from core.agents.importers import ImportAnswers, ImportPlan, Question, option_number
+from core.agents.importers import (
+    ImportAnswers,
+    ImportPlan,
+    Question,
+    file_sha256,
+    option_number,
+)
 from core.envs import get_spec, list_ids
 from core.errors import ParetoscopeError
 from core.pickle_scan import PickleScan, check_torch_signature, scan_torch_file
@@ -157,17 +162,9 @@ class MorlBaselinesImporter:
             "source": "morl-baselines",
             "algorithm": answers.kind,
             "original_file": path.name,
-            "original_sha256": _sha256(path),
+            "original_sha256": file_sha256(path),
         }
         return convert(path, ALGORITHMS[answers.kind], env, options, answers.trust, training)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 IMPORTER = MorlBaselinesImporter()
