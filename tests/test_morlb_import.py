@@ -434,3 +434,20 @@ def test_agent_import_writes_a_safe_checkpoint_or_nothing(
         "deep-sea-treasure-v0",
     )
     assert shown["details"]["left_unread"][0].endswith("PrioritizedReplayBuffer")
+
+
+PGMORL = FIXTURES / "pgmorl/mo-hopper-2obj-v5"
+
+
+def test_pgmorl_saved_as_documented_acts_as_its_own_actor_means() -> None:
+    golden = json.loads((PGMORL / "golden.json").read_text())
+    assert sniff_import(PGMORL / golden["file"]).kind == "pgmorl"
+    agent = import_agent(PGMORL / golden["file"])
+    members = agent.behaviour["members"]
+    assert len(members) == golden["archive_size"]
+    for case in golden["cases"]:
+        member = members[case["member"]]
+        assert member["weights"] == pytest.approx(case["weights"])
+        assert member["evaluation"] == pytest.approx(case["evaluation"])
+        action = _act(_only_member(agent, case["member"]), case["obs"], case["weights"])
+        np.testing.assert_allclose(action, case["clipped_mean_action"], rtol=0, atol=1e-5)
