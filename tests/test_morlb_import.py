@@ -451,3 +451,21 @@ def test_pgmorl_saved_as_documented_acts_as_its_own_actor_means() -> None:
         assert member["evaluation"] == pytest.approx(case["evaluation"])
         action = _act(_only_member(agent, case["member"]), case["obs"], case["weights"])
         np.testing.assert_allclose(action, case["clipped_mean_action"], rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "path", [ENVELOPE, GPI_LS, MORLD, FIXTURES / "capql/mo-halfcheetah-v5/CAPQL.tar"]
+)
+def test_a_row_acts_the_same_alone_and_in_a_batch(path: Path) -> None:
+    agent = import_agent(path)
+    spec = agent.spec
+    rng = np.random.default_rng(1)
+    obs = rng.normal(size=(37, spec.obs_dim))
+    prefs = rng.dirichlet(np.ones(spec.n_obj), size=37)
+    targets = np.zeros_like(prefs)
+    agent.reset(37)
+    together = agent.act(obs, prefs, targets)
+    for row in range(37):
+        agent.reset(1)
+        alone = agent.act(obs[row : row + 1], prefs[row : row + 1], targets[row : row + 1])
+        np.testing.assert_array_equal(alone[0], together[row])
