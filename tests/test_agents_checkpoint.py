@@ -263,7 +263,7 @@ def test_not_json_and_foreign_files(saved: Path, tmp_path: Path) -> None:
         checkpoint.load(saved)
     peda_like = tmp_path / "step=1.ckpt"
     torch.save({"model": {}}, peda_like)
-    with pytest.raises(ParetoscopeError, match="import-peda"):
+    with pytest.raises(ParetoscopeError, match="paretoscope agent import FILE"):
         checkpoint.load(peda_like)
     plain = tmp_path / "plain.safetensors"
     save_file({"w": torch.zeros(2)}, plain)

@@ -114,10 +114,10 @@ def check_common_config(config: Mapping[str, Any], where: str) -> None:
 def load(path: PathLike, device: str = "cpu") -> Agent:
     """Rebuild the agent saved at `path` (directory or single file) on `device`."""
     location = Path(path)
-    if location.is_file() and location.suffix in (".ckpt", ".pt", ".pth"):
+    if location.is_file() and location.suffix in (".ckpt", ".pt", ".pth", ".tar"):
         raise ParetoscopeError(
-            f"{location}: a torch checkpoint, not a paretoscope one; if PEDA wrote it, import "
-            "it with `paretoscope agent import-peda CKPT --env ID --type dt|rvs|bc --out DIR`"
+            f"{location}: a torch checkpoint, not a paretoscope one; if PEDA or MORL-Baselines "
+            "wrote it, import it with `paretoscope agent import FILE [--env ID] --out DIR`"
         )
     config = read_config(location)
     loader = resolve(_LOADERS[config["kind"]])
