@@ -102,12 +102,10 @@ def _import_plan(path: str, mtime: float) -> tuple[ImportPlan | None, tuple[str,
     candidates: tuple[str, ...] = ()
     guess = None
     inspect = getattr(get_importer(plan.format), "inspect", None)
-    # Never for a file that needs trust: only a trusted import may read it.
+    # Never for a file that needs trust: only a trusted import may read it. A file that cannot
+    # be read (refused globals, truncated) raises here: the form says so at once.
     if plan.env_id is None and not plan.needs_trust and callable(inspect):
-        try:
-            info = inspect(Path(path))
-        except ParetoscopeError:
-            info = {}  # a hint only: the import itself says what is wrong with the file
+        info = inspect(Path(path))
         candidates = tuple(str(env_id) for env_id in info.get("env_candidates") or ())
         guess = info.get("env_guess")
     return plan, candidates, None if guess is None else str(guess)
