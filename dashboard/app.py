@@ -36,7 +36,8 @@ with contextlib.suppress(RenderingUnavailable):
 import streamlit as st  # noqa: E402
 
 from dashboard import sidebar  # noqa: E402
-from dashboard.messages import guard  # noqa: E402
+from dashboard.messages import guard, show_problem  # noqa: E402
+from dashboard.plugins import register_plugins  # noqa: E402
 
 _VIEWS = Path(__file__).resolve().parent / "views"
 
@@ -65,6 +66,11 @@ page = st.navigation(
     ]
 )
 st.session_state.pop("_context", None)
+# The server's plug-in agents (its --agent flags, installed entry points), once per process and
+# before the sidebar lists agents; one that cannot be imported is an error here, not a crash.
+with guard("plug-ins"):
+    for what, why in register_plugins():
+        show_problem("error", what, why)
 with guard("sidebar"):
     sidebar.sidebar()
 page.run()

@@ -1,8 +1,8 @@
 """The server's limits, read from the environment (`paretoscope dashboard` flags set them).
 
 One place for every knob that keeps a shared server healthy: how many rollouts render at once,
-how many bytes of finished videos stay in memory, how big an upload may be, and which folders
-beyond the assets folder a user may name.
+how many bytes of finished videos stay in memory, how big an upload may be, which folders
+beyond the assets folder a user may name, and which plug-in agents the server offers.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from core.cli.dashboard import (
     DEFAULT_MAX_UPLOAD_MB,
     DEFAULT_VIDEO_CACHE_MB,
     MAX_UPLOAD_ENV_VAR,
+    PLUGINS_ENV_VAR,
     VIDEO_CACHE_ENV_VAR,
     WORKERS_ENV_VAR,
 )
@@ -56,3 +57,15 @@ def allowed_dirs() -> list[Path]:
     (``$PARETOSCOPE_ALLOWED_DIRS``, separated by the OS path separator; none by default)."""
     raw = os.environ.get(ALLOWED_DIRS_ENV_VAR, "")
     return [Path(part).expanduser() for part in raw.split(os.pathsep) if part.strip()]
+
+
+def plugin_sources() -> list[str]:
+    """The plug-in agents the server was started with (``--agent py:module:callable``, carried
+    in ``$PARETOSCOPE_PLUGINS``, one per line), in order and without repeats."""
+    raw = os.environ.get(PLUGINS_ENV_VAR, "")
+    sources: list[str] = []
+    for line in raw.splitlines():
+        source = line.strip()
+        if source and source not in sources:
+            sources.append(source)
+    return sources

@@ -134,8 +134,8 @@ def mtime(path: Path) -> float:
 
 
 def _stamp(asset: AgentAsset) -> float:
-    """What says the agent changed: its files' modification time (a built-in agent has no
-    file: a file of its name in the working directory must not count)."""
+    """What says the agent changed: its files' modification time (a built-in or plug-in agent
+    has no file: a file of its name in the working directory must not count)."""
     return 0.0 if asset.builtin else mtime(asset.path)
 
 
@@ -143,8 +143,10 @@ def _stamp(asset: AgentAsset) -> float:
 def _loaded_agent(
     path: str, mtime: float, fmt: str, env_id: str | None, kind: str, name: str
 ) -> LoadedAgent:
-    """Cached by the asset's plain values; a built-in agent (format ``builtin``) is one entry
-    per (agent, env), with its own fingerprint (``random:<env>:seed=0``)."""
+    """Cached by the asset's plain values; a named agent (format ``builtin``, or ``plugin`` for
+    a server's ``--agent py:...`` and installed ones) has no file (its stamp is 0.0) and is one
+    entry per (agent, env), built by name, with its own fingerprint (``random:<env>:seed=0``,
+    ``plugin:<digest of name, env and source>``)."""
     del mtime  # part of the cache key only
     asset = AgentAsset(
         name=name,

@@ -17,12 +17,17 @@ from core.agents import load
 from core.metrics import front_summary, hypervolume
 from core.rollout import rollout_batch
 from dashboard.demo_fixture import build_tiny_assets
-from tests.conftest import PEDA_FIXTURES, REPO_DIR
+from tests.conftest import FIXTURES_DIR, PEDA_FIXTURES, REPO_DIR
 
 APP = str(REPO_DIR / "dashboard" / "app.py")
 HORIZON = 30
 CHEETAH = "MO-HalfCheetah-v2"
 HOPPER3 = "MO-Hopper-v3"
+DST = "deep-sea-treasure-v0"
+RANDOM_LABEL = "random (uniform baseline)"  # how the agent list shows the built-in agent
+MORLB = FIXTURES_DIR / "morl-baselines"
+ENVELOPE = MORLB / "envelope" / DST / "Envelope.tar"
+PCN = MORLB / "pcn" / DST / "PCN_model.pt"
 TIMEOUT = 120
 
 pytestmark = pytest.mark.slow
@@ -198,17 +203,124 @@ def test_upload_a_peda_checkpoint_and_import_it(app_env: Path) -> None:
     at = _app()
     at.file_uploader(key="_uploads").upload("mystery.ckpt", source.read_bytes()).run()
     _ok(at)
-    # HalfCheetah and Walker2d have the same dims: the env must be asked for.
-    env_box = at.selectbox(key="_peda_env_mystery")
-    assert set(env_box.options) >= {CHEETAH, "MO-Walker2d-v2"}
+    # HalfCheetah and Walker2d have the same dims: the env must be asked for (among the envs
+    # its tensors fit); its type is read from the key names, so it is not asked.
+    env_box = at.selectbox(key="_import_env_mystery")
+    assert set(env_box.options) == {CHEETAH, "MO-Walker2d-v2"}
     env_box.set_value(CHEETAH)
-    assert at.selectbox(key="_peda_type_mystery").value == "dt"
-    at.button(key="_peda_import_mystery").click().run()
+    assert not [box for box in at.selectbox if box.key == "_import_kind_mystery"]
+    assert not [box for box in at.checkbox if box.key == "_import_trust_mystery"]
+    at.button(key="_import_mystery").click().run()
     _ok(at)
     assert "mystery-dt" in at.selectbox(key="agent").options
     at.selectbox(key="agent").set_value("mystery-dt").run()
     _ok(at)
     assert at.session_state["explore_result"]["has_video"]
+
+
+def _assets_with(root: Path, source: Path) -> Path:
+    """An assets folder `root` holding one agent file, `agents/<source's name>`."""
+    (root / "agents").mkdir(parents=True)
+    shutil.copy(source, root / "agents" / source.name)
+    return root
+
+
+def _import_widgets(at) -> set[str]:  # noqa: ANN001
+    widgets = [*at.selectbox, *at.text_input, *at.checkbox, *at.button]
+    return {w.key for w in widgets if w.key and w.key.startswith("_import_")}
+
+
+def _direct_returns(agent, preference, seed: int = 0) -> np.ndarray:  # noqa: ANN001
+    """One episode of `agent` on deep-sea-treasure at its own horizon, computed with core."""
+    result = rollout_batch(agent, DST, np.asarray([preference], dtype=np.float64), [seed])
+    return result.returns[0]
+
+
+def test_a_morl_baselines_file_without_its_env_asks_only_the_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from core.agents.importers import import_agent
+
+    assets = _assets_with(tmp_path / "assets", ENVELOPE)  # no env id in its path
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    at = _app()
+    _ok(at)
+    assert _import_widgets(at) == {"_import_env_Envelope", "_import_Envelope"}
+    at.selectbox(key="_import_env_Envelope").set_value(DST)
+    at.button(key="_import_Envelope").click().run()
+    _ok(at)
+    assert at.selectbox(key="env").value == DST
+    assert at.selectbox(key="agent").options == ["Envelope-envelope", RANDOM_LABEL]
+    assert (assets / "agents" / "Envelope.tar").is_file()  # the server's file is left as it was
+    # The imported agent plays, and acts as the file imported directly with core.
+    result = at.session_state["explore_result"]
+    assert result["has_video"]
+    expected = _direct_returns(import_agent(ENVELOPE, DST), result["preference"])
+    np.testing.assert_allclose(result["returns"], expected, rtol=1e-12)
+
+
+def test_a_morl_baselines_agent_whose_path_names_the_env_plays_beside_random(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from core.agents.importers import import_agent
+
+    assets = _assets_with(tmp_path / DST, ENVELOPE)  # the env is read from the folder's name
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    at = _app()
+    _ok(at)
+    assert not _import_widgets(at)  # nothing to ask
+    assert at.selectbox(key="env").value == DST
+    assert at.selectbox(key="agent").options == ["Envelope", RANDOM_LABEL]
+    result = at.session_state["explore_result"]
+    assert result["has_video"]
+    agent = import_agent(assets / "agents" / "Envelope.tar")
+    expected = _direct_returns(agent, result["preference"])
+    np.testing.assert_allclose(result["returns"], expected, rtol=1e-12)
+    at.selectbox(key="agent").set_value("random").run()
+    _ok(at)
+    assert at.session_state["explore_result"]["has_video"]
+
+
+def test_a_pcn_file_on_the_servers_disk_imports_only_when_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assets = _assets_with(tmp_path / DST, PCN)
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    at = _app()
+    _ok(at)
+    name = "PCN_model"
+    assert _import_widgets(at) == {
+        f"_import_opt_horizon_{name}",
+        f"_import_trust_{name}",
+        f"_import_{name}",
+    }
+    at.text_input(key=f"_import_opt_horizon_{name}").input("20")
+    at.button(key=f"_import_{name}").click().run()
+    assert not at.exception
+    errors = " ".join(error.value for error in at.error)
+    assert "refused" in errors and "Nothing from it ran" in errors, errors
+    assert "PCN_model-pcn" not in at.selectbox(key="agent").options
+    stored = "_upload_folder" in at.session_state  # AppTest's session state has no get()
+    holder = at.session_state["_upload_folder"] if stored else None  # noqa: SIM401
+    assert holder is None or not (holder.path / "agents" / "PCN_model-pcn").exists()
+    at.checkbox(key=f"_import_trust_{name}").check()
+    at.button(key=f"_import_{name}").click().run()
+    _ok(at)
+    assert at.selectbox(key="agent").options == ["PCN_model-pcn", RANDOM_LABEL]
+    assert (assets / "agents" / PCN.name).is_file()
+
+
+def test_an_uploaded_pcn_file_is_never_trusted(app_env: Path) -> None:
+    at = _app()
+    at.file_uploader(key="_uploads").upload(PCN.name, PCN.read_bytes()).run()
+    assert not at.exception
+    assert not [key for key in _import_widgets(at) if key.endswith("_PCN_model")]
+    notes = " ".join(warning.value for warning in at.warning)
+    assert "uploads are never trusted" in notes, notes
+    assert "paretoscope agent import FILE --trust --out DIR" in notes, notes
 
 
 def test_clicking_a_front_point_replays_that_episode(app_env: Path, assets: Path) -> None:

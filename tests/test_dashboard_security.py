@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import stat
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -259,3 +260,41 @@ def test_bad_url_is_ignored_with_a_message(
     # The page went on with defaults.
     if page is None:
         assert at.session_state["explore_result"]["seed"] in (0,)
+
+
+CANARY = "tests.plugin_canary"  # records being imported (sys.modules, an environment mark)
+
+
+@pytest.mark.slow
+def test_a_link_or_a_typed_path_never_imports_a_plug_in(
+    url_assets: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from core.agents.builtin import named_agents
+
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(url_assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("PARETOSCOPE_PLUGINS", raising=False)  # the server names none
+    monkeypatch.delenv("PARETOSCOPE_CANARY_IMPORTED", raising=False)
+    assert CANARY not in sys.modules
+    for source in (f"py:{CANARY}:make", "py:os:system"):
+        at = _app_test({"env": "deep-sea-treasure-v0", "agent": source})
+        assert not at.exception, [e.value for e in at.exception]
+        assert not at.error, [e.value for e in at.error]
+        notes = " ".join(warning.value for warning in at.warning)
+        assert source in notes and "no such agent here" in notes, notes
+        assert at.selectbox(key="agent").value == "random"
+        assert not [label for label in at.selectbox(key="agent").options if "py:" in label]
+        # The same name among the agents to compare, on the Compare page.
+        at = _app_test({"env": "deep-sea-treasure-v0", "agents": source})
+        at.switch_page("views/compare.py").run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert source not in at.multiselect(key="compare_agents").value
+        # Typed as a folder to add: just a name that is no folder.
+        at.text_input(key="_folder_input").input(source)
+        at.button(key="_add_folder").click().run()
+        assert not at.exception
+        assert any("no such folder" in error.value for error in at.error), at.error
+        assert "_extra_roots" not in at.session_state
+    assert CANARY not in sys.modules, "a link or a typed path imported a plug-in module"
+    assert "PARETOSCOPE_CANARY_IMPORTED" not in os.environ
+    assert not [agent.name for agent in named_agents() if agent.name.startswith("py:")]

@@ -2,7 +2,9 @@
 default), bound to 127.0.0.1 unless told otherwise.
 
 The server's limits (rollout workers, memory for videos, upload size, folders a user may name)
-reach the app through environment variables, read by `dashboard.limits`."""
+and the plug-in agents it offers (``--agent py:module:callable``) reach the app through
+environment variables, read by `dashboard.limits`. Only this command line names plug-ins:
+nothing a viewer sends (a link, a typed path, an upload) can make the server import a module."""
 
 from __future__ import annotations
 
@@ -22,6 +24,8 @@ WORKERS_ENV_VAR = "PARETOSCOPE_WORKERS"
 VIDEO_CACHE_ENV_VAR = "PARETOSCOPE_VIDEO_CACHE_MB"
 MAX_UPLOAD_ENV_VAR = "PARETOSCOPE_MAX_UPLOAD_MB"
 ALLOWED_DIRS_ENV_VAR = "PARETOSCOPE_ALLOWED_DIRS"
+# The plug-ins of --agent, one per line (a plug-in's name holds colons, the path separator).
+PLUGINS_ENV_VAR = "PARETOSCOPE_PLUGINS"
 DEFAULT_MAX_UPLOAD_MB = 200
 DEFAULT_VIDEO_CACHE_MB = 256
 
@@ -82,6 +86,16 @@ def register(subparsers: Any) -> None:
         default=[],
         help="a folder users may add by typing its path (repeatable; by default only the assets "
         "folder can be read)",
+    )
+    parser.add_argument(
+        "--agent",
+        dest="agents",
+        metavar="py:module:callable",
+        action="append",
+        default=[],
+        help="a plug-in policy to offer beside the assets' agents, for every env it serves: "
+        "the server imports the module and calls callable(env_id) (repeatable; agents of "
+        "installed packages' paretoscope.agents entry points are offered too)",
     )
     parser.add_argument(
         "--dry-run", action="store_true", help="print the command that would run, and exit"
@@ -162,7 +176,27 @@ def limits_environment(args: argparse.Namespace) -> dict[str, str]:
         folders.append(str(resolved))
     if folders:
         values[ALLOWED_DIRS_ENV_VAR] = os.pathsep.join(folders)
+    values.update(plugins_environment(getattr(args, "agents", None) or []))
     return values
+
+
+def plugins_environment(sources: list[str]) -> dict[str, str]:
+    """The variable that names the --agent plug-ins to the app (checked here for their form;
+    the app imports them, and says in the page when one cannot be)."""
+    from core.agents.plugin import is_plugin, parse_plugin
+
+    checked: list[str] = []
+    for source in sources:
+        text = str(source).strip()
+        if not is_plugin(text):
+            raise ParetoscopeError(
+                f"--agent {source!r}: expected a plug-in, py:module.path:callable "
+                "(agent files go in the assets folder)"
+            )
+        parse_plugin(text)
+        if text not in checked:
+            checked.append(text)
+    return {PLUGINS_ENV_VAR: "\n".join(checked)} if checked else {}
 
 
 def run(args: argparse.Namespace) -> int:

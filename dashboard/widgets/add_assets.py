@@ -1,5 +1,8 @@
 """The add-assets panel: a folder to add, uploads (checked and kept in the session's private
-folder) and the import form of a PEDA checkpoint whose env or type is unknown."""
+folder) and the import form of another tool's checkpoint (PEDA, MORL-Baselines, an installed
+importer's) that leaves questions open: its env, its kind, an importer's option, or trust for a
+file that can only be read by running code from it (asked only for files on the server's disk:
+uploads are never trusted)."""
 
 from __future__ import annotations
 
@@ -7,16 +10,16 @@ from pathlib import Path
 
 import streamlit as st
 
-from core.agents.peda_importer import PEDA_TYPES
+from core.agents.importers import ImportPlan
 from core.catalog import AgentAsset, AssetCatalog, read_manifest, write_manifest
 from core.envs import list_ids
 from core.errors import ParetoscopeError
 from dashboard.limits import max_upload_bytes
 from dashboard.loaders import mtime, readable_roots
 from dashboard.messages import guard, inert
-from dashboard.paths import resolve_user_path
-from dashboard.session import upload_dir
-from dashboard.uploads import ACCEPTED_TYPES, human_bytes, store_upload
+from dashboard.paths import is_inside, resolve_user_path
+from dashboard.session import session_uploads, upload_dir
+from dashboard.uploads import ACCEPTED_TYPES, human_bytes, store_upload, upload_root_if_made
 
 
 def add_assets_panel(found: AssetCatalog) -> None:
@@ -39,7 +42,8 @@ def add_assets_panel(found: AssetCatalog) -> None:
         )
         limit = max_upload_bytes()
         files = st.file_uploader(
-            "Upload checkpoints (.safetensors, PEDA .ckpt, zipped folders) or datasets (.pkl), "
+            "Upload checkpoints (.safetensors, PEDA .ckpt, MORL-Baselines .tar or .pt, zipped "
+            "folders) or datasets (.pkl), "
             f"at most {human_bytes(limit)} each",
             accept_multiple_files=True,
             key="_uploads",
@@ -63,7 +67,7 @@ def add_assets_panel(found: AssetCatalog) -> None:
                     _note_upload_env(Path(uploaded.name).stem, st.session_state["_upload_env"])
                 st.rerun()
         for pending in found.pending_agents():
-            _peda_import_form(pending)
+            _import_form(pending)
 
 
 def _note_upload_env(name: str, env_id: str) -> None:
@@ -84,41 +88,107 @@ def _note_upload_env(name: str, env_id: str) -> None:
     )
 
 
-@st.cache_data(show_spinner=False)
-def _inspect_peda(path: str, mtime: float) -> tuple[str | None, list[str], str | None]:
-    from core.agents.peda import inspect_peda
+@st.cache_data(show_spinner=False, max_entries=64)
+def _import_plan(path: str, mtime: float) -> tuple[ImportPlan | None, tuple[str, ...], str | None]:
+    """The importer's plan for `path` and, when the env is open and the importer can inspect the
+    file (torch: which envs its tensors fit, and its guess), those envs and the guess. Cached by
+    path and modification time: reruns of the page read nothing again."""
+    from core.agents.importers import get_importer, sniff_import
 
-    del mtime
-    info = inspect_peda(path)
-    return info.peda_type, list(info.env_candidates), info.env_guess
+    del mtime  # part of the cache key only
+    plan = sniff_import(path)
+    if plan is None:
+        return None, (), None
+    candidates: tuple[str, ...] = ()
+    guess = None
+    inspect = getattr(get_importer(plan.format), "inspect", None)
+    # Never for a file that needs trust: only a trusted import may read it. A file that cannot
+    # be read (refused globals, truncated) raises here: the form says so at once.
+    if plan.env_id is None and not plan.needs_trust and callable(inspect):
+        info = inspect(Path(path))
+        candidates = tuple(str(env_id) for env_id in info.get("env_candidates") or ())
+        guess = info.get("env_guess")
+    return plan, candidates, None if guess is None else str(guess)
 
 
-def _peda_import_form(asset: AgentAsset) -> None:
-    """Ask for the env (and type) of a PEDA checkpoint that does not say, then import it."""
-    with guard(f"PEDA checkpoint {asset.path.name}"):
-        peda_type, candidates, guess = _inspect_peda(str(asset.path), mtime(asset.path))
-        st.markdown(f"**PEDA checkpoint** {inert(asset.path.name)}")
-        envs = candidates or list_ids("d4morl")
-        env_id = st.selectbox(
-            "Its environment",
-            envs,
-            index=envs.index(guess) if guess in envs else 0,
-            key=f"_peda_env_{asset.name}",
-        )
-        types = list(PEDA_TYPES)
-        chosen_type = st.selectbox(
-            "Its PEDA type",
-            types,
-            index=types.index(peda_type) if peda_type in types else 0,
-            key=f"_peda_type_{asset.name}",
-            disabled=peda_type is not None,
-        )
-        if st.button("Import", key=f"_peda_import_{asset.name}"):
+def _is_upload(path: Path) -> bool:
+    """Whether `path` lies in an upload folder (this session's, or any under the server's upload
+    root): such a file came from a viewer and is never trusted."""
+    folders = [folder for folder in (session_uploads(), upload_root_if_made()) if folder]
+    return bool(folders) and is_inside(path, folders)
+
+
+def _label(prompt: str) -> str:
+    return inert(prompt[:1].upper() + prompt[1:])
+
+
+def _import_form(asset: AgentAsset) -> None:
+    """Ask what another tool's checkpoint does not say (its open questions only: env, kind, the
+    importer's options without a default, trust), then import it into the session's folder."""
+    with guard(f"import {asset.path.name}"):
+        plan, candidates, guess = _import_plan(str(asset.path), mtime(asset.path))
+        if plan is None:
+            raise ParetoscopeError(f"{asset.path.name}: no importer reads this file")
+        st.markdown(f"**Import** {inert(plan.description)}")
+        open_questions = set(asset.open_questions)
+        uploaded = _is_upload(asset.path)
+        if "trust" in open_questions and uploaded:
+            st.warning(
+                f"{inert(asset.path.name)} can only be read by running code from it, and "
+                "uploads are never trusted: nothing from it ran. If you trust it, import it on "
+                "the command line (`paretoscope agent import FILE --trust --out DIR`) and "
+                "upload the folder it writes, zipped."
+            )
+            return
+        env_id = asset.env_id
+        if "env" in open_questions:
+            question = plan.question("env")
+            envs = list(question.choices) if question and question.choices else list_ids()
+            fitting = [env for env in candidates if env in envs]
+            envs = fitting or envs
+            default = (question.default if question else None) or guess
+            env_id = st.selectbox(
+                _label(question.prompt if question else "its environment"),
+                envs,
+                index=envs.index(default) if default in envs else 0,
+                key=f"_import_env_{asset.name}",
+            )
+        noted_kind = None if asset.kind == asset.format else asset.kind
+        kind_question = plan.question("kind")
+        kind = noted_kind or plan.kind or (kind_question.default if kind_question else None)
+        if "kind" in open_questions:
+            kinds = list(plan.kinds or (kind_question.choices if kind_question else ()))
+            kind = st.selectbox(
+                _label(kind_question.prompt if kind_question else "its kind"),
+                kinds,
+                index=kinds.index(kind) if kind in kinds else 0,
+                key=f"_import_kind_{asset.name}",
+            )
+        options: dict[str, str] = {}
+        for name in asset.open_questions:
+            question = plan.question(name)
+            if name in ("env", "kind", "trust") or question is None:
+                continue
+            key = f"_import_opt_{name}_{asset.name}"
+            if question.choices:
+                options[name] = st.selectbox(_label(question.prompt), question.choices, key=key)
+            else:
+                typed = st.text_input(_label(question.prompt), key=key).strip()
+                if typed:
+                    options[name] = typed
+        trust = False
+        if "trust" in open_questions:
+            trust = st.checkbox(
+                "I trust this file (it can run code on the server)",
+                key=f"_import_trust_{asset.name}",
+            )
+        if st.button("Import", key=f"_import_{asset.name}"):
             from core.agents import save
-            from core.agents.peda import import_peda
+            from core.agents.importers import import_agent
 
-            agent = import_peda(asset.path, env_id, chosen_type)
-            save(agent, upload_dir() / "agents" / f"{asset.name}-{chosen_type}")
-            if asset.path.parent == upload_dir() / "agents":
+            agent = import_agent(asset.path, env_id, kind, trust=trust, options=options)
+            chosen_kind = kind or agent.spec.kind
+            save(agent, upload_dir() / "agents" / f"{asset.name}-{chosen_kind}")
+            if uploaded:
                 asset.path.unlink(missing_ok=True)
             st.rerun()

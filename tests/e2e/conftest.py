@@ -70,6 +70,26 @@ def start_server(assets: Path, cache: Path) -> tuple[subprocess.Popen, str]:
     return process, f"http://127.0.0.1:{port}"
 
 
+def start_cli_server(assets: Path, cache: Path, *flags: str) -> tuple[subprocess.Popen, str]:
+    """`paretoscope dashboard --assets ASSETS --port P FLAGS...` itself (the command line, which
+    becomes the server), with this checkout first on the path; returns (process, url)."""
+    import sys
+
+    port = free_port()
+    path = os.pathsep.join(filter(None, [str(REPO_DIR), os.environ.get("PYTHONPATH")]))
+    environment = dict(os.environ, PARETOSCOPE_CACHE=str(cache), MUJOCO_GL="egl", PYTHONPATH=path)
+    command = [sys.executable, "-m", "core.cli", "dashboard", "--assets", str(assets)]
+    process = subprocess.Popen(
+        [*command, "--port", str(port), *flags],
+        cwd=REPO_DIR,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    return process, f"http://127.0.0.1:{port}"
+
+
 def stop_server(process: subprocess.Popen) -> None:
     # The server runs in its own session: stop the whole group, leave nothing behind.
     os.killpg(process.pid, signal.SIGTERM)

@@ -4,10 +4,16 @@ play, click a point on the front, switch to Compare. Screenshots go to test-arti
 from __future__ import annotations
 
 import re
+import shutil
 import time
-from urllib.parse import parse_qs, urlparse
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qs, quote, urlparse
 
-from tests.e2e.conftest import screenshot
+import pytest
+
+from tests.conftest import FIXTURES_DIR
+from tests.e2e.conftest import screenshot, start_cli_server, stop_server, wait_healthy
 
 TIMEOUT_MS = 90_000
 
@@ -222,3 +228,65 @@ def test_minecart_with_the_random_agent_slider_frames_video(server: str, page) -
     assert slider_value(page) == moved
     assert url_preference(page).startswith(f"{moved:g},")
     screenshot(page, "09-minecart-new-video")
+
+
+PLUGIN = "py:tests.plugin_policies:make"
+DST = "deep-sea-treasure-v0"
+ENVELOPE = FIXTURES_DIR / "morl-baselines" / "envelope" / DST / "Envelope.tar"
+
+SIDEBAR_AGENT_BOX = '[data-testid="stSidebar"] [data-testid="stSelectbox"]'
+
+
+@pytest.fixture(scope="module")
+def plugin_server(tmp_path_factory: pytest.TempPathFactory, chromium: Path) -> Iterator[str]:
+    """`paretoscope dashboard --agent py:tests.plugin_policies:make` on an assets folder named
+    after deep-sea-treasure whose agents/ holds a MORL-Baselines Envelope file (its env read
+    from the folder's name, imported when chosen)."""
+    assets = tmp_path_factory.mktemp("plugin-assets") / DST
+    (assets / "agents").mkdir(parents=True)
+    shutil.copy(ENVELOPE, assets / "agents" / ENVELOPE.name)
+    process, url = start_cli_server(
+        assets, tmp_path_factory.mktemp("plugin-cache"), "--agent", PLUGIN
+    )
+    try:
+        wait_healthy(url, process)
+        yield url
+    finally:
+        stop_server(process)
+
+
+def test_a_plug_in_from_the_command_line_plays_beside_imported_and_random(
+    plugin_server: str,
+    page,  # noqa: ANN001
+) -> None:
+    page.goto(
+        f"{plugin_server}/?size=240&env={DST}&agent={quote(PLUGIN, safe='')}", timeout=TIMEOUT_MS
+    )
+    first_video = wait_for_playing_video(page)
+    agent_box = page.locator(SIDEBAR_AGENT_BOX).filter(has_text="Agent").first
+    shown = agent_box.evaluate(
+        "(box) => [box.textContent, ...[...box.querySelectorAll('input')].map((i) => i.value)]"
+        ".join(' | ')"
+    )
+    assert f"{PLUGIN} (plug-in)" in shown, shown
+    assert f"{PLUGIN} (plug-in)" in page.evaluate(LEGEND_NAMES)
+    # The plug-in sails to the last column and dives: the deepest treasure in 19 steps.
+    page.get_by_text(re.compile(r"return treasure 23\.7, time -19\.0")).first.wait_for(
+        timeout=TIMEOUT_MS
+    )
+    assert not page.locator('[data-testid="stAlert"]').filter(has_text="plug-in").count()
+    screenshot(page, "10-plugin-dst")
+
+    # The agent list: the folder's MORL-Baselines file, the built-in random agent, the plug-in.
+    agent_box.click()
+    options = page.locator('[role="option"]')
+    options.first.wait_for(timeout=TIMEOUT_MS)
+    assert options.all_inner_texts() == [
+        "Envelope",
+        "random (uniform baseline)",
+        f"{PLUGIN} (plug-in)",
+    ]
+    options.filter(has_text="Envelope").click()
+    page.wait_for_function("() => location.search.includes('agent=Envelope')", timeout=TIMEOUT_MS)
+    wait_for_playing_video(page, first_video)
+    screenshot(page, "11-morl-baselines-envelope-dst")
