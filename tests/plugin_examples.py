@@ -1,12 +1,19 @@
 """Plug-in policies for the tests, as a user's own module (`py:tests.plugin_examples:NAME`).
 
-`walk_then_dive` is for deep-sea-treasure: walk right for a number of steps that grows with the
-treasure weight, then dive; it keeps a per-row step counter (so it needs `reset`).
+- `walk_then_dive` (deep-sea-treasure only): walk right for a number of steps that grows with
+  the treasure weight, then dive; it keeps a per-row step counter (so it needs `reset`).
+- `surface_then_dive` (the dashboard's tests): on deep-sea-treasure-v0 (observation: row,
+  column) it sails right along the surface to the last column, then dives: the deepest
+  treasure, 19 steps. On any other discrete env it always takes action 0; on a continuous one,
+  the middle of the action box. Preference-blind.
+- the rest are mistakes a user's module can make.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from core.envs import get_spec
 
 RIGHT, DOWN = 3, 1
 
@@ -51,8 +58,6 @@ class _Constant:
 
 
 def constant(env_id: str) -> _Constant:
-    from core.envs import get_spec
-
     spec = get_spec(env_id)
     return _Constant(spec.act_dim, spec.n_obj)
 
@@ -72,3 +77,33 @@ def broken(env_id: str) -> object:
 
 def not_a_policy(env_id: str) -> object:
     return object()
+
+
+LAST_COLUMN = 9
+
+
+class SurfaceThenDive:
+    """Deterministic, preference-blind."""
+
+    preference_blind = True
+
+    def __init__(self, env_id: str) -> None:
+        self.env = get_spec(env_id)
+
+    def act(
+        self, observations: np.ndarray, preferences: np.ndarray, targets: np.ndarray
+    ) -> np.ndarray:
+        del preferences, targets
+        rows = len(observations)
+        if self.env.id == "deep-sea-treasure-v0":
+            columns = np.asarray(observations)[:, 1]
+            return np.where(columns < LAST_COLUMN, RIGHT, DOWN).astype(np.int64)
+        if self.env.discrete:
+            return np.zeros(rows, dtype=np.int64)
+        low = np.asarray(self.env.action_low, dtype=np.float64)
+        high = np.asarray(self.env.action_high, dtype=np.float64)
+        return np.tile((low + high) / 2, (rows, 1))
+
+
+def surface_then_dive(env_id: str) -> SurfaceThenDive:
+    return SurfaceThenDive(env_id)

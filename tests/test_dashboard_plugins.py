@@ -2,7 +2,7 @@
 the app, registered once per process, listed for every env, loaded and cached per (name, env),
 and a plug-in that cannot be imported shown as an error while the page goes on.
 
-The plug-in is `tests/plugin_policies.py`; registrations are undone after each test (the
+The plug-in is `tests/plugin_examples.py`; registrations are undone after each test (the
 registry is process-wide: other tests must not see these agents)."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from core.errors import ParetoscopeError
 from tests.conftest import REPO_DIR
 
 APP = str(REPO_DIR / "dashboard" / "app.py")
-PLUGIN = "py:tests.plugin_policies:make"
+PLUGIN = "py:tests.plugin_examples:surface_then_dive"
 MISSING = "py:tests.no_such_plugin_module:make"
 DST = "deep-sea-treasure-v0"
 
@@ -52,7 +52,12 @@ def test_the_agent_flag_reaches_the_app(tmp_path: Path, monkeypatch: pytest.Monk
     # Without the flag nothing is set; a name that is no plug-in is refused before the server
     # starts (nothing is imported by the command line: the app says what fails to import).
     assert dashboard_cli.PLUGINS_ENV_VAR not in dashboard_cli.limits_environment(_parse())
-    for bad in ("tests.plugin_policies:make", "py:os", "py:os:system; rm", "py:../x:make"):
+    for bad in (
+        "tests.plugin_examples:surface_then_dive",
+        "py:os",
+        "py:os:system; rm",
+        "py:../x:make",
+    ):
         with pytest.raises(ParetoscopeError, match="py:module.path:callable"):
             dashboard_cli.limits_environment(_parse("--agent", bad))
 

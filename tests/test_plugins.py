@@ -109,7 +109,10 @@ def test_the_fingerprint_follows_the_plugins_source(tmp_path: Path, monkeypatch)
     assert load_plugin("py:user_policy2:make", DST).fingerprint() != before
 
 
-def test_a_registered_plugin_is_a_named_agent_for_the_envs_it_serves() -> None:
+def test_a_registered_plugin_is_a_named_agent_for_the_envs_it_serves(monkeypatch) -> None:
+    import core.agents.builtin as builtin
+
+    monkeypatch.setattr(builtin, "_NAMED", dict(builtin._NAMED))  # undone after the test
     registered = register_plugin(WALK)
     assert registered.env_ids == (DST,)
     assert WALK in [agent.name for agent in named_agents(DST)]

@@ -7,7 +7,9 @@ An importer is one module with one object that has
 - ``sniff(path) -> ImportPlan | None``: cheap (no torch where it can), None for files it does not
   read; the plan says what the file is and what the importer still needs to know;
 - ``convert(path, answers) -> Agent``: the agent, acting exactly as the original tool would.
-  Saving it (`core.agents.save`) writes a paretoscope checkpoint: JSON config + safetensors.
+  Saving it (`core.agents.save`) writes a paretoscope checkpoint: JSON config + safetensors;
+- optionally ``inspect(path) -> dict``: what a closer (torch) look tells, for ``agent show``
+  and the dashboard's form (PEDA's names ``env_candidates``, the envs its tensors fit).
 
 `register_importer` adds one (``"module:attribute"`` strings are imported when first used); the
 CLI (``paretoscope agent import``), asset discovery, the dashboard's import form and uploads

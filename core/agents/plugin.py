@@ -61,8 +61,10 @@ def resolve_factory(name: str) -> Callable[[str], Any]:
     module_name, attribute = parse_plugin(name)
     try:
         target: Any = importlib.import_module(module_name)
-    except ImportError as error:
-        raise ParetoscopeError(f"{name}: cannot import {module_name!r} ({error})") from None
+    except Exception as error:  # noqa: BLE001 - a user's module may fail to import in any way
+        raise ParetoscopeError(
+            f"{name}: cannot import {module_name!r} ({type(error).__name__}: {error})"
+        ) from None
     for part in attribute.split("."):
         if not hasattr(target, part):
             raise ParetoscopeError(f"{name}: {module_name!r} has no attribute {attribute!r}")

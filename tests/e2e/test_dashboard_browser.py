@@ -230,7 +230,7 @@ def test_minecart_with_the_random_agent_slider_frames_video(server: str, page) -
     screenshot(page, "09-minecart-new-video")
 
 
-PLUGIN = "py:tests.plugin_policies:make"
+PLUGIN = "py:tests.plugin_examples:surface_then_dive"
 DST = "deep-sea-treasure-v0"
 ENVELOPE = FIXTURES_DIR / "morl-baselines" / "envelope" / DST / "Envelope.tar"
 
@@ -239,9 +239,9 @@ SIDEBAR_AGENT_BOX = '[data-testid="stSidebar"] [data-testid="stSelectbox"]'
 
 @pytest.fixture(scope="module")
 def plugin_server(tmp_path_factory: pytest.TempPathFactory, chromium: Path) -> Iterator[str]:
-    """`paretoscope dashboard --agent py:tests.plugin_policies:make` on an assets folder named
-    after deep-sea-treasure whose agents/ holds a MORL-Baselines Envelope file (its env read
-    from the folder's name, imported when chosen)."""
+    """`paretoscope dashboard --agent py:tests.plugin_examples:surface_then_dive` on an assets
+    folder named after deep-sea-treasure whose agents/ holds a MORL-Baselines Envelope file
+    (its env read from the folder's name, imported when chosen)."""
     assets = tmp_path_factory.mktemp("plugin-assets") / DST
     (assets / "agents").mkdir(parents=True)
     shutil.copy(ENVELOPE, assets / "agents" / ENVELOPE.name)
