@@ -118,7 +118,8 @@ def _only_member(agent, index):
     from core.agents.morlb.agents import ActorSetAgent
 
     info = agent.behaviour["members"][index]
-    return ActorSetAgent(agent.spec.env_id, [agent.members[index]], {"members": [info]})
+    behaviour = {**agent.behaviour, "members": [info]}
+    return ActorSetAgent(agent.spec.env_id, [agent.members[index]], behaviour)
 
 
 def test_where_weights_repeat_the_best_scalarised_archived_evaluation_serves() -> None:
@@ -469,3 +470,28 @@ def test_a_row_acts_the_same_alone_and_in_a_batch(path: Path) -> None:
         agent.reset(1)
         alone = agent.act(obs[row : row + 1], prefs[row : row + 1], targets[row : row + 1])
         np.testing.assert_array_equal(alone[0], together[row])
+
+
+def test_morld_sampling_draws_what_mosac_eval_drew_after_seeding_torch() -> None:
+    entry = BY_FILE["morld/mo-halfcheetah-v5/morld_save.tar"]
+    agent = import_agent(MORLD, options={"members": "all", "sample": "true"})
+    sources = [m["source"] for m in agent.behaviour["members"]]
+    for name, cases in entry["policies"].items():
+        single = _only_member(agent, sources.index(name))
+        for case in cases:
+            single.reset(1)
+            single.seed_rows(np.array([case["eval_torch_manual_seed"]]))
+            action = single.act(np.array([case["obs"]]), np.array([case["w"]]), np.zeros((1, 2)))
+            np.testing.assert_allclose(action[0], case["action"], rtol=0, atol=1e-5)
+
+
+def test_a_sampling_episode_depends_on_its_seed_alone() -> None:
+    agent = import_agent(MORLD, options={"sample": "true"})
+    prefs = np.array([[1.0, 0.0], [0.0, 1.0]])
+    both = rollout_batch(agent, "mo-halfcheetah-v5", prefs, [3, 5], horizon=20)
+    alone = rollout_batch(agent, "mo-halfcheetah-v5", prefs[1:], [5], horizon=20)
+    again = rollout_batch(agent, "mo-halfcheetah-v5", prefs[1:], [6], horizon=20)
+    np.testing.assert_array_equal(both.returns[1], alone.returns[0])
+    assert not np.array_equal(alone.returns[0], again.returns[0])  # another seed, another episode
+    mean = rollout_batch(import_agent(MORLD), "mo-halfcheetah-v5", prefs[1:], [5], horizon=20)
+    assert not np.array_equal(mean.returns[0], alone.returns[0])

@@ -15,7 +15,8 @@ few buffers, and a rule that turns their outputs into actions:
   the weight it was trained for and, for archive members, its archived evaluation. A row's
   preference is served by the member whose weight is nearest; where members share that
   weight, by the one whose archived evaluation scalarises best under it. Actions are the
-  deterministic mean (MORL-Baselines' own eval samples around it).
+  deterministic mean; MORL/D imported with ``sample=true`` samples as MOSAC's own eval does,
+  with each row's noise drawn from a generator seeded by its episode's seed.
 
 Observations and weights are cast to float32, as MORL-Baselines' ``eval`` does. The checkpoint is
 paretoscope's own (config.json + weights.safetensors, `core.agents.checkpoint`): kind, env, the
@@ -352,6 +353,7 @@ class ActorSetAgent(MorlbAgent):
         )
         for member in self.members:
             _check_actor(member, self.spec, weight_input=False)
+        self._generators: list[torch.Generator] = []
 
     def member_for(self, preferences: np.ndarray) -> np.ndarray:
         """Each row's member: nearest weight, then the best scalarised archived evaluation,
@@ -368,11 +370,35 @@ class ActorSetAgent(MorlbAgent):
     def _act(self, obs: torch.Tensor, weights: torch.Tensor, targets: np.ndarray) -> np.ndarray:
         members = self.member_for(weights.numpy().astype(np.float64))
         actions = np.zeros((len(obs), self.spec.act_dim))
+        noise = self._noise(len(obs)) if self.behaviour.get("sample") else None
         for index in np.unique(members):
             rows = np.flatnonzero(members == index)
             chosen = obs[torch.as_tensor(rows)]
-            actions[rows] = self._actions(_actor_mean(self.members[int(index)], chosen, self.spec))
+            member = self.members[int(index)]
+            if noise is None:
+                action = _actor_mean(member, chosen, self.spec)
+            else:
+                action = _actor_sample(member, chosen, noise[torch.as_tensor(rows)])
+            actions[rows] = self._actions(action)
         return actions
+
+    def reset(self, batch_size: int) -> None:
+        super().reset(batch_size)
+        self.seed_rows(np.arange(batch_size))
+
+    def seed_rows(self, seeds: np.ndarray) -> None:
+        """Sampling members draw each row's noise from a generator seeded with its episode's
+        seed, as ``torch.manual_seed(seed)`` before MOSAC's eval would."""
+        if self.behaviour.get("sample"):
+            self._generators = [torch.Generator().manual_seed(int(seed)) for seed in seeds]
+
+    def _noise(self, rows: int) -> torch.Tensor:
+        if len(self._generators) != rows:
+            raise ParetoscopeError(f"{rows} rows after seeding {len(self._generators)}")
+        width = self.spec.act_dim
+        return torch.stack(
+            [torch.empty(1, width).normal_(generator=g)[0] for g in self._generators]
+        )
 
 
 def _actor_mean(member: Parts, inputs: torch.Tensor, spec: AgentSpec) -> torch.Tensor:
@@ -387,6 +413,21 @@ def _actor_mean(member: Parts, inputs: torch.Tensor, spec: AgentSpec) -> torch.T
     hidden = member.part("latent_pi")(inputs)
     mean = member.part("mean")(hidden)
     return torch.tanh(mean) * member.tensor("action_scale") + member.tensor("action_bias")
+
+
+# MOSAC squashes its log-std into this range (tanh, then affine).
+MOSAC_LOG_STD = (-5.0, 2.0)
+
+
+def _actor_sample(member: Parts, inputs: torch.Tensor, noise: torch.Tensor) -> torch.Tensor:
+    """MOSAC's sampled action: tanh(mean + std * noise), rescaled (needs the log-std head)."""
+    if "log_std" not in member.layouts:
+        raise ParetoscopeError("sampling needs the actors' log-std heads (import with sample=true)")
+    hidden = member.part("latent_pi")(inputs)
+    low, high = MOSAC_LOG_STD
+    log_std = low + 0.5 * (high - low) * (torch.tanh(member.part("log_std")(hidden)) + 1)
+    raw = member.part("mean")(hidden) + log_std.exp() * noise
+    return torch.tanh(raw) * member.tensor("action_scale") + member.tensor("action_bias")
 
 
 def spec_bounds(spec: AgentSpec) -> tuple[tuple[float, ...], tuple[float, ...]]:

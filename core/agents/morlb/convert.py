@@ -134,9 +134,16 @@ def _buffer(tensors: Tensors, key: str, width: int, what: str, where: str) -> to
 
 
 def _actor(
-    tensors: Tensors, prefix: str, mean: str, env: EnvSpec, weights: bool, where: str
+    tensors: Tensors,
+    prefix: str,
+    mean: str,
+    env: EnvSpec,
+    weights: bool,
+    where: str,
+    log_std: str | None = None,
 ) -> tuple[Parts, Tensors]:
-    """A SAC-style actor (``latent_pi``, a mean head, ``action_scale``/``action_bias``)."""
+    """A SAC-style actor (``latent_pi``, a mean head, ``action_scale``/``action_bias``, and,
+    with `log_std`, that head too: to sample)."""
     _continuous(env, where)
     width, what = _inputs(env, weights)
     latent = read_layout(tensors, f"{prefix}latent_pi.", width, True, where, input_what=what)
@@ -147,14 +154,18 @@ def _actor(
     for name in ("action_scale", "action_bias"):
         _buffer(tensors, prefix + name, env.act_dim, f"{env.id}'s action dimension", where)
     buffers = {"action_scale": (env.act_dim,), "action_bias": (env.act_dim,)}
-    parts = Parts({"latent_pi": latent, "mean": head}, buffers)
+    layouts = {"latent_pi": latent, "mean": head}
     named = {
         **_renamed(tensors, f"{prefix}latent_pi.", "latent_pi."),
         **_renamed(tensors, f"{prefix}{mean}.", "mean.0."),
         "action_scale": tensors[prefix + "action_scale"],
         "action_bias": tensors[prefix + "action_bias"],
     }
-    return parts, named
+    if log_std is not None:
+        _head(tensors, f"{prefix}{log_std}", latent.output_width, env.act_dim, "its log-std", where)
+        layouts["log_std"] = head
+        named.update(_renamed(tensors, f"{prefix}{log_std}.", "log_std.0."))
+    return Parts(layouts, buffers), named
 
 
 def _as_member(index: int, tensors: Tensors) -> Tensors:
@@ -344,6 +355,9 @@ def _known_front(env: EnvSpec) -> list[list[float]] | None:
 
 def _read_morld(data: Any, env: EnvSpec, options: Mapping[str, str], where: str) -> Any:
     """MORL/D: ``archive_policy_<i>`` (+ ``_eval``) and ``population_policy_<i>`` MOSAC dicts."""
+    sample = options.get("sample", "false").lower()
+    if sample not in ("true", "false"):
+        raise ParetoscopeError(f"--set sample={sample}: expected true or false")
     which = options.get("members", "archive")
     if which not in ("archive", "population", "all"):
         raise ParetoscopeError(f"--set members={which}: expected archive, population or all")
@@ -365,7 +379,15 @@ def _read_morld(data: Any, env: EnvSpec, options: Mapping[str, str], where: str)
         if not isinstance(policy, Mapping):
             raise ParetoscopeError(f"{where}: {key!r} is not a MOSAC save dict")
         tensors = _state_dict(policy, "actor_state_dict", f"{where}: {key}")
-        parts, member = _actor(tensors, "actor_state_dict.", "fc_mean", env, False, where)
+        parts, member = _actor(
+            tensors,
+            "actor_state_dict.",
+            "fc_mean",
+            env,
+            False,
+            where,
+            log_std="fc_logstd" if sample == "true" else None,
+        )
         members.append(parts)
         named.update(_as_member(position, member))
         evaluation = data.get(f"{key}_eval")
@@ -378,7 +400,7 @@ def _read_morld(data: Any, env: EnvSpec, options: Mapping[str, str], where: str)
                 else _vector(evaluation, env.n_obj, f"{key}_eval", where),
             }
         )
-    return members, named, {"members": info}
+    return members, named, {"members": info, "sample": sample == "true"}
 
 
 def _read_pgmorl(data: Any, env: EnvSpec, options: Mapping[str, str], where: str) -> Any:

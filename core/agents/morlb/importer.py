@@ -118,6 +118,14 @@ class MorlBaselinesImporter:
             questions.append(
                 Question("members", "which policies to import", MEMBER_CHOICES, "archive")
             )
+            questions.append(
+                Question(
+                    "sample",
+                    "sample actions as MOSAC does (else its mean)",
+                    ("false", "true"),
+                    "false",
+                )
+            )
         if algorithm in ("gpi-ls", "gpi-pd"):
             questions.append(
                 Question(
@@ -149,7 +157,7 @@ class MorlBaselinesImporter:
         if answers.kind not in ALGORITHMS or answers.env_id is None:
             raise ParetoscopeError(f"{path.name}: say its algorithm (--kind) and env (--env)")
         env = get_spec(answers.env_id)
-        known = {"horizon", "max_return", "members", "use_gpi"}
+        known = {"horizon", "max_return", "members", "sample", "use_gpi"}
         unknown = sorted(set(answers.options) - known)
         if unknown:
             raise ParetoscopeError(
