@@ -35,10 +35,8 @@ def register_plugins() -> list[tuple[str, str]]:
                 try:
                     register_plugin(source)
                     continue
-                except ParetoscopeError as error:
+                except ParetoscopeError as error:  # an import that fails in any way says so
                     _failed[source] = str(error)
-                except Exception as error:  # noqa: BLE001 - importing the user's module ran its code
-                    _failed[source] = f"importing it raised {type(error).__name__}: {error}"
             problems.append((f"plug-in {source}", _failed[source]))
         problems.extend(("installed plug-ins", message) for message in register_entry_points())
     return problems
