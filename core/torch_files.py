@@ -128,8 +128,9 @@ def read_torch_file(
 
 def _load_with(path: Path, unpickler: type[pickle.Unpickler], what: str) -> TorchContent:
     skipped: list[str] = []
-    module = types.SimpleNamespace(Unpickler=unpickler, load=None, __name__="paretoscope")
-    unpickler.skipped = skipped  # type: ignore[attr-defined]
+    # A subclass per call holds this call's list: loads in other threads keep their own.
+    recording = type(unpickler.__name__, (unpickler,), {"skipped": skipped})
+    module = types.SimpleNamespace(Unpickler=recording, load=None, __name__="paretoscope")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -140,8 +141,6 @@ def _load_with(path: Path, unpickler: type[pickle.Unpickler], what: str) -> Torc
         raise ParetoscopeError(
             f"{path}: not a readable {what} ({type(error).__name__}: {_reason(error)})"
         ) from None
-    finally:
-        unpickler.skipped = []  # type: ignore[attr-defined]
     return TorchContent(data, tuple(dict.fromkeys(skipped)))
 
 
@@ -178,7 +177,7 @@ class _Restricted(pickle.Unpickler):
     """Builds only what `_TORCH_ALLOWED` and numpy's plain arrays need; any other class becomes
     a `_SkippedObject` subclass of its name, which drops whatever the pickle gives it."""
 
-    skipped: list[str] = []
+    skipped: list[str]  # set per load by `_load_with`
 
     def find_class(self, module: str, name: str) -> Any:
         full = f"{module}.{name}"
@@ -225,7 +224,7 @@ class _Trusting(pickle.Unpickler):
     (MORL-Baselines not installed) becomes an empty `torch.nn.Module` subclass of its name, so
     a pickled module still yields its parameters."""
 
-    skipped: list[str] = []
+    skipped: list[str]  # set per load by `_load_with`
 
     def find_class(self, module: str, name: str) -> Any:
         try:
