@@ -121,6 +121,12 @@ class AgentAsset:
         and is no file."""
         return self.format in (BUILTIN_FORMAT, PLUGIN_FORMAT)
 
+    @property
+    def import_kind(self) -> str | None:
+        """For another tool's file, its kind when the file or the manifest says it; None when
+        it is still to be asked (`kind` then holds the format's name)."""
+        return None if self.kind == self.format else self.kind
+
     def sweep_plan(self) -> SweepPlan:
         if self.sweep is not None:
             return self.sweep

@@ -22,8 +22,6 @@ Per kind:
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -329,16 +327,7 @@ class ConditionedAgent:
     def fingerprint(self) -> str:
         """A digest of everything that decides the actions (config and weights, not history)."""
         config, tensors = self.checkpoint_state()
-        config.pop("training")
-        config["spec"] = self.spec.to_dict()
-        # The same weights act differently under other arithmetic: episodes stored before it
-        # changed must not be served (or replayed) as this agent's.
-        config["arithmetic"] = invariant.ARITHMETIC_VERSION
-        digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode("utf-8"))
-        for name in sorted(tensors):
-            digest.update(name.encode("utf-8"))
-            digest.update(tensors[name].numpy().tobytes())
-        return digest.hexdigest()[:32]
+        return invariant.fingerprint(config, self.spec.to_dict(), tensors)
 
     def __repr__(self) -> str:
         return (

@@ -30,6 +30,7 @@ from core.lazy import resolve
 
 if TYPE_CHECKING:
     from core.agents.base import Agent
+    from core.envs.spec import Family
 
 PathLike = str | os.PathLike[str]
 
@@ -120,15 +121,17 @@ def importer_suffixes() -> tuple[str, ...]:
 def check_import_signature(name: str, payload: bytes) -> None:
     """Refuse an upload whose first bytes fit no importer that reads its suffix."""
     suffix = Path(name).suffix.lower()
-    readers = [get_importer(n) for n in _IMPORTERS if suffix in get_importer(n).suffixes]
-    errors = []
+    readers = [
+        importer for importer in map(get_importer, _IMPORTERS) if suffix in importer.suffixes
+    ]
+    first_refusal: ParetoscopeError | None = None
     for importer in readers:
         try:
             importer.check_signature(name, payload)
             return
         except ParetoscopeError as error:
-            errors.append(str(error))
-    raise ParetoscopeError(errors[0] if errors else f"{name}: no importer reads {suffix} files")
+            first_refusal = first_refusal or error
+    raise first_refusal or ParetoscopeError(f"{name}: no importer reads {suffix} files")
 
 
 def sniff_import(path: PathLike) -> ImportPlan | None:
@@ -230,6 +233,18 @@ def parse_options(pairs: list[str] | None) -> dict[str, str]:
             raise ParetoscopeError(f"--set {pair!r}: expected NAME=VALUE")
         options[key.strip()] = value.strip()
     return options
+
+
+def env_id_in_path(path: Path, family: Family | None = None) -> str | None:
+    """The innermost folder of `path` named after a registered env id (of `family` when
+    given): training runs are often saved under their env's name."""
+    from core.envs import list_ids
+
+    known = set(list_ids(family))
+    for part in reversed(path.resolve().parts):
+        if part in known:
+            return part
+    return None
 
 
 def file_sha256(path: Path) -> str:

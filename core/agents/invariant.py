@@ -33,8 +33,12 @@ every `act`); training keeps the ordinary kernels.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import weakref
+from collections.abc import Mapping
+from typing import Any
 
 import torch
 
@@ -43,6 +47,25 @@ import torch
 ARITHMETIC_VERSION = "float32-chunks-16-v1"
 
 CHUNK_ROWS = 16
+
+
+def fingerprint(
+    config: dict[str, Any], spec: Mapping[str, Any], tensors: Mapping[str, torch.Tensor]
+) -> str:
+    """A digest of what decides an agent's actions: its config (provenance under ``training``
+    left out), its spec, this arithmetic and its weights, tensor by tensor in name order.
+
+    The same weights act differently under other arithmetic: episodes stored before it changed
+    must not be served (or replayed) as this agent's, so the version is part of the digest.
+    """
+    record = {key: value for key, value in config.items() if key != "training"}
+    record["spec"] = dict(spec)
+    record["arithmetic"] = ARITHMETIC_VERSION
+    digest = hashlib.sha256(json.dumps(record, sort_keys=True).encode("utf-8"))
+    for name in sorted(tensors):
+        digest.update(name.encode("utf-8"))
+        digest.update(tensors[name].numpy().tobytes())
+    return digest.hexdigest()[:32]
 
 
 def enabled() -> bool:

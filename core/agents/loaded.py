@@ -111,9 +111,12 @@ def load_asset_agent(
     elif asset.format != CHECKPOINT_FORMAT:
         from core.agents.importers import import_agent
 
-        noted_kind = None if asset.kind == asset.format else asset.kind
         agent = import_agent(
-            asset.path, env_id or asset.env_id, kind or noted_kind, trust=trust, options=options
+            asset.path,
+            env_id or asset.env_id,
+            kind or asset.import_kind,
+            trust=trust,
+            options=options,
         )
     else:
         agent = load(asset.path)

@@ -11,7 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.agents.base import Agent
-from core.agents.importers import ImportAnswers, ImportPlan, Question, option_number
+from core.agents.importers import (
+    ImportAnswers,
+    ImportPlan,
+    Question,
+    env_id_in_path,
+    option_number,
+)
 from core.envs import list_ids
 from core.errors import ParetoscopeError
 from core.pickle_scan import check_torch_signature, scan_torch_file
@@ -34,11 +40,7 @@ def type_from_keys(keys: frozenset[str] | set[str]) -> str | None:
 
 def env_in_path(path: Path) -> str | None:
     """A D4MORL env id that is a folder of `path` (PEDA's run directories name it)."""
-    d4morl = set(list_ids("d4morl"))
-    for part in reversed(path.resolve().parts):
-        if part in d4morl:
-            return part
-    return None
+    return env_id_in_path(path, "d4morl")
 
 
 class PedaImporter:

@@ -153,9 +153,8 @@ def _import_form(asset: AgentAsset) -> None:
                 index=envs.index(default) if default in envs else 0,
                 key=f"_import_env_{asset.name}",
             )
-        noted_kind = None if asset.kind == asset.format else asset.kind
         kind_question = plan.question("kind")
-        kind = noted_kind or plan.kind or (kind_question.default if kind_question else None)
+        kind = asset.import_kind or plan.kind or (kind_question.default if kind_question else None)
         if "kind" in open_questions:
             kinds = list(plan.kinds or (kind_question.choices if kind_question else ()))
             kind = st.selectbox(

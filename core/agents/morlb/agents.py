@@ -25,8 +25,6 @@ layouts, the buffers' shapes, the behaviour above and where the file came from.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -114,6 +112,11 @@ class MorlbAgent:
             )
         # Evaluation mode: dropout off, as MORL-Baselines' eval() switches it off.
         self.members: list[Parts] = [member.eval() for member in members]
+        # Where PPO-style means are clipped (`_actor_mean`): read once, not at every step.
+        self.action_bounds = (
+            torch.as_tensor(np.asarray(env.action_low), dtype=torch.float32),
+            torch.as_tensor(np.asarray(env.action_high), dtype=torch.float32),
+        )
         self.behaviour = dict(behaviour)
         self.training = dict(training or {})
         self._batch_size: int | None = None
@@ -182,14 +185,7 @@ class MorlbAgent:
     def fingerprint(self) -> str:
         """A digest of what decides the actions: kind, env, parts, behaviour, weights."""
         config = self.checkpoint_config()
-        config.pop("training")
-        config["spec"] = self.spec.to_dict()
-        config["arithmetic"] = invariant.ARITHMETIC_VERSION
-        digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode("utf-8"))
-        for name, tensor in sorted(self.checkpoint_tensors().items()):
-            digest.update(name.encode("utf-8"))
-            digest.update(tensor.numpy().tobytes())
-        return digest.hexdigest()[:32]
+        return invariant.fingerprint(config, self.spec.to_dict(), self.checkpoint_tensors())
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(env_id={self.spec.env_id!r}, members={len(self.members)})"
@@ -211,7 +207,7 @@ class ActorAgent(MorlbAgent):
 
     def _act(self, obs: torch.Tensor, weights: torch.Tensor, targets: np.ndarray) -> np.ndarray:
         return self._actions(
-            _actor_mean(self.members[0], torch.cat((obs, weights), dim=-1), self.spec)
+            _actor_mean(self.members[0], torch.cat((obs, weights), dim=-1), self.action_bounds)
         )
 
 
@@ -376,7 +372,7 @@ class ActorSetAgent(MorlbAgent):
             chosen = obs[torch.as_tensor(rows)]
             member = self.members[int(index)]
             if noise is None:
-                action = _actor_mean(member, chosen, self.spec)
+                action = _actor_mean(member, chosen, self.action_bounds)
             else:
                 action = _actor_sample(member, chosen, noise[torch.as_tensor(rows)])
             actions[rows] = self._actions(action)
@@ -401,15 +397,14 @@ class ActorSetAgent(MorlbAgent):
         )
 
 
-def _actor_mean(member: Parts, inputs: torch.Tensor, spec: AgentSpec) -> torch.Tensor:
+def _actor_mean(
+    member: Parts, inputs: torch.Tensor, bounds: tuple[torch.Tensor, torch.Tensor]
+) -> torch.Tensor:
     """A Gaussian actor's deterministic action: the squashed mean (SAC-style actors:
     ``latent_pi`` and ``mean`` parts, rescaled by their buffers) or PPO's mean (one
     ``actor_mean`` part), clipped to the env's bounds as MO-PPO's ClipAction wrapper does."""
     if "actor_mean" in member.layouts:
-        mean = member.part("actor_mean")(inputs)
-        low = torch.as_tensor(np.asarray(spec_bounds(spec)[0]), dtype=torch.float32)
-        high = torch.as_tensor(np.asarray(spec_bounds(spec)[1]), dtype=torch.float32)
-        return torch.clamp(mean, low, high)
+        return torch.clamp(member.part("actor_mean")(inputs), *bounds)
     hidden = member.part("latent_pi")(inputs)
     mean = member.part("mean")(hidden)
     return torch.tanh(mean) * member.tensor("action_scale") + member.tensor("action_bias")
@@ -428,11 +423,6 @@ def _actor_sample(member: Parts, inputs: torch.Tensor, noise: torch.Tensor) -> t
     log_std = low + 0.5 * (high - low) * (torch.tanh(member.part("log_std")(hidden)) + 1)
     raw = member.part("mean")(hidden) + log_std.exp() * noise
     return torch.tanh(raw) * member.tensor("action_scale") + member.tensor("action_bias")
-
-
-def spec_bounds(spec: AgentSpec) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    env = get_spec(spec.env_id)
-    return tuple(env.action_low), tuple(env.action_high)
 
 
 def _check_actor(member: Parts, spec: AgentSpec, weight_input: bool) -> None:

@@ -21,10 +21,11 @@ from core.agents.importers import (
     ImportAnswers,
     ImportPlan,
     Question,
+    env_id_in_path,
     file_sha256,
     option_number,
 )
-from core.envs import get_spec, list_ids
+from core.envs import get_spec
 from core.errors import ParetoscopeError
 from core.pickle_scan import PickleScan, check_torch_signature, scan_torch_file
 
@@ -81,15 +82,6 @@ def algorithm_from_scan(scan: PickleScan) -> str | None:
     return None
 
 
-def env_in_path(path: Path) -> str | None:
-    """A registered env id that names a folder of `path`, or the file itself."""
-    known = set(list_ids())
-    for part in reversed(path.resolve().parts):
-        if part in known:
-            return part
-    return None
-
-
 class MorlBaselinesImporter:
     """CAPQL, GPI-PD, GPI-LS, Envelope, MORL/D, PCN and PGMORL checkpoints."""
 
@@ -106,7 +98,7 @@ class MorlBaselinesImporter:
         algorithm = algorithm_from_scan(scan) if scan is not None else None
         if algorithm is None:
             return None
-        env_id = env_in_path(path)
+        env_id = env_id_in_path(path)
         questions: list[Question] = []
         if env_id is None:
             questions.append(Question("env", "its environment (MORL-Baselines does not save it)"))
