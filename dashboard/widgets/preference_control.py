@@ -54,9 +54,9 @@ def preference_control(spec: EnvSpec, granularity: int, prefix: str = "") -> np.
     """A preference widget fitted to the objective count; returns the current preference.
 
     Two objectives: one slider with the objective names at its ends. Three: three sliders that
-    stay on the simplex plus a clickable ternary plot. More: one slider per objective,
-    normalised. Values snap to the sweep grid (multiples of 1/granularity) so that they match
-    precomputed episodes.
+    stay on the simplex plus a clickable ternary plot. More: one slider per objective, which
+    also stay on the simplex. Values snap to the sweep grid (multiples of 1/granularity) so
+    that they match precomputed episodes.
     """
     names = spec.objective_names
     n_obj = spec.n_obj
@@ -125,26 +125,29 @@ def preference_control(spec: EnvSpec, granularity: int, prefix: str = "") -> np.
                 if data[0] is not None and 0 <= data[0] < len(candidates):
                     request_change(preference=candidates[int(data[0])], bump="_ternary_version")
     else:
+        # One slider per objective; moving one rescales the others (keeping their proportions)
+        # so the preference stays on the simplex, then snaps to the sweep grid like the others.
         columns = st.columns(min(n_obj, 4))
         for index in range(n_obj):
             key = f"{prefix}w_prefn_{index}"
             if key not in st.session_state:
                 st.session_state[key] = float(preference[index])
 
-            def moved() -> None:
-                raw = [float(st.session_state[f"{prefix}w_prefn_{i}"]) for i in range(n_obj)]
-                st.session_state["preference"] = tuple(map(float, prefs.normalise(raw)))
+            def moved(index: int = index, key: str = key) -> None:
+                current = np.asarray(st.session_state.get("preference"), dtype=np.float64)
+                rebalanced = prefs.rebalance(current, index, float(st.session_state[key]))
+                set_preference(prefs.snap(rebalanced, granularity), prefix)
 
             columns[index % len(columns)].slider(
-                f"{names[index]} (weight)",
+                names[index],
                 min_value=0.0,
                 max_value=1.0,
-                step=0.05,
+                step=step,
                 key=key,
                 on_change=moved,
             )
         st.caption(
-            "normalised preference: "
+            "The weights always sum to 1: moving one rescales the others. Preference: "
             + ", ".join(f"{n} {v:.2f}" for n, v in zip(names, preference, strict=True))
         )
     preference = np.asarray(st.session_state["preference"], dtype=np.float64)
