@@ -19,12 +19,17 @@ points is too slow for a dashboard rerun). NaN, infinity, a wrong shape or an em
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from pymoo.mcdm.pseudo_weights import PseudoWeights
 from scipy.spatial import cKDTree
+
+with warnings.catch_warnings():
+    # pymoo 0.6.2 imports cKDTree from a scipy namespace that scipy deprecates.
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from pymoo.mcdm.pseudo_weights import PseudoWeights
 
 from core.errors import ParetoscopeError
 from core.metrics._validation import FloatArray, as_point_set, as_vector, require_non_empty
@@ -129,7 +134,8 @@ def aspiration_pick(points: object, aspiration: object, rho: float = 1e-6) -> As
         s(x) = max_i w_i (a_i - x_i) + rho * sum_i w_i (a_i - x_i)
 
     The weights put every objective on the front's own range, so the pick does not change when
-    an objective is rescaled; the small rho term breaks ties towards non-dominated points.
+    an objective is rescaled or shifted (with the aspiration); the small rho term separates
+    points level on the max term, favouring the one better in the other objectives.
     s(x) <= 0 means x meets or exceeds the aspiration in every objective. Only non-dominated
     rows are candidates; ties go to the lowest row index.
     """
