@@ -94,9 +94,14 @@ def load_front(root: Path, env: str | None, agent: str | None, gamma: float | No
     from core.results_store import ResultsStore
     from core.sweeps import mean_per_preference
 
-    env_id = _choose("--env", env, _stored_envs(root), f"results folder {str(root)!r}")
+    # Reading every env's shards only to list them is needed only when --env does not settle it.
+    plain = env is not None and Path(env).name == env and env not in (".", "..")
+    table = ResultsStore(root).read(str(env)) if plain and root.is_dir() else None
+    if table is None or len(table) == 0:
+        env = _choose("--env", env, _stored_envs(root), f"results folder {str(root)!r}")
+        table = ResultsStore(root).read(env)
+    env_id = str(env)
     spec = get_spec(env_id)
-    table = ResultsStore(root).read(env_id)
     if "agent" not in table:
         raise ParetoscopeError(f"results for {env_id}: expected an 'agent' column, found none")
     agents = sorted(str(name) for name in table["agent"].unique())
