@@ -23,6 +23,7 @@ _COMMAND_MODULES = (
     "core.cli.agent",
     "core.cli.train",
     "core.cli.evaluate",
+    "core.cli.front",
     "core.cli.render",
     "core.cli.dashboard",
     "core.cli.demo",
