@@ -49,6 +49,33 @@ def _span_or_zero(span: FloatArray) -> FloatArray:
     return np.where(span > 0, span, np.inf)
 
 
+def normalisation_scale(
+    points: object, mode: str, reference_point: object | None = None
+) -> tuple[FloatArray, FloatArray]:
+    """Per objective (offset, scale) such that ``(x - offset) / scale`` is `normalise`'s
+    result: apply it to other vectors (an aspiration level) to draw them in the same scale.
+    A scale of inf sends its objective to 0."""
+    if mode not in NORMALISATIONS:
+        raise ParetoscopeError(
+            f"normalisation: expected one of {', '.join(NORMALISATIONS)}, got {mode!r}"
+        )
+    array = as_point_set("points", points)
+    k = array.shape[1]
+    reference = None
+    if mode == "reference":
+        if reference_point is None:
+            raise ParetoscopeError(
+                "reference_point: expected a vector of one number per objective for the "
+                "'reference' normalisation, got none"
+            )
+        reference = as_vector("reference_point", reference_point, length=k)
+    if mode == "raw" or len(array) == 0:
+        return np.zeros(k), np.ones(k)
+    best = array.max(axis=0)
+    low = array.min(axis=0) if reference is None else reference
+    return np.asarray(low, dtype=np.float64), _span_or_zero(best - low)
+
+
 def normalise(points: object, mode: str, reference_point: object | None = None) -> FloatArray:
     """Returns rescaled per objective for display, shape (N, k) like `points`.
 
@@ -60,24 +87,9 @@ def normalise(points: object, mode: str, reference_point: object | None = None) 
 
     An empty set gives an empty (0, k) array: there is nothing to rescale.
     """
-    if mode not in NORMALISATIONS:
-        raise ParetoscopeError(
-            f"normalisation: expected one of {', '.join(NORMALISATIONS)}, got {mode!r}"
-        )
+    offset, scale = normalisation_scale(points, mode, reference_point)
     array = as_point_set("points", points)
-    reference = None
-    if mode == "reference":
-        if reference_point is None:
-            raise ParetoscopeError(
-                "reference_point: expected a vector of one number per objective for the "
-                "'reference' normalisation, got none"
-            )
-        reference = as_vector("reference_point", reference_point, length=array.shape[1])
-    if mode == "raw" or len(array) == 0:
-        return array.copy()
-    best = array.max(axis=0)
-    low = array.min(axis=0) if reference is None else reference
-    return np.asarray((array - low) / _span_or_zero(best - low), dtype=np.float64)
+    return np.asarray((array - offset) / scale, dtype=np.float64)
 
 
 @dataclass(frozen=True)
