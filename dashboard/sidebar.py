@@ -1,5 +1,6 @@
-"""The sidebar: the choices every page shares (assets, env, agent, dataset, seed, discount,
-video size), mirrored in the URL, and the `Context` the pages read them from.
+"""The sidebar: the choices every page shares (assets, env, agent, dataset, seed, video size,
+and the metric conventions: discount, reference point, normalisation), mirrored in the URL,
+and the `Context` the pages read them from.
 
 Every registered env can be opened: the catalog's envs (with agents or datasets) come first,
 then the rest of the registry, each with the built-in agents beside the catalog's."""
@@ -21,15 +22,14 @@ from dashboard.messages import MESSAGE_LIMIT, inert, show_problem
 from dashboard.url_state import (
     DEFAULT_GAMMA,
     DEFAULT_VIDEO_SIZE,
-    SMALLEST_GAMMA,
     VIDEO_SIZES,
-    format_gamma,
     load_url_once,
     note_unknown,
     notes_slot,
     set_url,
 )
 from dashboard.widgets.add_assets import add_assets_panel
+from dashboard.widgets.conventions import DEFAULT_NORMALISATION, metric_conventions
 from dashboard.widgets.preference_control import set_preference
 
 NO_DATASET = "(none)"
@@ -48,6 +48,9 @@ class Context:
     seed: int
     size: int
     gamma: float = DEFAULT_GAMMA  # the discount of every sweep the pages show
+    # The hypervolume reference point in force (the sidebar's metric conventions; None: no env)
+    reference_point: tuple[float, ...] | None = None
+    normalisation: str = DEFAULT_NORMALISATION  # of the many-objective views
 
     @property
     def spec(self) -> EnvSpec | None:
@@ -164,19 +167,7 @@ def sidebar() -> Context:
         if not isinstance(seed_value, int) or not 0 <= seed_value <= 2**31 - 1:
             st.session_state["seed"] = 0
         seed = st.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="seed")
-        gamma_value = st.session_state.get("gamma")
-        if not isinstance(gamma_value, float) or not SMALLEST_GAMMA <= gamma_value <= 1.0:
-            st.session_state["gamma"] = DEFAULT_GAMMA
-        gamma = st.number_input(
-            "Discount γ",
-            min_value=SMALLEST_GAMMA,
-            max_value=1.0,
-            step=0.01,
-            format="%.4g",
-            key="gamma",
-            help="Returns on the fronts and in the metrics count the reward of step t as "
-            "γ^t (1: undiscounted). A known front is drawn at the same γ.",
-        )
+        conventions = metric_conventions(None if env_id is None else get_spec(env_id))
         if st.session_state.get("size") not in VIDEO_SIZES:
             st.session_state["size"] = DEFAULT_VIDEO_SIZE
         size = st.selectbox(
@@ -198,7 +189,9 @@ def sidebar() -> Context:
         dataset=dataset_asset,
         seed=int(seed),
         size=int(size),
-        gamma=float(gamma),
+        gamma=conventions.gamma,
+        reference_point=conventions.reference_point,
+        normalisation=conventions.normalisation,
     )
     st.session_state["_context"] = ctx
     set_url(
@@ -207,7 +200,6 @@ def sidebar() -> Context:
         dataset=dataset_asset.name if dataset_asset else None,
         seed=str(int(seed)),
         size=str(int(size)),
-        gamma=format_gamma(gamma),
     )
     return ctx
 

@@ -15,7 +15,7 @@ from dashboard.messages import inert
 Parsed = TypeVar("Parsed")
 
 # Query parameters that mirror the sidebar, and the session keys of their widgets.
-URL_KEYS = ("env", "agent", "dataset", "seed", "size", "gamma")
+URL_KEYS = ("env", "agent", "dataset", "seed", "size", "gamma", "norm")
 VIDEO_SIZES = (240, 320, 480, 640)
 DEFAULT_VIDEO_SIZE = 320
 # The discount: in (0, 1]; in the URL only when it is not 1 (no discount), at this precision.
@@ -58,6 +58,14 @@ def load_url_once() -> None:
             note_ignored("gamma", asked, f"expected a number from {SMALLEST_GAMMA:g} to 1")
         else:
             st.session_state["gamma"] = gamma
+    if "norm" in params:
+        from core.decision import NORMALISATIONS
+
+        asked = str(params["norm"])
+        if asked in NORMALISATIONS:
+            st.session_state["normalisation"] = asked
+        else:
+            note_ignored("norm", asked, f"expected one of {', '.join(NORMALISATIONS)}")
     if "size" in st.session_state and st.session_state["size"] not in VIDEO_SIZES:
         note_ignored(
             "size",

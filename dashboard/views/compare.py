@@ -176,7 +176,7 @@ if sidebar.need(ctx, agent=False):
                     spec.objective_names,
                     series,
                     dataset_returns=cloud,
-                    reference_point=spec.reference_point,
+                    reference_point=ctx.reference_point,
                     axes=axes,
                     known_front=known,
                 ),
@@ -187,7 +187,7 @@ if sidebar.need(ctx, agent=False):
                 st.caption(describe_front(known) + ".")
         with table_column, guard("metrics"):
             st.markdown("**Metrics** (best per column highlighted)")
-            table = metrics_table(metrics, spec.reference_point, known_front=known)
+            table = metrics_table(metrics, ctx.reference_point, known_front=known)
             st.session_state["compare_metrics"] = table
             st.dataframe(styled_metrics(table), width="stretch")
             discount = "undiscounted returns" if ctx.gamma == 1.0 else f"γ = {ctx.gamma:g}"
@@ -200,8 +200,9 @@ if sidebar.need(ctx, agent=False):
             )
             st.caption(
                 f"All at {discount}. Hypervolume above the reference point "
-                f"{tuple(spec.reference_point)} ({spec.reference_point_source}); sparsity: lower "
-                "is denser; expected utility over each agent's sweep preferences; RTG errors: "
+                f"{ctx.reference_point} (the sidebar's metric conventions); sparsity: lower is "
+                "denser but rewards a few clustered points, so read it with cardinality; "
+                "expected utility over each agent's sweep preferences; RTG errors: "
                 "mean |p·target − p·return| and |p − return ratio| (return-conditioned agents, "
                 f"undiscounted only){against_text}."
             )

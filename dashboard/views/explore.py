@@ -188,7 +188,7 @@ if loaded is not None:
                 names,
                 [series],
                 dataset_returns=cloud,
-                reference_point=spec.reference_point,
+                reference_point=ctx.reference_point,
                 current=current,
                 target=None if target is None else Marker(target, "target"),
                 axes=axes,

@@ -41,7 +41,7 @@ def draw_known_front(axes: list[int]) -> None:
     figure = front_figure(
         ctx.spec.objective_names,
         [series],
-        reference_point=ctx.spec.reference_point,
+        reference_point=ctx.reference_point,
         axes=[int(axis) for axis in axes],
         known_front=against.front,
         height=380,

@@ -11,8 +11,7 @@ import streamlit as st
 
 from core.envs.known_fronts import against_known
 from core.sweeps import mean_per_preference
-from dashboard import loaders, messages, sidebar, url_state
-from dashboard import preferences as prefs
+from dashboard import loaders, messages, sidebar
 from dashboard.figures import FrontSeries, hypervolume_figure, rtg_ratio_figure, rtg_target_figure
 from dashboard.known_front import describe_front, indicator_values
 from dashboard.widgets import charts
@@ -132,33 +131,18 @@ if sidebar.need(ctx):
             with messages.guard("metrics"):
                 from core.metrics import front_summary
 
-                keys = [f"ref_{index}" for index in range(spec.n_obj)]
-                if any(key not in st.session_state for key in keys):
-                    start = url_state.url_value_as(
-                        "ref",
-                        lambda text: prefs.parse_vector_or_none(text, spec.n_obj),
-                        f"expected {spec.n_obj} values, one per objective",
-                    )
-                    if start is None:
-                        start = np.asarray(spec.reference_point, dtype=np.float64)
-                    for key, value in zip(keys, start, strict=True):
-                        st.session_state[key] = float(value)
-
-                def reset_reference() -> None:
-                    for key, value in zip(keys, spec.reference_point, strict=True):
-                        st.session_state[key] = float(value)
-
-                columns = st.columns(spec.n_obj + 1, vertical_alignment="bottom")
-                for index, column in enumerate(columns[:-1]):
-                    column.number_input(
-                        f"reference {names[index]}", key=keys[index], step=10.0, format="%.1f"
-                    )
-                columns[-1].button("Env's reference point", on_click=reset_reference)
-                reference = np.array([float(st.session_state[key]) for key in keys])
+                assert ctx.reference_point is not None  # the sidebar has an env
+                reference = np.asarray(ctx.reference_point, dtype=np.float64)
                 changed = not np.allclose(reference, spec.reference_point)
-                url_state.set_url(ref=prefs.format_vector(reference, 6) if changed else None)
                 st.caption(
-                    f"Env default: {tuple(spec.reference_point)} — {spec.reference_point_source}."
+                    f"Reference point {tuple(float(v) for v in reference)}"
+                    + (
+                        " (edited in the sidebar's metric conventions; the env's own: "
+                        f"{tuple(spec.reference_point)} — {spec.reference_point_source})."
+                        if changed
+                        else f" — {spec.reference_point_source}; edit it in the sidebar's "
+                        "metric conventions."
+                    )
                     + (
                         " Returns are undiscounted."
                         if ctx.gamma == 1.0
