@@ -394,6 +394,10 @@ def selected_custom_data(figure: go.Figure, points: Sequence[Mapping]) -> list[l
             data = trace_data[index]
         if data is None:
             continue
+        if isinstance(data, Mapping):
+            # A row of a 2-D numpy customdata (sent to the browser as a typed array) comes
+            # back as {"0": a, "1": b}: its values in index order.
+            data = [data[key] for key in sorted(data, key=int)]
         found.append([int(value) for value in data])
     return found
 

@@ -117,8 +117,10 @@ def test_selected_custom_data_reads_points_with_or_without_customdata() -> None:
         {"curve_number": dominated_curve, "point_index": 0},
         {"customdata": [0, 1]},
         {"curve_number": 99, "point_index": 0},
+        # A row of a numpy customdata as Streamlit hands it back from the browser (seen live).
+        {"customdata": {"1": 5.27, "0": 70}},
     ]
-    assert selected_custom_data(figure, selection) == [[0, 2], [0, 1]]
+    assert selected_custom_data(figure, selection) == [[0, 2], [0, 1], [70, 5]]
 
 
 @pytest.mark.parametrize("seed", range(5))
