@@ -1,8 +1,8 @@
 """paretoscope's dashboard: ``streamlit run dashboard/app.py -- --assets DIR``
 (or ``paretoscope dashboard``).
 
-One page per view (Explore, Compare, RTG & metrics, Dataset, Presentation) under `st.navigation`;
-the sidebar holds the shared choices, mirrored in the URL.
+One page per view (Explore, Compare, Many objectives, RTG & metrics, Dataset, Presentation)
+under `st.navigation`; the sidebar holds the shared choices, mirrored in the URL.
 """
 
 from __future__ import annotations
@@ -52,6 +52,12 @@ page = st.navigation(
         ),
         st.Page(
             _VIEWS / "compare.py", title="Compare", icon=":material/compare:", url_path="compare"
+        ),
+        st.Page(
+            _VIEWS / "decide.py",
+            title="Many objectives",
+            icon=":material/scatter_plot:",
+            url_path="decide",
         ),
         st.Page(_VIEWS / "rtg.py", title="RTG & metrics", icon=":material/target:", url_path="rtg"),
         st.Page(

@@ -6,6 +6,8 @@
   column) it sails right along the surface to the last column, then dives: the deepest
   treasure, 19 steps. On any other discrete env it always takes action 0; on a continuous one,
   the middle of the action box. Preference-blind.
+- `fruit_picker` (fruit-tree-v0, 6 objectives): walks to the fruit with the best weighted sum
+  for its preference: an optimal policy per weight vector, many distinct points on the front.
 - the rest are mistakes a user's module can make.
 """
 
@@ -107,3 +109,33 @@ class SurfaceThenDive:
 
 def surface_then_dive(env_id: str) -> SurfaceThenDive:
     return SurfaceThenDive(env_id)
+
+
+class FruitPicker:
+    """Deterministic and stateless: the observation's row says which bit of the chosen fruit's
+    leaf index to follow (left 0, right 1, most significant first)."""
+
+    def __init__(self, env_id: str) -> None:
+        import mo_gymnasium
+
+        env = mo_gymnasium.make(env_id)
+        tree = env.unwrapped
+        self.depth = int(tree.tree_depth)
+        self.fruits = np.asarray(tree.tree[-(2**self.depth) :], dtype=np.float64)
+        env.close()
+
+    def act(
+        self, observations: np.ndarray, preferences: np.ndarray, targets: np.ndarray
+    ) -> np.ndarray:
+        leaves = np.argmax(np.asarray(preferences) @ self.fruits.T, axis=1)
+        rows = np.asarray(observations)[:, 0].astype(np.int64)
+        return ((leaves >> (self.depth - 1 - rows)) & 1).astype(np.int64)
+
+
+def fruit_picker(env_id: str) -> FruitPicker:
+    if env_id != "fruit-tree-v0":
+        raise ValueError(f"fruit_picker plays fruit-tree-v0 only, not {env_id}")
+    return FruitPicker(env_id)
+
+
+fruit_picker.env_ids = ("fruit-tree-v0",)  # type: ignore[attr-defined]

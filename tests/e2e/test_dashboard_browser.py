@@ -231,6 +231,7 @@ def test_minecart_with_the_random_agent_slider_frames_video(server: str, page) -
 
 
 PLUGIN = "py:tests.plugin_examples:surface_then_dive"
+FRUIT_PLUGIN = "py:tests.plugin_examples:fruit_picker"
 DST = "deep-sea-treasure-v0"
 ENVELOPE = FIXTURES_DIR / "morl-baselines" / "envelope" / DST / "Envelope.tar"
 
@@ -239,14 +240,15 @@ SIDEBAR_AGENT_BOX = '[data-testid="stSidebar"] [data-testid="stSelectbox"]'
 
 @pytest.fixture(scope="module")
 def plugin_server(tmp_path_factory: pytest.TempPathFactory, chromium: Path) -> Iterator[str]:
-    """`paretoscope dashboard --agent py:tests.plugin_examples:surface_then_dive` on an assets
-    folder named after deep-sea-treasure whose agents/ holds a MORL-Baselines Envelope file
-    (its env read from the folder's name, imported when chosen)."""
+    """`paretoscope dashboard --agent py:tests.plugin_examples:surface_then_dive` (and the
+    fruit-tree plug-in) on an assets folder named after deep-sea-treasure whose agents/ holds
+    a MORL-Baselines Envelope file (its env read from the folder's name, imported when
+    chosen)."""
     assets = tmp_path_factory.mktemp("plugin-assets") / DST
     (assets / "agents").mkdir(parents=True)
     shutil.copy(ENVELOPE, assets / "agents" / ENVELOPE.name)
     process, url = start_cli_server(
-        assets, tmp_path_factory.mktemp("plugin-cache"), "--agent", PLUGIN
+        assets, tmp_path_factory.mktemp("plugin-cache"), "--agent", PLUGIN, "--agent", FRUIT_PLUGIN
     )
     try:
         wait_healthy(url, process)
@@ -290,3 +292,83 @@ def test_a_plug_in_from_the_command_line_plays_beside_imported_and_random(
     page.wait_for_function("() => location.search.includes('agent=Envelope')", timeout=TIMEOUT_MS)
     wait_for_playing_video(page, first_video)
     screenshot(page, "11-morl-baselines-envelope-dst")
+
+
+# The parallel-coordinates chart (one subplot, axes named by the objectives), scrolled into
+# view: the plot area's viewport rectangle and its ranges, to aim a brush at one axis.
+PARALLEL_PLOT_AREA = """
+() => {
+  for (const chart of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
+    const plot = chart.querySelector('.js-plotly-plot');
+    if (!plot || !plot.layout || !plot.layout.xaxis || !plot.layout.xaxis.ticktext) continue;
+    if (plot.querySelectorAll('.subplot.xy').length !== 1) continue;
+    plot.scrollIntoView({block: 'center'});
+    const box = plot.querySelector('.nsewdrag').getBoundingClientRect();
+    return {x: box.x, y: box.y, width: box.width, height: box.height,
+            range: plot.layout.xaxis.range, yrange: plot.layout.yaxis.range,
+            names: plot.layout.xaxis.ticktext,
+            ends: plot.layout.annotations.slice(0, 2).map((note) => Number(note.text))};
+  }
+  return null;
+}
+"""
+
+# The legend names of every chart on the page.
+ALL_LEGEND_NAMES = """
+() => [...document.querySelectorAll('[data-testid="stPlotlyChart"] .legendtext')].map(
+  (element) => element.textContent)
+"""
+
+
+def test_many_objectives_brush_in_parallel_coordinates_links_and_replays(
+    plugin_server: str,
+    page,  # noqa: ANN001
+) -> None:
+    """fruit-tree (six objectives): brushing the top half of the first axis in parallel
+    coordinates selects those policies in the scatter matrix too, and the first of them plays."""
+    page.goto(
+        f"{plugin_server}/decide?size=240&env=fruit-tree-v0&agent={quote(FRUIT_PLUGIN, safe='')}",
+        timeout=TIMEOUT_MS,
+    )
+    page.get_by_text("126 preferences").first.wait_for(timeout=TIMEOUT_MS)
+    page.wait_for_function(PARALLEL_PLOT_AREA, timeout=TIMEOUT_MS)
+    # Nothing is selected yet: the aspiration pick plays.
+    page.get_by_text("Nothing selected: the aspiration pick plays").first.wait_for(
+        timeout=TIMEOUT_MS
+    )
+    first_video = wait_for_playing_video(page)
+    screenshot(page, "12-many-objectives")
+
+    area = page.evaluate(PARALLEL_PLOT_AREA)
+    assert area["names"][0] == "protein", area["names"]
+    low, high = area["range"]
+    y_low, y_high = area["yrange"]
+    axis_x = area["x"] + (0.0 - low) / (high - low) * area["width"]
+
+    def screen_y(value: float) -> float:  # the scaled axis value (0 bottom, 1 top) on screen
+        return area["y"] + (y_high - value) / (y_high - y_low) * area["height"]
+
+    # A box from above the axis' top down to its middle, narrow around the first axis.
+    page.mouse.move(axis_x - 12, screen_y(1.1))
+    page.mouse.down()
+    page.mouse.move(axis_x + 12, screen_y(0.5), steps=12)
+    page.mouse.up()
+
+    caption = page.get_by_text(re.compile(r"^\d+ of 126 policies selected")).first
+    caption.wait_for(timeout=TIMEOUT_MS)
+    count = int(caption.inner_text().split(" ")[0])
+    assert 0 < count < 126
+    # The same policies in the scatter matrix (its legend counts them) and in the replay.
+    page.wait_for_function(
+        f"() => ({ALL_LEGEND_NAMES})().includes('selected ({count})')", timeout=TIMEOUT_MS
+    )
+    replay = page.get_by_text(re.compile(r"^Policy \d+'s mean return protein")).first
+    replay.wait_for(timeout=TIMEOUT_MS)
+    text = replay.inner_text()
+    assert not text.startswith("Nothing selected"), text
+    # The replayed policy was brushed: its protein return is in the top half of the axis.
+    protein = float(re.search(r"protein (-?[\d.]+)", text).group(1))
+    top, bottom = area["ends"]  # the first axis' high and low values, written at its ends
+    assert protein >= bottom + 0.45 * (top - bottom), (protein, bottom, top)
+    wait_for_playing_video(page, first_video)
+    screenshot(page, "13-many-objectives-brushed")

@@ -1,0 +1,309 @@
+"""Decide: a front of any number of objectives in linked views (scatter matrix, parallel
+coordinates, a table), an aspiration to pick a policy by, pymoo's decision helpers, and the
+replay of the chosen policy."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from math import comb
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.decision import aspiration_pick, decision_marks, normalisation_scale
+from core.metrics import non_dominated
+from core.recordings import EpisodeRequest
+from core.sweeps import mean_per_preference
+from dashboard import loaders, sidebar
+from dashboard import preferences as prefs
+from dashboard.figures import selected_custom_data
+from dashboard.live import show_recording_live
+from dashboard.messages import describe, guard
+from dashboard.objective_views import (
+    ViewPoints,
+    aspiration_figure,
+    parallel_coordinates_figure,
+    scatter_matrix_figure,
+)
+from dashboard.widgets.conventions import NORMALISATION_LABELS
+
+# The linked views; a selection made in one renews the others' keys (clearing their own).
+VIEWS = ("matrix", "parallel", "table")
+# A grid finer than this many policies is refused (each one is an episode per seed).
+MOST_POLICIES = 5000
+
+
+def _view_key(view: str) -> str:
+    return f"decide_{view}_{st.session_state.get(f'_decide_{view}_version', 0)}"
+
+
+def _select(ids: list[int], source: str) -> None:
+    """Make `ids` the selection of every view (called from the view `source`'s callback)."""
+    st.session_state["decide_selected"] = tuple(sorted(set(ids)))
+    for view in VIEWS:
+        if view != source:
+            counter = f"_decide_{view}_version"
+            st.session_state[counter] = st.session_state.get(counter, 0) + 1
+
+
+def _chart_selected(view: str) -> None:
+    event = st.session_state.get(_view_key(view))
+    figure = st.session_state.get(f"_decide_{view}_figure")
+    try:
+        points = event["selection"]["points"]  # type: ignore[index]
+    except (KeyError, TypeError):
+        points = []
+    found = selected_custom_data(figure, points or []) if figure is not None else []
+    _select([row[0] for row in found], view)
+
+
+def _table_selected() -> None:
+    event = st.session_state.get(_view_key("table"))
+    try:
+        rows = list(event["selection"]["rows"])  # type: ignore[index]
+    except (KeyError, TypeError):
+        rows = []
+    _select(rows, "table")  # the table lists the policies in id order
+
+
+ctx = sidebar.context()
+st.title("Many objectives and decisions")
+st.caption(
+    "Every objective pair, parallel coordinates and a table of the agent's policies, linked: "
+    "box- or lasso-select in either chart, or pick rows, and the same policies light up "
+    "everywhere; the first selected one replays below. State an aspiration to have the policy "
+    "that best meets it picked and rolled out."
+)
+
+loaded = None
+if sidebar.need(ctx):
+    with guard(f"agent {ctx.agent.name}"):
+        from core.rollout import check_agent_fits
+
+        loaded = loaders.loaded_agent(ctx.agent)
+        check_agent_fits(loaded.agent, ctx.env_id)
+
+if loaded is not None:
+    spec = ctx.spec
+    env_id = ctx.env_id
+    asset = ctx.agent
+    assert spec is not None and env_id is not None and asset is not None  # sidebar.need said so
+    names = list(spec.objective_names)
+    n_obj = spec.n_obj
+    plan = asset.sweep_plan()
+
+    columns = st.columns([1, 3], vertical_alignment="bottom")
+    granularity = int(
+        columns[0].number_input(
+            "Preference grid: multiples of 1/g",
+            min_value=1,
+            max_value=200,
+            value=plan.granularity,
+            key="decide_granularity",
+            help="The sweep the views show: every preference whose weights are multiples of "
+            "1/g. Finer grids show more policies (each one is evaluated once per seed).",
+        )
+    )
+    count = comb(granularity + n_obj - 1, n_obj - 1)
+    columns[1].caption(
+        f"{count} preferences × {len(plan.seeds)} seed(s); views in "
+        f"{NORMALISATION_LABELS[ctx.normalisation]} (sidebar: metric conventions)."
+    )
+    points = None
+    if count > MOST_POLICIES:
+        st.warning(
+            f"A grid of 1/{granularity} over {n_obj} objectives has {count} preferences; "
+            f"choose a coarser one (at most {MOST_POLICIES} policies)."
+        )
+    else:
+        with guard("sweep"):
+            table = loaders.sweep_table(
+                replace(asset, sweep=replace(plan, granularity=granularity)),
+                ctx.catalog,
+                gamma=ctx.gamma,
+            )
+            points = mean_per_preference(table, env_id)
+    if points is not None and len(points["returns"]):
+        returns = points["returns"]
+        count = len(returns)
+        sweep_id = (env_id, asset.name, granularity, ctx.gamma, count)
+        if st.session_state.get("_decide_sweep") != sweep_id:
+            st.session_state["_decide_sweep"] = sweep_id
+            st.session_state["decide_selected"] = ()
+        selected_ids = [i for i in st.session_state.get("decide_selected", ()) if i < count]
+        selected = np.zeros(count, dtype=bool)
+        selected[selected_ids] = True
+        marks = decision_marks(returns)
+        dominated = ~non_dominated(returns)
+
+        # --- aspiration --------------------------------------------------------------------
+        st.subheader("Aspiration")
+        front = returns[~dominated]
+        ideal, nadir = front.max(axis=0), front.min(axis=0)
+        keys = [f"decide_aspiration_{index}" for index in range(n_obj)]
+        if st.session_state.get("_decide_aspiration_sweep") != sweep_id:
+            st.session_state["_decide_aspiration_sweep"] = sweep_id
+            for key, value in zip(keys, (ideal + nadir) / 2, strict=True):
+                st.session_state[key] = float(f"{value:.4g}")
+        inputs = st.columns(min(n_obj, 6))
+        for index, key in enumerate(keys):
+            inputs[index % len(inputs)].number_input(
+                f"{names[index]} at least",
+                key=key,
+                format="%.4g",
+                help=f"on the front: {nadir[index]:.4g} to {ideal[index]:.4g}",
+            )
+        aspiration = np.array([float(st.session_state[key]) for key in keys])
+        pick = aspiration_pick(returns, aspiration)
+        met = pick.difference >= 0
+        picked_preference = describe(names, points["preferences"][pick.index], ".2f")
+        st.caption(
+            f"Policy {pick.index} (preference {picked_preference}) "
+            "best meets the aspiration: it minimises the achievement scalarizing function, the "
+            "largest shortfall below the aspiration in units of each objective's range on the "
+            f"front (ideal − nadir). It meets {int(met.sum())} of {n_obj} levels."
+        )
+        span = np.where(ideal > nadir, ideal - nadir, 1.0)
+        bars, numbers = st.columns([3, 2], vertical_alignment="center")
+        bars.plotly_chart(
+            aspiration_figure(names, pick.difference / span),
+            key="decide_aspiration_bars",
+            width="stretch",
+        )
+        numbers.dataframe(
+            pd.DataFrame(
+                {
+                    "aspiration": aspiration,
+                    "picked policy": pick.returns,
+                    "difference": pick.difference,
+                },
+                index=names,
+            ),
+            width="stretch",
+        )
+
+        # --- linked views ------------------------------------------------------------------
+        offset, scale = normalisation_scale(returns, ctx.normalisation, ctx.reference_point)
+        view_points = ViewPoints(
+            names,
+            (returns - offset) / scale,
+            dominated,
+            selected,
+            marks={
+                "knee": list(marks.knees),
+                "compromise": [marks.compromise],
+                "aspiration pick": [pick.index],
+            },
+            aspiration=(aspiration - offset) / scale,
+        )
+        for view, build in (
+            ("matrix", scatter_matrix_figure),
+            ("parallel", parallel_coordinates_figure),
+        ):
+            with guard(view):
+                figure = build(view_points)
+                st.session_state[f"_decide_{view}_figure"] = figure
+                st.plotly_chart(
+                    figure,
+                    key=_view_key(view),
+                    on_select=lambda view=view: _chart_selected(view),
+                    selection_mode=("points", "box", "lasso"),
+                    width="stretch",
+                )
+        st.caption(
+            f"{len(selected_ids) or 'No'} of {count} policies selected. Filled points are "
+            "non-dominated, hollow ones dominated; ◆ knee (high trade-off), ■ compromise "
+            "(closest to the ideal), ★ the aspiration pick, × the aspiration. In parallel "
+            "coordinates each axis spans its own range; draw a box over one axis to brush it."
+        )
+
+        frame = pd.DataFrame(
+            {
+                "selected": selected,
+                "preference": [prefs.format_vector(row, 3) for row in points["preferences"]],
+                **{names[i]: returns[:, i] for i in range(n_obj)},
+                "non-dominated": ~dominated,
+                "pseudo-weights": [
+                    "" if not np.isfinite(row).all() else prefs.format_vector(row, 2)
+                    for row in marks.pseudo_weights
+                ],
+                "knee": np.isin(np.arange(count), marks.knees),
+                "compromise": np.arange(count) == marks.compromise,
+                "aspiration pick": np.arange(count) == pick.index,
+                "seed": points["seeds"],
+            }
+        )
+        frame.index.name = "policy"
+        st.dataframe(
+            frame,
+            key=_view_key("table"),
+            on_select=_table_selected,
+            selection_mode="multi-row",
+            height=260,
+            width="stretch",
+        )
+        st.caption(
+            "Pseudo-weights: the preference each non-dominated policy effectively expresses "
+            "(its normalised distance from the worst value of each objective, summed to 1). "
+            "Decision helpers use raw returns, so the normalisation changes only the views."
+        )
+
+        # --- replay ------------------------------------------------------------------------
+        st.subheader("Replay")
+        choices = selected_ids or [pick.index]
+        focus = st.selectbox(
+            "Policy",
+            choices,
+            format_func=lambda i: (
+                f"policy {i}: preference {describe(names, points['preferences'][i], '.2f')}"
+            ),
+            key=f"decide_focus_{hash(tuple(choices))}",
+        )
+        st.caption(
+            ("" if selected_ids else "Nothing selected: the aspiration pick plays. ")
+            + f"Policy {focus}'s mean return {describe(names, returns[focus], '.4g')} over "
+            f"{len(plan.seeds)} seed(s); this replay is seed {int(points['seeds'][focus])}."
+        )
+        from core.render import default_every
+
+        request = EpisodeRequest(
+            fingerprint=loaded.fingerprint,
+            env_id=env_id,
+            preference=tuple(float(v) for v in points["preferences"][focus]),
+            target=None,
+            seed=int(points["seeds"][focus]),
+            size=ctx.size,
+            horizon=ctx.horizon,
+            every=default_every(env_id),
+            label=asset.name,
+        )
+        st.session_state["decide_result"] = {
+            "policies": count,
+            "selected": list(selected_ids),
+            "focus": int(focus),
+            "pick": int(pick.index),
+            "pick_difference": [float(v) for v in pick.difference],
+            "knees": [int(i) for i in marks.knees],
+            "compromise": int(marks.compromise),
+            "aspiration": [float(v) for v in aspiration],
+            "request_preference": list(request.preference),
+            "request_seed": request.seed,
+        }
+
+        @st.fragment
+        def replay() -> None:
+            with guard("rollout"):
+                show_recording_live(
+                    ctx.library,
+                    request,
+                    [loaded],
+                    names,
+                    request.horizon,
+                    file_name=f"{asset.name}-{prefs.format_vector(request.preference, 3)}.mp4",
+                    widget_key="decide_video",
+                )
+
+        replay()
+    elif points is not None:
+        st.info("The sweep has no episodes.")

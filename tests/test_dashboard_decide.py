@@ -1,0 +1,178 @@
+"""The Many objectives page (dashboard/views/decide.py) driven with AppTest on fruit-tree-v0 (six
+objectives) with a plug-in that walks to the best fruit for its preference: the policies the
+views show, the aspiration control's pick against a brute-force achievement scalarizing
+function over the page's own sweep, a selection made elsewhere replayed, the normalisation and
+the metric conventions in the sidebar."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from math import comb
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.cli import dashboard as dashboard_cli
+from tests.conftest import REPO_DIR
+
+APP = str(REPO_DIR / "dashboard" / "app.py")
+PLUGIN = "py:tests.plugin_examples:fruit_picker"
+FRUIT = "fruit-tree-v0"
+TIMEOUT = 120
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    """The app on an empty assets folder with the fruit-picking plug-in, opened on Decide."""
+    from streamlit.testing.v1 import AppTest
+
+    from core.agents import builtin
+    from dashboard import plugins
+
+    monkeypatch.setattr(builtin, "_NAMED", dict(builtin._NAMED))
+    monkeypatch.setattr(plugins, "_failed", {})
+    (tmp_path / "assets").mkdir()
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(tmp_path / "assets"))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv(dashboard_cli.PLUGINS_ENV_VAR, PLUGIN)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update({"size": "240", "env": FRUIT, "agent": PLUGIN})
+    at.run()
+    at.switch_page("views/decide.py").run()
+    yield at
+
+
+def _ok(at) -> None:  # noqa: ANN001
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def _sweep_means(granularity: int) -> tuple[np.ndarray, np.ndarray]:
+    """The plug-in's mean returns per preference, by core's own sweep (a different path)."""
+    from core.agents.builtin import load_agent
+    from core.evaluate import sweep
+    from core.sweeps import mean_per_preference
+
+    agent = load_agent(PLUGIN, FRUIT)
+    table = sweep(agent, FRUIT, granularity=granularity, seeds=[0], progress=False, workers=1)
+    points = mean_per_preference(table, FRUIT)
+    return points["preferences"], points["returns"]
+
+
+def _brute_force_pick(returns: np.ndarray, aspiration: np.ndarray) -> int:
+    """Wierzbicki's augmented ASF over the non-dominated rows, written out plainly."""
+    rows = []
+    for i, p in enumerate(returns):
+        dominated = any((q >= p).all() and (q > p).any() for j, q in enumerate(returns) if j != i)
+        if not dominated:
+            rows.append(i)
+    front = returns[rows]
+    span = front.max(axis=0) - front.min(axis=0)
+    weights = np.where(span > 0, 1.0 / np.where(span > 0, span, 1.0), 1.0)
+    best, best_score = None, np.inf
+    for i in rows:
+        shortfall = weights * (aspiration - returns[i])
+        score = shortfall.max() + 1e-6 * shortfall.sum()
+        if score < best_score - 1e-12:
+            best, best_score = i, score
+    assert best is not None
+    return best
+
+
+def test_the_page_shows_every_policy_of_the_grid_linked(app) -> None:  # noqa: ANN001
+    at = app
+    _ok(at)
+    result = at.session_state["decide_result"]
+    # Six objectives: the default grid is 1/4, C(4 + 5, 5) = 126 preferences.
+    assert result["policies"] == comb(4 + 5, 5) == 126
+    matrix = at.session_state["_decide_matrix_figure"]
+    parallel = at.session_state["_decide_parallel_figure"]
+    # 15 objective pairs; every selectable point carries its policy id.
+    assert len({trace.xaxis for trace in matrix.data}) == comb(6, 2)
+    ids = {
+        int(row[0])
+        for trace in parallel.data
+        if trace.customdata is not None
+        for row in trace.customdata
+    }
+    assert ids == set(range(126))
+    # The knee and the compromise are marked in both views.
+    names = {trace.name for trace in matrix.data} & {trace.name for trace in parallel.data}
+    assert {"knee", "compromise", "aspiration pick", "aspiration"} <= names
+
+    # A selection made in a view (as a callback would) is highlighted and replayed.
+    at.session_state["decide_selected"] = (7, 40)
+    at.run()
+    _ok(at)
+    result = at.session_state["decide_result"]
+    assert result["selected"] == [7, 40] and result["focus"] == 7
+    preferences, _ = _sweep_means(4)
+    assert result["request_preference"] == pytest.approx(preferences[7])
+    legend = [trace.name for trace in at.session_state["_decide_matrix_figure"].data]
+    assert "selected (2)" in legend
+    video = at.session_state.get("_last_streamed")
+    assert video is not None  # the replay streamed this episode
+
+
+def test_the_aspiration_control_picks_the_brute_force_asf_point(app) -> None:  # noqa: ANN001
+    at = app
+    preferences, returns = _sweep_means(4)
+    aspiration = np.array([3.0, 3.0, 3.0, 3.0, 3.0, 3.0])
+    for index, value in enumerate(aspiration):
+        at.number_input(key=f"decide_aspiration_{index}").set_value(float(value))
+    at.run()
+    _ok(at)
+    result = at.session_state["decide_result"]
+    expected = _brute_force_pick(returns, aspiration)
+    assert np.allclose(returns[result["pick"]], returns[expected])
+    assert result["pick_difference"] == pytest.approx(returns[expected] - aspiration)
+    # Nothing is selected, so the pick is the policy that rolls out.
+    assert result["focus"] == result["pick"]
+    assert result["request_preference"] == pytest.approx(preferences[result["pick"]])
+
+    # Another aspiration, reachable only with a lot of objective 0: the pick follows it.
+    at.number_input(key="decide_aspiration_0").set_value(9.0)
+    at.run()
+    _ok(at)
+    result = at.session_state["decide_result"]
+    assert np.allclose(
+        returns[result["pick"]],
+        returns[_brute_force_pick(returns, np.array([9.0, 3.0, 3.0, 3.0, 3.0, 3.0]))],
+    )
+
+
+def test_normalisation_and_reference_point_are_the_sidebars(app) -> None:  # noqa: ANN001
+    at = app
+    _, returns = _sweep_means(4)
+    at.radio(key="normalisation").set_value("min-max").run()
+    _ok(at)
+    assert at.query_params["norm"] in ("min-max", ["min-max"])
+    matrix = at.session_state["_decide_matrix_figure"]
+    shown = np.concatenate(
+        [
+            np.asarray(t.x, dtype=float)
+            for t in matrix.data
+            if t.customdata is not None and t.xaxis == "x"
+        ]
+    )
+    assert shown.min() == pytest.approx(0.0) and shown.max() == pytest.approx(1.0)
+    # The reference normalisation uses the sidebar's reference point: 0 there.
+    at.number_input(key="ref_0").set_value(-1.0)
+    at.radio(key="normalisation").set_value("reference").run()
+    _ok(at)
+    matrix = at.session_state["_decide_matrix_figure"]
+    aspiration_x = next(t.x[0] for t in matrix.data if t.name == "aspiration" and t.xaxis == "x")
+    asked = at.session_state["decide_result"]["aspiration"][0]
+    assert aspiration_x == pytest.approx((asked + 1.0) / (returns[:, 0].max() + 1.0))
+    ref = at.query_params["ref"]
+    assert (ref[0] if isinstance(ref, list) else ref).startswith("-1,")
+
+
+def test_a_grid_too_fine_is_refused_with_a_message(app) -> None:  # noqa: ANN001
+    at = app
+    at.number_input(key="decide_granularity").set_value(40).run()
+    assert not at.exception
+    assert any("at most 5000 policies" in warning.value for warning in at.warning)
