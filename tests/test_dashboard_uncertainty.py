@@ -37,9 +37,7 @@ TIMEOUT = 180
 
 def test_staircase_bounds_the_dominated_region() -> None:
     line = staircase(np.array([[3.0, 1.0], [1.0, 3.0], [2.0, 2.0], [1.5, 1.5]]), (0.0, 0.0))
-    np.testing.assert_array_equal(
-        line, [[0, 3], [1, 3], [1, 2], [2, 2], [2, 1], [3, 1], [3, 0]]
-    )
+    np.testing.assert_array_equal(line, [[0, 3], [1, 3], [1, 2], [2, 2], [2, 1], [3, 1], [3, 0]])
     assert len(staircase(np.zeros((0, 2)), (0.0, 0.0))) == 0
 
 
