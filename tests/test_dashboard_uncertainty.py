@@ -94,6 +94,33 @@ def test_equal_runs_keeps_each_sides_first_seeds() -> None:
     assert keep_b.tolist() == [True, True, True]
 
 
+def test_metrics_table_puts_intervals_beside_their_metric() -> None:
+    from core.metrics import Interval
+    from dashboard.tables import AgentMetrics, best_per_column, metrics_table
+
+    grid = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
+    band = {
+        "hypervolume": Interval(4.0, 3.0, 5.0, 0.9, 10),
+        "expected utility": Interval(1.0, 0.5, 1.5, 0.9, 10),
+    }
+    table = metrics_table(
+        [
+            AgentMetrics("a", grid * 2, grid, env_id=CHEETAH, intervals=band),
+            AgentMetrics("b", grid * 3, grid, env_id=CHEETAH),
+        ],
+        (0.0, 0.0),
+    )
+    columns = list(table.columns)
+    at = columns.index("hypervolume")
+    assert columns[at + 1 : at + 3] == ["hypervolume 90% CI low", "hypervolume 90% CI high"]
+    assert table.loc["a", "expected utility 90% CI high"] == 1.5
+    assert np.isnan(table.loc["b", "hypervolume 90% CI low"])
+    marks = best_per_column(table)
+    assert marks.loc["b", "hypervolume"] and not marks["hypervolume 90% CI high"].any()
+    plain = metrics_table([AgentMetrics("b", grid, grid, env_id=CHEETAH)], (0.0, 0.0))
+    assert not any("CI" in column for column in plain.columns)
+
+
 # --- the pages ---------------------------------------------------------------------------------
 
 
