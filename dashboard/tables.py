@@ -1,4 +1,6 @@
-"""Tables of the dashboard: the Compare page's metrics table with the best value per column.
+"""Tables of the dashboard: the Compare page's metrics table with the best value per column
+(and, where seeds allow, bootstrapped confidence intervals beside hypervolume and expected
+utility).
 
 Pure functions on pandas; the page shows the styled table. One table ranks agents of one env
 only (`core.mixing.one_env`)."""
@@ -14,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from core.catalog import AgentAsset
-from core.metrics import RtgFollowing, compare_with_front, front_summary
+from core.metrics import Interval, RtgFollowing, compare_with_front, front_summary
 from core.mixing import one_env
 
 if TYPE_CHECKING:
@@ -36,6 +38,8 @@ KNOWN_FRONT_COLUMNS: dict[str, bool] = {
     "max utility loss": False,
     "mean regret": False,
 }
+# Metrics that can carry a bootstrapped interval across seeds (`AgentMetrics.intervals`).
+INTERVAL_METRICS = ("hypervolume", "expected utility")
 BEST_STYLE = "background-color: rgba(44, 160, 44, 0.25); font-weight: bold"
 
 
@@ -48,6 +52,16 @@ class AgentMetrics:
     preferences: np.ndarray  # (N, n_obj)
     rtg: RtgFollowing | None = None
     env_id: str = field(kw_only=True)
+    # metric name -> bootstrapped interval across seeds; None: not measured (e.g. one seed).
+    intervals: Mapping[str, Interval] | None = field(default=None, kw_only=True)
+
+
+def interval_columns(level: float) -> dict[str, tuple[str, str]]:
+    """Metric -> its (low, high) column names, e.g. "hypervolume 95% CI low"."""
+    return {
+        metric: (f"{metric} {level:.0%} CI low", f"{metric} {level:.0%} CI high")
+        for metric in INTERVAL_METRICS
+    }
 
 
 def metrics_table(
@@ -59,13 +73,25 @@ def metrics_table(
     """One row per agent: hypervolume, sparsity, cardinality, expected utility (over `weights`,
     default each agent's own preferences) and the RTG-following errors (NaN where the agent is
     not return-conditioned); with the env's `known_front`, IGD, IGD+, maximum utility loss
-    and mean regret against it (each agent's own preferences).
+    and mean regret against it (each agent's own preferences). When an agent has `intervals`,
+    each of hypervolume and expected utility gets "<metric> <level> CI low" / "... high"
+    columns after it (NaN for agents without), never marked best.
 
     Agents of different envs (or a known front of another env) raise `ParetoscopeError`."""
     env_id = one_env([(agent.name, agent.env_id) for agent in agents], "metrics table")
     if known_front is not None and env_id is not None:
         one_env([("known front", known_front.env_id), ("the agents", env_id)], "metrics table")
     columns = [*METRIC_COLUMNS, *(KNOWN_FRONT_COLUMNS if known_front is not None else ())]
+    levels = [
+        interval.level
+        for agent in agents
+        if agent.intervals
+        for interval in agent.intervals.values()
+    ]
+    bounds = interval_columns(levels[0]) if levels else {}
+    for metric, pair in bounds.items():
+        at = columns.index(metric) + 1
+        columns[at:at] = list(pair)
     rows = []
     for agent in agents:
         summary = front_summary(
@@ -86,6 +112,10 @@ def metrics_table(
                 "RTG ratio error": np.nan if agent.rtg is None else agent.rtg.overall_ratio_error,
             }
         )
+        for metric, (low, high) in bounds.items():
+            interval = (agent.intervals or {}).get(metric)
+            rows[-1][low] = np.nan if interval is None else interval.low
+            rows[-1][high] = np.nan if interval is None else interval.high
         if known_front is not None:
             rows[-1].update(_against(agent, known_front))
     return pd.DataFrame(rows, columns=["agent", *columns]).set_index("agent")

@@ -5,10 +5,19 @@ Dominance and the front (`non_dominated`, `pareto_front`), indicators of one fro
 (`expected_utility`, `maximum_utility_loss`), regret against a reference front per preference
 (`regret_per_preference` for a set of points, `sweep_regret` for one return per preference),
 distances to a reference front (`igd`, `igd_plus`), preference vectors (`preference_grid`,
-`random_preferences`), RTG following (`rtg_following`), and all of a front's distances to a
-known optimal one (`compare_with_front`). Bad input raises `core.errors.ParetoscopeError`.
+`random_preferences`), RTG following (`rtg_following`), all of a front's distances to a
+known optimal one (`compare_with_front`), and uncertainty across seeds: attainment surfaces of
+the runs (`attainment_surfaces`), where one agent's EAF beats another's (`eaf_difference`) and
+bootstrapped intervals of the mean front's metrics (`bootstrap_front_metrics`). Bad input raises
+`core.errors.ParetoscopeError`.
 """
 
+from core.metrics.attainment import (
+    AttainmentSurfaces,
+    EafDifference,
+    attainment_surfaces,
+    eaf_difference,
+)
 from core.metrics.comparison import FrontComparison, compare_with_front
 from core.metrics.distance import igd, igd_plus
 from core.metrics.dominance import non_dominated, pareto_front
@@ -21,6 +30,7 @@ from core.metrics.indicators import (
 )
 from core.metrics.preferences import preference_grid, random_preferences
 from core.metrics.rtg import RtgFollowing, rtg_following
+from core.metrics.uncertainty import Interval, bootstrap_front_metrics
 from core.metrics.utility import (
     expected_utility,
     maximum_utility_loss,
@@ -29,6 +39,12 @@ from core.metrics.utility import (
 )
 
 __all__ = [
+    "AttainmentSurfaces",
+    "EafDifference",
+    "Interval",
+    "attainment_surfaces",
+    "bootstrap_front_metrics",
+    "eaf_difference",
     "FrontComparison",
     "compare_with_front",
     "FrontSummary",

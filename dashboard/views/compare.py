@@ -1,5 +1,6 @@
 """Compare: two or more agents on one env — overlaid fronts (with the env's known front), a
-metrics table with the best per column marked, and their rollouts at the same preference side
+metrics table with the best per column marked (and bootstrapped 95% intervals across seeds),
+where each agent's EAF beats the other's, and their rollouts at the same preference side
 by side in one video. Agents of other envs are left out, with a note: fronts of different
 tasks are never drawn or ranked together (`core.mixing`)."""
 
@@ -10,16 +11,18 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import streamlit as st
 
+from core.envs import EnvSpec
 from core.envs.known_fronts import against_known
 from core.recordings import SideBySideRequest
-from core.sweeps import mean_per_preference
-from dashboard import loaders, sidebar, url_state
+from core.sweeps import mean_per_preference, objective_arrays
+from dashboard import loaders, sidebar, uncertainty, url_state
 from dashboard import preferences as prefs
 from dashboard.figures import FrontSeries, front_figure
 from dashboard.known_front import describe_front
 from dashboard.live import show_recording_live
 from dashboard.messages import guard, inert
 from dashboard.tables import AgentMetrics, distinct_labels, metrics_table, styled_metrics
+from dashboard.uncertainty_figures import eaf_difference_figure
 from dashboard.widgets import charts
 from dashboard.widgets.preference_control import preference_control
 
@@ -79,6 +82,66 @@ def agents_from_link(
     return chosen[:3]
 
 
+def show_eaf_difference(
+    episodes: Mapping[str, dict], labels: Mapping[str, str], spec: EnvSpec
+) -> None:
+    """Two chosen agents on two chosen objectives: where each one's EAF (the fraction of its
+    seeds that attain a point) exceeds the other's."""
+    names = [name for name, arrays in episodes.items() if len(arrays["returns"])]
+    st.subheader("EAF difference")
+    if len(names) < 2:
+        st.info("The EAF difference needs two agents with episodes.")
+        return
+    columns = st.columns(2)
+    first = columns[0].selectbox(
+        "Agent A", names, index=0, key="eafdiff_a", format_func=lambda n: labels.get(n, n)
+    )
+    second = columns[1].selectbox(
+        "Agent B", names, index=1, key="eafdiff_b", format_func=lambda n: labels.get(n, n)
+    )
+    axes = charts.axis_pickers(spec, "eafdiff_axes")[:2]
+    if first == second:
+        st.info("Choose two different agents.")
+        return
+    a, b = episodes[first], episodes[second]
+    keep_a, keep_b, counts = uncertainty.equal_runs(a["seeds"], b["seeds"])
+    difference = uncertainty.difference(
+        a["returns"][keep_a][:, axes],
+        a["seeds"][keep_a],
+        b["returns"][keep_b][:, axes],
+        b["seeds"][keep_b],
+    )
+    st.plotly_chart(
+        eaf_difference_figure(
+            [spec.objective_names[axis] for axis in axes],
+            difference,
+            (labels.get(first, first), labels.get(second, second)),
+        ),
+        key="compare_eaf_difference",
+        width="stretch",
+    )
+    unequal = (
+        f" {inert(labels.get(first, first))} has {counts[0]} seeds and "
+        f"{inert(labels.get(second, second))} {counts[1]}: each side's first "
+        f"{difference.runs} are compared."
+        if counts[0] != counts[1]
+        else ""
+    )
+    st.caption(
+        f"Each agent's runs are its {difference.runs} seed(s), every preference's episode of a "
+        "seed forming one set of returns. A point is attained by a run when one of its returns "
+        "is at least as good in both objectives; coloured regions are attained by a larger "
+        "fraction of one agent's runs than of the other's (darker: a larger difference)." + unequal
+    )
+    st.session_state["compare_eaf_difference"] = {
+        "agents": [first, second],
+        "axes": list(axes),
+        "runs": difference.runs,
+        "a_better": len(difference.a_better),
+        "b_better": len(difference.b_better),
+    }
+
+
 ctx = sidebar.context()
 st.title("Compare")
 st.caption("Several agents on one environment: their fronts, their metrics, their behaviour.")
@@ -129,6 +192,7 @@ if sidebar.need(ctx, agent=False):
         series: list[FrontSeries] = []
         metrics: list[AgentMetrics] = []
         loaded_agents = {}
+        episodes: dict[str, dict] = {}  # name -> every episode's preferences, returns, seeds
         known = None
         for asset in assets:
             with guard(f"agent {asset.name}"):
@@ -137,6 +201,16 @@ if sidebar.need(ctx, agent=False):
                 loaded = loaders.loaded_agent(asset)
                 table = loaders.sweep_table(asset, ctx.catalog, gamma=ctx.gamma)
                 points = mean_per_preference(table, env_id)
+                episodes[asset.name] = objective_arrays(table, env_id)
+                seeds = episodes[asset.name]["seeds"]
+                intervals = None
+                if len(seeds) and uncertainty.seed_count(seeds) > 1:
+                    intervals = uncertainty.front_intervals(
+                        episodes[asset.name]["preferences"],
+                        episodes[asset.name]["returns"],
+                        seeds,
+                        tuple(float(v) for v in ctx.reference_point),
+                    )
                 against = against_known(env_id, ctx.gamma, points["returns"], points["preferences"])
                 known = None if against is None else against.front
                 series.append(
@@ -161,6 +235,7 @@ if sidebar.need(ctx, agent=False):
                         points["preferences"],
                         rtg,
                         env_id=asset.env_id or env_id,
+                        intervals=intervals,
                     )
                 )
                 loaded_agents[asset.name] = loaded
@@ -204,8 +279,14 @@ if sidebar.need(ctx, agent=False):
                 "denser but rewards a few clustered points, so read it with cardinality; "
                 "expected utility over each agent's sweep preferences; RTG errors: "
                 "mean |p·target − p·return| and |p − return ratio| (return-conditioned agents, "
-                f"undiscounted only){against_text}."
+                f"undiscounted only){against_text}. CI columns: bootstrapped "
+                f"{uncertainty.CI_LEVEL:.0%} intervals across seeds "
+                f"({uncertainty.CI_RESAMPLES} resamples of the seeds, random seed "
+                f"{uncertainty.CI_RANDOM_SEED}); — for an agent swept with one seed only."
             )
+
+        with guard("EAF difference"):
+            show_eaf_difference(episodes, labels, spec)
 
         st.subheader("Side by side at one preference")
         preference = preference_control(spec, ctx.granularity, prefix="cmp_")

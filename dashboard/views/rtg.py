@@ -1,7 +1,8 @@
 """RTG following and metrics: PEDA's panels, interactive — target vs achieved weighted return,
 preference vs return ratio, and hypervolume/sparsity with an editable reference point, at the
 sidebar's discount; for envs with a known front, the indicators against it (IGD, IGD+, maximum
-utility loss, regret per preference)."""
+utility loss, regret per preference); and the spread across seeds: every episode's return and
+the best, median and worst attainment surfaces of the agent's seeds."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ import pandas as pd
 import streamlit as st
 
 from core.envs.known_fronts import against_known
-from core.sweeps import mean_per_preference
-from dashboard import loaders, messages, sidebar
+from core.metrics.attainment import median_level
+from core.sweeps import mean_per_preference, objective_arrays
+from dashboard import loaders, messages, sidebar, uncertainty
 from dashboard.figures import FrontSeries, hypervolume_figure, rtg_ratio_figure, rtg_target_figure
 from dashboard.known_front import describe_front, indicator_values
+from dashboard.uncertainty_figures import attainment_figure
 from dashboard.widgets import charts
 
 SCALES = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
@@ -214,3 +217,62 @@ if sidebar.need(ctx):
                         "The shaded region is the 2-D projection on the chosen axes; the "
                         "hypervolume above is computed in all objectives."
                     )
+
+        # --- uncertainty across seeds ---------------------------------------------------------
+        st.subheader("Uncertainty across seeds")
+        if measured is not None and len(measured["returns"]):
+            with messages.guard("uncertainty across seeds"):
+                episodes = objective_arrays(
+                    loaders.sweep_table(asset, ctx.catalog, gamma=ctx.gamma), env_id
+                )
+                seeds = sorted(int(seed) for seed in np.unique(episodes["seeds"]))
+                if len(seeds) < 2:
+                    st.info(
+                        f"{messages.inert(asset.label)} was swept with one seed ({seeds[0]}): "
+                        "there is no spread across seeds to show. A sweep plan with several "
+                        'seeds (the manifest\'s "sweep": {"seeds": [...]}) shows it.'
+                    )
+                else:
+                    eaf_axes = charts.axis_pickers(spec, "eaf_axes")[:2]
+                    found = uncertainty.surfaces(
+                        episodes["returns"][:, eaf_axes], episodes["seeds"]
+                    )
+                    st.plotly_chart(
+                        attainment_figure(
+                            names,
+                            found,
+                            eaf_axes,
+                            episode_cloud=episodes["returns"],
+                            cloud_seeds=episodes["seeds"],
+                        ),
+                        key="eaf_figure",
+                        width="stretch",
+                    )
+                    discounted = (
+                        "" if ctx.gamma == 1.0 else f" Returns are discounted by γ = {ctx.gamma:g}."
+                    )
+                    preferences_swept = len(np.unique(episodes["preferences"], axis=0))
+                    st.caption(
+                        f"{len(seeds)} seeds ({', '.join(map(str, seeds))}), "
+                        f"{preferences_swept} preferences, {len(episodes['returns'])} episodes "
+                        "(grey: each episode's return, so each preference's policy shows as a "
+                        "small cloud). Each seed's returns over the preferences form one run; "
+                        "a point is attained by a run when one of its returns is at least as "
+                        "good in both objectives shown. Best: attained by at least one seed, "
+                        f"median: by at least {median_level(found.runs)}, worst: by "
+                        f"all {found.runs}."
+                        + discounted
+                        + (
+                            " On the two objectives chosen (their own attainment surfaces)."
+                            if spec.n_obj > 2
+                            else ""
+                        )
+                    )
+                    st.session_state["uncertainty_result"] = {
+                        "seeds": seeds,
+                        "episodes": len(episodes["returns"]),
+                        "axes": list(eaf_axes),
+                        "surfaces": {
+                            level: found.surfaces[level].tolist() for level in found.levels
+                        },
+                    }
