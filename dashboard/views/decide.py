@@ -11,7 +11,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.decision import aspiration_pick, decision_marks, normalisation_scale
+from core.decision import (
+    DecisionMarks,
+    aspiration_pick,
+    decision_marks,
+    normalisation_scale,
+)
 from core.metrics import non_dominated
 from core.recordings import EpisodeRequest
 from core.sweeps import mean_per_preference
@@ -32,6 +37,12 @@ from dashboard.widgets.conventions import NORMALISATION_LABELS
 VIEWS = ("matrix", "parallel", "table")
 # A grid finer than this many policies is refused (each one is an episode per seed).
 MOST_POLICIES = 5000
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _decision_marks(returns: np.ndarray) -> DecisionMarks:
+    """The knees, compromise and pseudo-weights of a sweep: the same after every brush."""
+    return decision_marks(returns)
 
 
 def _view_key(view: str) -> str:
@@ -134,7 +145,7 @@ if loaded is not None:
         selected_ids = [i for i in st.session_state.get("decide_selected", ()) if i < count]
         selected = np.zeros(count, dtype=bool)
         selected[selected_ids] = True
-        marks = decision_marks(returns)
+        marks = _decision_marks(returns)
         dominated = ~non_dominated(returns)
 
         # --- aspiration --------------------------------------------------------------------
