@@ -5,10 +5,11 @@
 Starts `paretoscope dashboard` with a fruit-tree-v0 plug-in (six objectives; each preference
 walks to its best fruit: tests/plugin_examples.py), opens the Many objectives page with the
 preference grid at 1/G (G = 9: 2,002 policies), then brushes the parallel coordinates again and
-again, each time over another axis and half, and measures in Chromium from the mouse's release
-to the page showing the new selection everywhere: the caption's count, fresh, and the scatter
-matrix's legend naming the same count. Also times the server's share in-process: decision
-marks, both figures with their JSON, and the table, for the same points.
+again, each time over another axis and half, and measures from the mouse's release to both
+views painted with the new selection (the browser links them: `window.__linkedViews` in the
+views' frame records it), and on to the page's caption counting it (the server's run that
+updates the table and the replay). Also times in-process what the server does once per sweep
+or aspiration (decision marks, both figures and their JSON).
 Prints medians and maxima, and the machine's load.
 """
 
@@ -39,57 +40,32 @@ from tests.e2e.conftest import (  # noqa: E402
 PLUGIN = "py:tests.plugin_examples:fruit_picker"
 ENV = "fruit-tree-v0"
 
-# The parallel-coordinates plot (one subplot, axes named by objectives), scrolled into view.
+# Inside the linked views' frame: the parallel-coordinates plot area and its ranges.
 PARALLEL = """
 () => {
-  for (const chart of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
-    const plot = chart.querySelector('.js-plotly-plot');
-    if (!plot || !plot.layout || !plot.layout.xaxis || !plot.layout.xaxis.ticktext) continue;
-    if (plot.querySelectorAll('.subplot.xy').length !== 1) continue;
-    plot.scrollIntoView({block: 'center'});
-    const box = plot.querySelector('.nsewdrag').getBoundingClientRect();
-    return {x: box.x, y: box.y, width: box.width, height: box.height,
-            range: plot.layout.xaxis.range, yrange: plot.layout.yaxis.range};
-  }
-  return null;
+  const plot = document.getElementById('parallel');
+  if (!plot || !plot.layout || !plot.layout.xaxis) return null;
+  const box = plot.querySelector('.nsewdrag').getBoundingClientRect();
+  return {x: box.x, y: box.y, width: box.width, height: box.height,
+          range: plot.layout.xaxis.range, yrange: plot.layout.yaxis.range};
 }
 """
-
-# Armed before a brush: the time from the mouse's release until a fresh caption counts a
-# selection other than `previous` and the scatter matrix's legend shows the same count.
-ARM = """
-(args) => {
-  const [previous, total] = args;
-  window.__brush = {released: null, shown: null, count: null};
-  window.addEventListener('mouseup', () => { window.__brush.released = performance.now(); },
-                          {capture: true, once: true});
-  const pattern = new RegExp('^(\\\\d+) of ' + total + ' policies selected');
-  const check = () => {
-    if (window.__brush.released !== null) {
-      for (const caption of document.querySelectorAll('[data-testid="stCaptionContainer"]')) {
-        if (caption.closest('[data-stale="true"]')) continue;
-        const match = pattern.exec(caption.textContent.trim());
-        if (!match || Number(match[1]) === previous) continue;
-        const legends = [...document.querySelectorAll(
-          '[data-testid="stPlotlyChart"] .legendtext')].map((e) => e.textContent);
-        if (legends.includes('selected (' + match[1] + ')')) {
-          window.__brush.shown = performance.now();
-          window.__brush.count = Number(match[1]);
-          return;
-        }
-      }
-    }
-    requestAnimationFrame(check);
-  };
-  requestAnimationFrame(check);
-}
+# The frame's position in the page, with the frame scrolled to the top of the view.
+FRAME_AT_TOP = """
+(frame) => { frame.scrollIntoView({block: 'start'}); const r = frame.getBoundingClientRect();
+             return [r.x, r.y]; }
 """
-READ = "() => window.__brush"
+# The selections drawn for brushes (not those the server sent), and the last of them.
+BRUSHES = "() => window.__linkedViews.drawn.filter((d) => d.source !== 'server')"
+# The page's caption counting the selection the server holds (the table and replay follow it).
+SERVER_CAUGHT_UP = """
+(expected) => [...document.querySelectorAll('[data-testid="stCaptionContainer"]')].some(
+  (c) => !c.closest('[data-stale="true"]') && c.textContent.trim().startsWith(expected))
+"""
 
 
 def server_share(granularity: int, repeats: int = 7) -> dict[str, float]:
     """Seconds the server spends on the linked views for one brush (medians), in-process."""
-    import numpy as np
 
     from core.agents.builtin import load_agent
     from core.decision import aspiration_pick, decision_marks
@@ -106,7 +82,6 @@ def server_share(granularity: int, repeats: int = 7) -> dict[str, float]:
     returns = mean_per_preference(table, ENV)["returns"]
     names = [f"objective {i}" for i in range(returns.shape[1])]
     timings: dict[str, list[float]] = {"marks": [], "figures + JSON": [], "pick": []}
-    rng = np.random.default_rng(0)
     for _ in range(repeats):
         started = time.perf_counter()
         marks = decision_marks(returns)
@@ -114,13 +89,11 @@ def server_share(granularity: int, repeats: int = 7) -> dict[str, float]:
         started = time.perf_counter()
         pick = aspiration_pick(returns, returns.mean(axis=0))
         timings["pick"].append(time.perf_counter() - started)
-        selected = rng.random(len(returns)) < 0.2
         started = time.perf_counter()
         points = ViewPoints(
             names,
             returns,
             ~non_dominated(returns),
-            selected,
             {
                 "knee": marks.knees,
                 "compromise": [marks.compromise],
@@ -134,7 +107,9 @@ def server_share(granularity: int, repeats: int = 7) -> dict[str, float]:
     return {name: statistics.median(values) for name, values in timings.items()}
 
 
-def browser_brushes(granularity: int, brushes: int) -> list[float]:
+def browser_brushes(granularity: int, brushes: int) -> tuple[list[float], list[float]]:
+    """Per brush: seconds until both views show it (in the browser), and until the page's
+    caption counts it (the server's run that updates the table and the replay)."""
     from playwright.sync_api import sync_playwright
 
     total = comb(granularity + 5, 5)
@@ -142,54 +117,60 @@ def browser_brushes(granularity: int, brushes: int) -> list[float]:
     (root / "assets").mkdir()
     process, url = start_cli_server(root / "assets", root / "cache", "--agent", PLUGIN)
     seconds: list[float] = []
+    server: list[float] = []
     try:
         wait_healthy(url, process)
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(
                 executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
             )
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page = browser.new_page(viewport={"width": 1400, "height": 1700})
             page.goto(f"{url}/decide?size=240&env={ENV}&agent={quote(PLUGIN, safe='')}")
             grid = page.get_by_role("spinbutton", name="Preference grid: multiples of 1/g")
             grid.wait_for(timeout=120_000)
             grid.fill(str(granularity))
             grid.press("Enter")
             page.get_by_text(f"{total} preferences").first.wait_for(timeout=300_000)
-            page.wait_for_function(PARALLEL, timeout=120_000)
             time.sleep(2)
-            previous = 0
+            frame_element = page.locator('iframe[title*="linked_views"]')
+            frame_element.wait_for(timeout=120_000)
+            frame = frame_element.element_handle().content_frame()
+            frame.wait_for_function(PARALLEL, timeout=120_000)
+            time.sleep(2)
             for brush in range(brushes):
-                area = page.evaluate(PARALLEL)
+                offset = frame_element.evaluate(FRAME_AT_TOP)
+                area = frame.evaluate(PARALLEL)
                 low, high = area["range"]
+                bottom, top = area["yrange"]
                 axis = brush % 6
-                x = area["x"] + (axis - low) / (high - low) * area["width"]
+                x = offset[0] + area["x"] + (axis - low) / (high - low) * area["width"]
 
-                def screen_y(value: float, area: dict = area) -> float:
+                def screen_y(value: float, area: dict = area, offset: list = offset) -> float:
                     bottom, top = area["yrange"]
-                    return area["y"] + (top - value) / (top - bottom) * area["height"]
+                    return offset[1] + area["y"] + (top - value) / (top - bottom) * area["height"]
 
                 top_half = brush % 2 == 0
-                page.evaluate(ARM, [previous, total])
+                before = len(frame.evaluate(BRUSHES))
                 page.mouse.move(x - 12, screen_y(1.1 if top_half else 0.5))
                 page.mouse.down()
                 page.mouse.move(x + 12, screen_y(0.5 if top_half else -0.1), steps=8)
                 page.mouse.up()
-                deadline = time.monotonic() + 60
-                result = page.evaluate(READ)
-                while result["shown"] is None and time.monotonic() < deadline:
-                    time.sleep(0.02)
-                    result = page.evaluate(READ)
-                if result["shown"] is None:
-                    print(f"  brush {brush}: no update within 60 s (same count as before?)")
-                    continue
-                seconds.append((result["shown"] - result["released"]) / 1000)
-                previous = result["count"]
-                print(f"  brush {brush}: {result['count']} selected, {seconds[-1]:.3f} s")
+                released = time.perf_counter()
+                frame.wait_for_function(f"() => ({BRUSHES})().length > {before}")
+                drawn = frame.evaluate(BRUSHES)[-1]
+                seconds.append(drawn["sinceRelease"] / 1000)
+                expected = f"{drawn['count'] or 'No'} of {total} policies selected"
+                page.wait_for_function(SERVER_CAUGHT_UP, arg=expected, timeout=120_000)
+                server.append(time.perf_counter() - released)
+                print(
+                    f"  brush {brush}: {drawn['count']} selected; views {seconds[-1]:.3f} s, "
+                    f"table and replay caption {server[-1]:.3f} s"
+                )
                 time.sleep(1.0)  # let the replay's first frames go by, as a user would look
             browser.close()
     finally:
         stop_server(process)
-    return seconds
+    return seconds, server
 
 
 def main() -> None:
@@ -204,15 +185,18 @@ def main() -> None:
     print(
         "server share per brush (in-process medians): "
         + ", ".join(f"{name} {value * 1000:.0f} ms" for name, value in share.items())
-        + " (the marks are cached per sweep: computed once, not per brush)"
+        + " (all once per sweep or aspiration, none per brush)"
     )
-    seconds = browser_brushes(args.granularity, args.brushes)
+    seconds, server = browser_brushes(args.granularity, args.brushes)
     print(f"load average after: {os.getloadavg()}")
-    if seconds:
-        print(
-            f"brush -> linked views updated in Chromium: median {statistics.median(seconds):.3f} s,"
-            f" max {max(seconds):.3f} s over {len(seconds)} brushes"
-        )
+    print(
+        f"brush -> both linked views updated (mouse release to painted, in Chromium): median "
+        f"{statistics.median(seconds):.3f} s, max {max(seconds):.3f} s over {len(seconds)} brushes"
+    )
+    print(
+        f"brush -> the server's table and replay caption updated: median "
+        f"{statistics.median(server):.3f} s, max {max(server):.3f} s"
+    )
 
 
 if __name__ == "__main__":

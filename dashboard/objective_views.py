@@ -1,13 +1,14 @@
 """Linked views of a front with any number of objectives: a scatter matrix of every objective
 pair and parallel coordinates (one line per policy). Pure functions, data -> plotly Figure.
 
-Every point a user can select carries ``customdata = [policy id]`` in both figures, so a box or
-lasso in either one names the same policies (`dashboard.figures.selected_custom_data`).
-Selected policies are drawn on top in colour and the rest greyed; the decision marks (knees,
-the compromise, the aspiration pick) and the aspiration level are drawn in every panel.
+The figures do not depend on the selection: the browser links them (`dashboard.widgets.
+linked_views`), highlighting brushed policies in both at once on a layer of its own, without a
+new figure from the server. For that, every selectable point carries ``customdata = [policy
+id]``. The decision marks (knees, the compromise, the aspiration pick) and the aspiration level
+are drawn in every panel.
 
-Both are SVG traces: Streamlit reports box and lasso selections on them, and they draw in a
-browser without WebGL.
+The scatter matrix is one `splom` (WebGL: one canvas for every panel, the cheapest to redraw
+on a selection); parallel coordinates are SVG traces, with each axis spanning its own range.
 """
 
 from __future__ import annotations
@@ -20,14 +21,20 @@ import plotly.graph_objects as go
 
 from dashboard.figures import _text
 
-SELECTED_COLOUR = "#d62728"
+SHORTFALL_COLOUR = "#d62728"  # an objective below its aspiration
+MET_COLOUR = "#2ca02c"
 BASE_COLOUR = "#1f77b4"
-GREYED_COLOUR = "rgba(150, 150, 150, 0.35)"
 # Marks: (symbol, colour, size) per kind of decision point.
 MARK_STYLES: dict[str, tuple[str, str, int]] = {
     "knee": ("diamond", "#2ca02c", 13),
     "compromise": ("square", "#9467bd", 12),
     "aspiration pick": ("star", "#ff7f0e", 17),
+}
+# Plotly's own styling of a brush, neutral: the browser's highlight layer shows selections in
+# both views alike (plotly would restyle only the view brushed, and only the points in the box).
+NEUTRAL_SELECTION = {
+    "selected": {"marker": {"opacity": 1.0}},
+    "unselected": {"marker": {"opacity": 1.0}},
 }
 
 
@@ -35,16 +42,14 @@ MARK_STYLES: dict[str, tuple[str, str, int]] = {
 class ViewPoints:
     """What both views draw: one row per policy, in the display scale (normalised or raw).
 
-    `values` (N, k) are what the axes show; `dominated` (N,) draws a point hollow;
-    `selected` (N,) are the brushed policies (none: every point in colour); `marks` maps a
-    decision mark's name ("knee", "compromise", "aspiration pick") to policy ids; `aspiration`
-    (k,) is the desired level per objective in the same scale, or None.
+    `values` (N, k) are what the axes show; `dominated` (N,) draws a point hollow; `marks`
+    maps a decision mark's name ("knee", "compromise", "aspiration pick") to policy ids;
+    `aspiration` (k,) is the desired level per objective in the same scale, or None.
     """
 
     objective_names: Sequence[str]
     values: np.ndarray
     dominated: np.ndarray
-    selected: np.ndarray
     marks: dict[str, Sequence[int]] = field(default_factory=dict)
     aspiration: np.ndarray | None = None
 
@@ -53,46 +58,24 @@ class ViewPoints:
         k = len(self.objective_names)
         if values.ndim != 2 or values.shape[1] != k:
             raise ValueError(f"values: expected (N, {k}), got {values.shape}")
-        for name in ("dominated", "selected"):
-            flags = np.asarray(getattr(self, name), dtype=bool)
-            if flags.shape != (len(values),):
-                raise ValueError(f"{name}: expected ({len(values)},), got {flags.shape}")
-            object.__setattr__(self, name, flags)
+        dominated = np.asarray(self.dominated, dtype=bool)
+        if dominated.shape != (len(values),):
+            raise ValueError(f"dominated: expected ({len(values)},), got {dominated.shape}")
         object.__setattr__(self, "values", values)
-
-    @property
-    def ids(self) -> np.ndarray:
-        return np.arange(len(self.values))
-
-
-def _layers(points: ViewPoints) -> list[tuple[str, np.ndarray, str, bool]]:
-    """(legend name, rows, colour, hollow) of the point layers, bottom first: dominated points
-    hollow. One trace per layer, not per-point style arrays, which plotly checks one by one."""
-    if points.selected.any():
-        groups = [
-            ("other policies", ~points.selected, GREYED_COLOUR),
-            (f"selected ({int(points.selected.sum())})", points.selected, SELECTED_COLOUR),
-        ]
-    else:
-        groups = [("policies", np.ones(len(points.values), dtype=bool), BASE_COLOUR)]
-    layers = []
-    for name, chosen, colour in groups:
-        for hollow in (True, False):
-            rows = np.flatnonzero(chosen & (points.dominated == hollow))
-            if len(rows):
-                layers.append((name, rows, colour, hollow))
-    return layers
-
-
-def _scatter(**properties: object) -> dict:
-    return {"type": "scatter", **properties}
+        object.__setattr__(self, "dominated", dominated)
 
 
 def _figure(traces: list[dict], layout: dict) -> go.Figure:
-    """The figure, unchecked: plotly's per-property validation of a few dozen traces of
-    thousands of points costs more than the rest of a rerun (the traces here are fixed by
-    this module, and `test_objective_views` builds them validated too)."""
+    """The figure, unchecked: plotly's per-property validation of traces of thousands of
+    points costs more than the rest of a rerun (the traces here are fixed by this module, and
+    `tests/test_objective_views.py` builds them validated too)."""
     return go.Figure(data=traces, layout=layout, _validate=False)
+
+
+def _ids(rows: np.ndarray) -> list[list[int]]:
+    """customdata as plain lists: the browser reads ``customdata[i][0]`` as a number (numpy
+    arrays travel as typed arrays, which plotly hands back as objects)."""
+    return [[int(row)] for row in rows]
 
 
 def _mark_rows(points: ViewPoints) -> list[tuple[str, np.ndarray]]:
@@ -104,103 +87,75 @@ def _mark_rows(points: ViewPoints) -> list[tuple[str, np.ndarray]]:
 
 
 def scatter_matrix_figure(points: ViewPoints, height: int | None = None) -> go.Figure:
-    """Every objective pair in the lower triangle: panel (i, j) shows objective j across and
-    objective i up. Two objectives give one panel."""
-    names = list(points.objective_names)
+    """Every objective pair below the diagonal (one `splom`): objective j across, i up.
+    Non-dominated policies filled, dominated hollow; marks and the aspiration in every panel."""
+    names = [_text(name) for name in points.objective_names]
     k = len(names)
+
+    def splom(values: np.ndarray, **style: object) -> dict:
+        return {
+            "type": "splom",
+            "dimensions": [{"label": name, "values": values[:, i]} for i, name in enumerate(names)],
+            "showupperhalf": False,
+            "diagonal": {"visible": False},
+            **style,
+        }
+
+    hover = "policy %{customdata[0]}: (%{x:.4g}, %{y:.4g})<extra></extra>"
+    traces = []
+    for hollow, name in ((False, "non-dominated"), (True, "dominated")):
+        rows = np.flatnonzero(points.dominated == hollow)
+        if not len(rows):
+            continue
+        traces.append(
+            splom(
+                points.values[rows],
+                marker={
+                    "color": BASE_COLOUR,
+                    "size": 6,
+                    "symbol": "circle-open" if hollow else "circle",
+                },
+                customdata=_ids(rows),
+                hovertemplate=hover,
+                name=name,
+                **NEUTRAL_SELECTION,
+            )
+        )
+    for name, rows in _mark_rows(points):
+        symbol, colour, size = MARK_STYLES[name]
+        traces.append(
+            splom(
+                points.values[rows],
+                marker={
+                    "symbol": symbol,
+                    "color": colour,
+                    "size": size,
+                    "line": {"width": 1, "color": "black"},
+                },
+                hovertemplate=f"{name}: policy %{{text}}<extra></extra>",
+                text=[str(int(row)) for row in rows],
+                name=name,
+            )
+        )
+    if points.aspiration is not None:
+        traces.append(
+            splom(
+                np.asarray(points.aspiration, dtype=np.float64)[None, :],
+                marker={"symbol": "x", "size": 14, "color": "black"},
+                hovertemplate="aspiration<extra></extra>",
+                name="aspiration",
+            )
+        )
     size = max(k - 1, 1)
-    pairs = [(row, column) for row in range(1, k) for column in range(row)] or [(1, 0)]
-    gap = 0.03 if size > 1 else 0.0
-    cell = (1.0 - gap * (size - 1)) / size
-    layout: dict = {
+    layout = {
         "height": height or max(420, 150 * size + 90),
-        "margin": {"l": 60, "r": 10, "t": 30, "b": 50},
+        "margin": {"l": 60, "r": 10, "t": 40, "b": 50},
         "dragmode": "select",
+        "clickmode": "event+select",
         "hovermode": "closest",
         "showlegend": True,
         "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
     }
-    traces: list[dict] = []
-    layers = _layers(points)
-    marks = _mark_rows(points)
-    for number, (row, column) in enumerate(pairs, start=1):
-        suffix = "" if number == 1 else str(number)
-        x_domain = column * (cell + gap)
-        top = 1.0 - (row - 1) * (cell + gap)
-        layout[f"xaxis{suffix}"] = {
-            "domain": [x_domain, x_domain + cell],
-            "anchor": f"y{suffix}",
-            "title": {"text": _text(names[column]) if row == size else None, "standoff": 2},
-            "showticklabels": row == size,
-        }
-        layout[f"yaxis{suffix}"] = {
-            "domain": [max(top - cell, 0.0), top],
-            "anchor": f"x{suffix}",
-            "title": {"text": _text(names[row]) if column == 0 else None, "standoff": 2},
-            "showticklabels": column == 0,
-        }
-        axes = {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
-        hover = (
-            f"policy %{{customdata[0]}}<br>{_text(names[column])}: %{{x:.4g}}"
-            f"<br>{_text(names[row])}: %{{y:.4g}}<extra></extra>"
-        )
-        first = number == 1
-        shown: set[str] = set()
-        for name, rows, colour, hollow in layers:
-            traces.append(
-                _scatter(
-                    x=points.values[rows, column],
-                    y=points.values[rows, row],
-                    mode="markers",
-                    marker={
-                        "color": colour,
-                        "size": 6,
-                        "symbol": "circle-open" if hollow else "circle",
-                    },
-                    customdata=rows[:, None],
-                    hovertemplate=hover,
-                    name=name,
-                    legendgroup=name,
-                    showlegend=first and name not in shown,
-                    **axes,
-                )
-            )
-            shown.add(name)
-        for name, rows in marks:
-            symbol, colour, marker_size = MARK_STYLES[name]
-            traces.append(
-                _scatter(
-                    x=points.values[rows, column],
-                    y=points.values[rows, row],
-                    mode="markers",
-                    marker={
-                        "symbol": symbol,
-                        "color": colour,
-                        "size": marker_size,
-                        "line": {"width": 1, "color": "black"},
-                    },
-                    customdata=rows[:, None],
-                    hovertemplate=f"{name}: " + hover,
-                    name=name,
-                    legendgroup=name,
-                    showlegend=first,
-                    **axes,
-                )
-            )
-        if points.aspiration is not None:
-            traces.append(
-                _scatter(
-                    x=[points.aspiration[column]],
-                    y=[points.aspiration[row]],
-                    mode="markers",
-                    marker={"symbol": "x-thin", "size": 16, "line": {"width": 3, "color": "black"}},
-                    hovertemplate="aspiration<extra></extra>",
-                    name="aspiration",
-                    legendgroup="aspiration",
-                    showlegend=first,
-                    **axes,
-                )
-            )
     return _figure(traces, layout)
 
 
@@ -218,6 +173,12 @@ def _scaled(values: np.ndarray, low: np.ndarray, span: np.ndarray) -> np.ndarray
     return np.where(span > 0, (values - low) / safe, 0.5)
 
 
+def parallel_scaled(points: ViewPoints) -> np.ndarray:
+    """(N, k) each policy's height on each axis of parallel coordinates, in [0, 1]."""
+    low, span = axis_scale(points.values)
+    return _scaled(points.values, low, span)
+
+
 def _polylines(scaled: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """x and y of one line per row across the axes, rows separated by gaps (NaN)."""
     n, k = scaled.shape
@@ -232,75 +193,72 @@ def parallel_coordinates_figure(points: ViewPoints, height: int = 420) -> go.Fig
     policies whose value on it lies in the box."""
     names = list(points.objective_names)
     k = len(names)
+    n = len(points.values)
     low, span = axis_scale(points.values)
     scaled = _scaled(points.values, low, span)
-    traces: list[dict] = []
-    shown: set[str] = set()
-    for name, rows, colour, _ in _layers(points):
-        x, y = _polylines(scaled[rows])
-        traces.append(
-            _scatter(
-                x=x,
-                y=y,
-                mode="lines",
-                line={"color": colour, "width": 1 if colour == GREYED_COLOUR else 1.5},
-                hoverinfo="skip",
-                name=name,
-                legendgroup=name,
-                showlegend=name not in shown,
-            )
-        )
-        shown.add(name)
-    # The values on the axes: what a box selects (a point's x is its axis).
-    for name, rows, colour, _ in _layers(points):
-        traces.append(
-            _scatter(
-                x=np.repeat(np.arange(k), len(rows)),
-                y=scaled[rows].T.ravel(),
-                mode="markers",
-                marker={"size": 5, "color": colour},
-                customdata=np.column_stack([np.tile(rows, k), points.values[rows].T.ravel()]),
-                hovertemplate="policy %{customdata[0]}: %{customdata[1]:.4g}<extra></extra>",
-                name=name,
-                legendgroup=name,
-                showlegend=False,
-            )
-        )
+    x, y = _polylines(scaled)
+    traces: list[dict] = [
+        {
+            "type": "scatter",
+            "x": x,
+            "y": y,
+            "mode": "lines",
+            "line": {"color": BASE_COLOUR, "width": 1},
+            "hoverinfo": "skip",
+            "name": "policies",
+        },
+        # The values on the axes: what a box selects (a point's x is its axis).
+        {
+            "type": "scatter",
+            "x": np.repeat(np.arange(k), n),
+            "y": scaled.T.ravel(),
+            "mode": "markers",
+            "marker": {"size": 5, "color": BASE_COLOUR},
+            "customdata": _ids(np.tile(np.arange(n), k)),
+            "text": [f"{value:.4g}" for value in points.values.T.ravel()],
+            "hovertemplate": "policy %{customdata[0]}: %{text}<extra></extra>",
+            "name": "values",
+            "showlegend": False,
+            **NEUTRAL_SELECTION,
+        },
+    ]
     for name, rows in _mark_rows(points):
         symbol, colour, _ = MARK_STYLES[name]
         x, y = _polylines(scaled[rows])
         traces.append(
-            _scatter(
-                x=x,
-                y=y,
-                mode="lines+markers",
-                line={"color": colour, "width": 3},
-                marker={"symbol": symbol, "size": 9, "color": colour},
-                hoverinfo="skip",
-                name=name,
-            )
+            {
+                "type": "scatter",
+                "x": x,
+                "y": y,
+                "mode": "lines+markers",
+                "line": {"color": colour, "width": 3},
+                "marker": {"symbol": symbol, "size": 9, "color": colour},
+                "hoverinfo": "skip",
+                "name": name,
+            }
         )
     if points.aspiration is not None:
-        x, y = _polylines(_scaled(points.aspiration[None, :], low, span))
+        x, y = _polylines(_scaled(np.asarray(points.aspiration)[None, :], low, span))
         traces.append(
-            _scatter(
-                x=x,
-                y=np.clip(y, -0.1, 1.1),
-                mode="lines+markers",
-                line={"color": "black", "width": 2, "dash": "dash"},
-                marker={"symbol": "x-thin", "size": 12, "line": {"width": 2, "color": "black"}},
-                hoverinfo="skip",
-                name="aspiration",
-            )
+            {
+                "type": "scatter",
+                "x": x,
+                "y": np.clip(y, -0.1, 1.1),
+                "mode": "lines+markers",
+                "line": {"color": "black", "width": 2, "dash": "dash"},
+                "marker": {"symbol": "x-thin", "size": 12, "line": {"width": 2, "color": "black"}},
+                "hoverinfo": "skip",
+                "name": "aspiration",
+            }
         )
     high = low + span
     annotations = []
     for axis in range(k):
-        for value, y, anchor in ((high[axis], 1.0, "bottom"), (low[axis], 0.0, "top")):
+        for value, y_end, anchor in ((high[axis], 1.0, "bottom"), (low[axis], 0.0, "top")):
             annotations.append(
                 {
                     "x": axis,
-                    "y": y,
+                    "y": y_end,
                     "text": f"{value:.4g}",
                     "showarrow": False,
                     "yanchor": anchor,
@@ -312,6 +270,7 @@ def parallel_coordinates_figure(points: ViewPoints, height: int = 420) -> go.Fig
         "height": height,
         "margin": {"l": 30, "r": 30, "t": 40, "b": 40},
         "dragmode": "select",
+        "clickmode": "event+select",
         "hovermode": "closest",
         "xaxis": {
             "tickvals": list(range(k)),
@@ -333,7 +292,7 @@ def aspiration_figure(objective_names: Sequence[str], relative_difference: np.nd
     aspiration, in units of that objective's range on the front."""
     values = np.asarray(relative_difference, dtype=np.float64)
     names = [_text(name) for name in objective_names]
-    colours = ["#2ca02c" if value >= 0 else SELECTED_COLOUR for value in values]
+    colours = [MET_COLOUR if value >= 0 else SHORTFALL_COLOUR for value in values]
     return go.Figure(
         go.Bar(
             x=values,

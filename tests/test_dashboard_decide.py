@@ -6,6 +6,8 @@ the metric conventions in the sidebar."""
 
 from __future__ import annotations
 
+import base64
+import json
 from collections.abc import Iterator
 from math import comb
 from pathlib import Path
@@ -62,6 +64,19 @@ def _sweep_means(granularity: int) -> tuple[np.ndarray, np.ndarray]:
     return points["preferences"], points["returns"]
 
 
+def _array(value: object) -> np.ndarray:
+    """A plotly JSON array: a list, or a typed array ({"dtype", "bdata"}) as numpy writes it."""
+    if isinstance(value, dict):
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+    return np.asarray(value, dtype=np.float64)
+
+
+def _views(at) -> tuple[dict, dict, dict]:  # noqa: ANN001
+    """The linked views the page handed the browser: (matrix, parallel) figures and the rest."""
+    views = at.session_state["_decide_views"]
+    return json.loads(views["matrix"]), json.loads(views["parallel"]), views
+
+
 def _brute_force_pick(returns: np.ndarray, aspiration: np.ndarray) -> int:
     """Wierzbicki's augmented ASF over the non-dominated rows, written out plainly."""
     rows = []
@@ -88,19 +103,18 @@ def test_the_page_shows_every_policy_of_the_grid_linked(app) -> None:  # noqa: A
     result = at.session_state["decide_result"]
     # Six objectives: the default grid is 1/4, C(4 + 5, 5) = 126 preferences.
     assert result["policies"] == comb(4 + 5, 5) == 126
-    matrix = at.session_state["_decide_matrix_figure"]
-    parallel = at.session_state["_decide_parallel_figure"]
-    # 15 objective pairs; every selectable point carries its policy id.
-    assert len({trace.xaxis for trace in matrix.data}) == comb(6, 2)
-    ids = {
-        int(row[0])
-        for trace in parallel.data
-        if trace.customdata is not None
-        for row in trace.customdata
-    }
-    assert ids == set(range(126))
-    # The knee and the compromise are marked in both views.
-    names = {trace.name for trace in matrix.data} & {trace.name for trace in parallel.data}
+    matrix, parallel, views = _views(at)
+    # One scatter matrix of the six objectives: non-dominated and dominated policies, each
+    # policy once, carrying its id.
+    policies = [t for t in matrix["data"] if t["name"] in ("non-dominated", "dominated")]
+    assert all(t["type"] == "splom" and len(t["dimensions"]) == 6 for t in policies)
+    assert sorted(row[0] for t in policies for row in t["customdata"]) == list(range(126))
+    # Parallel coordinates: every policy on every axis, its height as the browser draws it.
+    values = next(t for t in parallel["data"] if t["name"] == "values")
+    assert sorted(row[0] for row in values["customdata"]) == sorted(list(range(126)) * 6)
+    assert np.asarray(views["heights"]).shape == (126, 6)
+    # The knee, the compromise, the pick and the aspiration are drawn in both views.
+    names = {t["name"] for t in matrix["data"]} & {t["name"] for t in parallel["data"]}
     assert {"knee", "compromise", "aspiration pick", "aspiration"} <= names
 
     # A selection made in a view (as a callback would) is highlighted and replayed.
@@ -111,8 +125,13 @@ def test_the_page_shows_every_policy_of_the_grid_linked(app) -> None:  # noqa: A
     assert result["selected"] == [7, 40] and result["focus"] == 7
     preferences, _ = _sweep_means(4)
     assert result["request_preference"] == pytest.approx(preferences[7])
-    legend = [trace.name for trace in at.session_state["_decide_matrix_figure"].data]
-    assert "selected (2)" in legend
+    assert at.session_state["_decide_views"]["selected"] == [7, 40]  # what the browser draws
+    table = next(frame.value for frame in at.dataframe if "pseudo-weights" in frame.value)
+    assert list(table.index[table["selected"]]) == [7, 40]
+    at.toggle(key="decide_only_selected").set_value(True).run()
+    _ok(at)
+    table = next(frame.value for frame in at.dataframe if "pseudo-weights" in frame.value)
+    assert list(table.index) == [7, 40]
     video = at.session_state.get("_last_streamed")
     assert video is not None  # the replay streamed this episode
 
@@ -150,23 +169,21 @@ def test_normalisation_and_reference_point_are_the_sidebars(app) -> None:  # noq
     at.radio(key="normalisation").set_value("min-max").run()
     _ok(at)
     assert at.query_params["norm"] in ("min-max", ["min-max"])
-    matrix = at.session_state["_decide_matrix_figure"]
-    shown = np.concatenate(
-        [
-            np.asarray(t.x, dtype=float)
-            for t in matrix.data
-            if t.customdata is not None and t.xaxis == "x"
-        ]
-    )
-    assert shown.min() == pytest.approx(0.0) and shown.max() == pytest.approx(1.0)
+    shown = np.asarray(_views(at)[2]["values"])
+    assert shown.min(axis=0) == pytest.approx(np.zeros(6))
+    assert shown.max(axis=0) == pytest.approx(np.ones(6))
     # The reference normalisation uses the sidebar's reference point: 0 there.
     at.number_input(key="ref_0").set_value(-1.0)
     at.radio(key="normalisation").set_value("reference").run()
     _ok(at)
-    matrix = at.session_state["_decide_matrix_figure"]
-    aspiration_x = next(t.x[0] for t in matrix.data if t.name == "aspiration" and t.xaxis == "x")
+    matrix, _, views = _views(at)
+    aspiration = next(t for t in matrix["data"] if t["name"] == "aspiration")
+    drawn = _array(aspiration["dimensions"][0]["values"])[0]
     asked = at.session_state["decide_result"]["aspiration"][0]
-    assert aspiration_x == pytest.approx((asked + 1.0) / (returns[:, 0].max() + 1.0))
+    assert drawn == pytest.approx((asked + 1.0) / (returns[:, 0].max() + 1.0))
+    assert np.asarray(views["values"])[:, 0] == pytest.approx(
+        (returns[:, 0] + 1.0) / (returns[:, 0].max() + 1.0)
+    )
     ref = at.query_params["ref"]
     assert (ref[0] if isinstance(ref, list) else ref).startswith("-1,")
 

@@ -22,19 +22,18 @@ from core.recordings import EpisodeRequest
 from core.sweeps import mean_per_preference
 from dashboard import loaders, sidebar
 from dashboard import preferences as prefs
-from dashboard.figures import selected_custom_data
 from dashboard.live import show_recording_live
 from dashboard.messages import describe, guard
 from dashboard.objective_views import (
     ViewPoints,
     aspiration_figure,
     parallel_coordinates_figure,
+    parallel_scaled,
     scatter_matrix_figure,
 )
 from dashboard.widgets.conventions import NORMALISATION_LABELS
+from dashboard.widgets.linked_views import linked_views, view_arguments
 
-# The linked views; a selection made in one renews the others' keys (clearing their own).
-VIEWS = ("matrix", "parallel", "table")
 # A grid finer than this many policies is refused (each one is an episode per seed).
 MOST_POLICIES = 5000
 
@@ -45,37 +44,56 @@ def _decision_marks(returns: np.ndarray) -> DecisionMarks:
     return decision_marks(returns)
 
 
-def _view_key(view: str) -> str:
-    return f"decide_{view}_{st.session_state.get(f'_decide_{view}_version', 0)}"
+@st.cache_data(show_spinner=False, max_entries=16)
+def _view_arguments(
+    names: tuple[str, ...],
+    values: np.ndarray,
+    dominated: np.ndarray,
+    marks: tuple[tuple[int, ...], int, int],
+    aspiration: np.ndarray,
+) -> dict:
+    """Both linked views, ready for the browser: built once per sweep, scale and aspiration,
+    not again for a brush. `marks` are the knees, the compromise and the aspiration pick."""
+    knees, compromise, pick = marks
+    points = ViewPoints(
+        names,
+        values,
+        dominated,
+        marks={"knee": list(knees), "compromise": [compromise], "aspiration pick": [pick]},
+        aspiration=aspiration,
+    )
+    return view_arguments(
+        scatter_matrix_figure(points),
+        parallel_coordinates_figure(points),
+        points.values,
+        parallel_scaled(points),
+    )
 
 
-def _select(ids: list[int], source: str) -> None:
-    """Make `ids` the selection of every view (called from the view `source`'s callback)."""
-    st.session_state["decide_selected"] = tuple(sorted(set(ids)))
-    for view in VIEWS:
-        if view != source:
-            counter = f"_decide_{view}_version"
-            st.session_state[counter] = st.session_state.get(counter, 0) + 1
-
-
-def _chart_selected(view: str) -> None:
-    event = st.session_state.get(_view_key(view))
-    figure = st.session_state.get(f"_decide_{view}_figure")
-    try:
-        points = event["selection"]["points"]  # type: ignore[index]
-    except (KeyError, TypeError):
-        points = []
-    found = selected_custom_data(figure, points or []) if figure is not None else []
-    _select([row[0] for row in found], view)
+def _table_key() -> str:
+    only = "selected" if st.session_state.get("decide_only_selected") else "all"
+    return f"decide_table_{only}_{st.session_state.get('_decide_table_version', 0)}"
 
 
 def _table_selected() -> None:
-    event = st.session_state.get(_view_key("table"))
+    """Rows picked in the table become the selection (the rows shown: `_decide_table_ids`)."""
+    event = st.session_state.get(_table_key())
+    shown = st.session_state.get("_decide_table_ids", [])
     try:
         rows = list(event["selection"]["rows"])  # type: ignore[index]
     except (KeyError, TypeError):
         rows = []
-    _select(rows, "table")  # the table lists the policies in id order
+    st.session_state["decide_selected"] = tuple(sorted({shown[r] for r in rows if r < len(shown)}))
+
+
+def _follow_brush(brush: dict | None) -> None:
+    """A new brush in the linked views becomes the selection; the table's own row picks are
+    cleared (its key renewed) so that they do not stand for an older one."""
+    if not brush or brush.get("nonce") == st.session_state.get("_decide_brush_nonce"):
+        return
+    st.session_state["_decide_brush_nonce"] = brush.get("nonce")
+    st.session_state["decide_selected"] = tuple(sorted({int(i) for i in brush.get("ids", [])}))
+    st.session_state["_decide_table_version"] = st.session_state.get("_decide_table_version", 0) + 1
 
 
 ctx = sidebar.context()
@@ -196,37 +214,25 @@ if loaded is not None:
 
         # --- linked views ------------------------------------------------------------------
         offset, scale = normalisation_scale(returns, ctx.normalisation, ctx.reference_point)
-        view_points = ViewPoints(
-            names,
-            (returns - offset) / scale,
-            dominated,
-            selected,
-            marks={
-                "knee": list(marks.knees),
-                "compromise": [marks.compromise],
-                "aspiration pick": [pick.index],
-            },
-            aspiration=(aspiration - offset) / scale,
-        )
-        for view, build in (
-            ("matrix", scatter_matrix_figure),
-            ("parallel", parallel_coordinates_figure),
-        ):
-            with guard(view):
-                figure = build(view_points)
-                st.session_state[f"_decide_{view}_figure"] = figure
-                st.plotly_chart(
-                    figure,
-                    key=_view_key(view),
-                    on_select=lambda view=view: _chart_selected(view),
-                    selection_mode=("points", "box", "lasso"),
-                    width="stretch",
-                )
+        with guard("linked views"):
+            arguments = _view_arguments(
+                tuple(names),
+                (returns - offset) / scale,
+                dominated,
+                (tuple(marks.knees), marks.compromise, pick.index),
+                (aspiration - offset) / scale,
+            )
+            st.session_state["_decide_views"] = {**arguments, "selected": list(selected_ids)}
+            _follow_brush(linked_views(arguments, selected_ids, key=f"decide_views_{granularity}"))
+            selected_ids = [i for i in st.session_state["decide_selected"] if i < count]
+            selected[:] = False
+            selected[selected_ids] = True
         st.caption(
             f"{len(selected_ids) or 'No'} of {count} policies selected. Filled points are "
             "non-dominated, hollow ones dominated; ◆ knee (high trade-off), ■ compromise "
-            "(closest to the ideal), ★ the aspiration pick, × the aspiration. In parallel "
-            "coordinates each axis spans its own range; draw a box over one axis to brush it."
+            "(closest to the ideal), ★ the aspiration pick, × the aspiration. Drag a box or "
+            "lasso in either view (in parallel coordinates over one axis) or click a point; "
+            "double-click to clear."
         )
 
         frame = pd.DataFrame(
@@ -246,9 +252,19 @@ if loaded is not None:
             }
         )
         frame.index.name = "policy"
+        only = st.toggle(
+            "Only the selected policies",
+            key="decide_only_selected",
+            disabled=not selected_ids,
+            help="Picking rows selects those policies; with this on, only the selected rows "
+            "are listed (pick among them to narrow the selection).",
+        )
+        if only and selected_ids:
+            frame = frame[frame["selected"]]
+        st.session_state["_decide_table_ids"] = [int(i) for i in frame.index]
         st.dataframe(
             frame,
-            key=_view_key("table"),
+            key=_table_key(),
             on_select=_table_selected,
             selection_mode="multi-row",
             height=260,

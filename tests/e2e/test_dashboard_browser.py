@@ -294,29 +294,23 @@ def test_a_plug_in_from_the_command_line_plays_beside_imported_and_random(
     screenshot(page, "11-morl-baselines-envelope-dst")
 
 
-# The parallel-coordinates chart (one subplot, axes named by the objectives), scrolled into
-# view: the plot area's viewport rectangle and its ranges, to aim a brush at one axis.
+# Inside the linked views' frame: the parallel-coordinates plot area, its ranges and the values
+# written at the first axis' ends (high, low).
 PARALLEL_PLOT_AREA = """
 () => {
-  for (const chart of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
-    const plot = chart.querySelector('.js-plotly-plot');
-    if (!plot || !plot.layout || !plot.layout.xaxis || !plot.layout.xaxis.ticktext) continue;
-    if (plot.querySelectorAll('.subplot.xy').length !== 1) continue;
-    plot.scrollIntoView({block: 'center'});
-    const box = plot.querySelector('.nsewdrag').getBoundingClientRect();
-    return {x: box.x, y: box.y, width: box.width, height: box.height,
-            range: plot.layout.xaxis.range, yrange: plot.layout.yaxis.range,
-            names: plot.layout.xaxis.ticktext,
-            ends: plot.layout.annotations.slice(0, 2).map((note) => Number(note.text))};
-  }
-  return null;
+  const plot = document.getElementById('parallel');
+  if (!plot || !plot.layout || !plot.layout.xaxis) return null;
+  const box = plot.querySelector('.nsewdrag').getBoundingClientRect();
+  return {x: box.x, y: box.y, width: box.width, height: box.height,
+          range: plot.layout.xaxis.range, yrange: plot.layout.yaxis.range,
+          names: plot.layout.xaxis.ticktext,
+          ends: plot.layout.annotations.slice(0, 2).map((note) => Number(note.text))};
 }
 """
-
-# The legend names of every chart on the page.
-ALL_LEGEND_NAMES = """
-() => [...document.querySelectorAll('[data-testid="stPlotlyChart"] .legendtext')].map(
-  (element) => element.textContent)
+# The frame's place in the page, scrolled to the top of the view.
+FRAME_AT_TOP = """
+(frame) => { frame.scrollIntoView({block: 'start'}); const r = frame.getBoundingClientRect();
+             return [r.x, r.y]; }
 """
 
 
@@ -325,28 +319,33 @@ def test_many_objectives_brush_in_parallel_coordinates_links_and_replays(
     page,  # noqa: ANN001
 ) -> None:
     """fruit-tree (six objectives): brushing the top half of the first axis in parallel
-    coordinates selects those policies in the scatter matrix too, and the first of them plays."""
+    coordinates highlights those policies in both views, the page counts them, and the first of
+    them plays."""
+    page.set_viewport_size({"width": 1400, "height": 1700})
     page.goto(
         f"{plugin_server}/decide?size=240&env=fruit-tree-v0&agent={quote(FRUIT_PLUGIN, safe='')}",
         timeout=TIMEOUT_MS,
     )
     page.get_by_text("126 preferences").first.wait_for(timeout=TIMEOUT_MS)
-    page.wait_for_function(PARALLEL_PLOT_AREA, timeout=TIMEOUT_MS)
     # Nothing is selected yet: the aspiration pick plays.
     page.get_by_text("Nothing selected: the aspiration pick plays").first.wait_for(
         timeout=TIMEOUT_MS
     )
     first_video = wait_for_playing_video(page)
+    frame_element = page.locator('iframe[title*="linked_views"]')
+    frame = frame_element.element_handle().content_frame()
+    frame.wait_for_function(PARALLEL_PLOT_AREA, timeout=TIMEOUT_MS)
     screenshot(page, "12-many-objectives")
 
-    area = page.evaluate(PARALLEL_PLOT_AREA)
+    offset = frame_element.evaluate(FRAME_AT_TOP)
+    area = frame.evaluate(PARALLEL_PLOT_AREA)
     assert area["names"][0] == "protein", area["names"]
     low, high = area["range"]
     y_low, y_high = area["yrange"]
-    axis_x = area["x"] + (0.0 - low) / (high - low) * area["width"]
+    axis_x = offset[0] + area["x"] + (0.0 - low) / (high - low) * area["width"]
 
     def screen_y(value: float) -> float:  # the scaled axis value (0 bottom, 1 top) on screen
-        return area["y"] + (y_high - value) / (y_high - y_low) * area["height"]
+        return offset[1] + area["y"] + (y_high - value) / (y_high - y_low) * area["height"]
 
     # A box from above the axis' top down to its middle, narrow around the first axis.
     page.mouse.move(axis_x - 12, screen_y(1.1))
@@ -354,13 +353,17 @@ def test_many_objectives_brush_in_parallel_coordinates_links_and_replays(
     page.mouse.move(axis_x + 12, screen_y(0.5), steps=12)
     page.mouse.up()
 
-    caption = page.get_by_text(re.compile(r"^\d+ of 126 policies selected")).first
-    caption.wait_for(timeout=TIMEOUT_MS)
-    count = int(caption.inner_text().split(" ")[0])
+    # The browser highlights the brushed policies in both views...
+    frame.wait_for_function(
+        "() => window.__linkedViews.drawn.some((d) => d.source === 'parallel' && d.count > 0)",
+        timeout=TIMEOUT_MS,
+    )
+    drawn = frame.evaluate("() => window.__linkedViews.drawn.at(-1)")
+    count = drawn["count"]
     assert 0 < count < 126
-    # The same policies in the scatter matrix (its legend counts them) and in the replay.
-    page.wait_for_function(
-        f"() => ({ALL_LEGEND_NAMES})().includes('selected ({count})')", timeout=TIMEOUT_MS
+    # ...and the page, told which, counts the same ones and replays the first of them.
+    page.get_by_text(re.compile(rf"^{count} of 126 policies selected")).first.wait_for(
+        timeout=TIMEOUT_MS
     )
     replay = page.get_by_text(re.compile(r"^Policy \d+'s mean return protein")).first
     replay.wait_for(timeout=TIMEOUT_MS)
