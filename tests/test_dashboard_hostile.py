@@ -32,7 +32,7 @@ from tests.page_markup import EXTENSIONS, page_markup, texts
 
 APP = str(REPO_DIR / "dashboard" / "app.py")
 CORPUS_FILES = REPO_DIR / "tests" / "bad_inputs" / "files"
-PAGES = (None, "compare", "rtg", "dataset", "presentation")
+PAGES = (None, "compare", "decide", "rtg", "dataset", "presentation")
 URL_KEYS = (
     "env",
     "agent",
@@ -40,6 +40,7 @@ URL_KEYS = (
     "seed",
     "size",
     "gamma",
+    "norm",
     "pref",
     "target",
     "tm",
@@ -399,7 +400,7 @@ def test_an_unwritable_video_cache_is_said_once_and_videos_still_play(
 def test_corpus_cases_hold_the_new_probes() -> None:
     cases = json.loads((REPO_DIR / "tests" / "bad_inputs" / "cases.json").read_text())
     queries = [case["query"] for case in cases["urls"]]
-    for key in ("pref", "target", "tm", "agents", "ref", "traj", "gamma"):
+    for key in ("pref", "target", "tm", "agents", "ref", "traj", "gamma", "norm"):
         assert sum(key in query for query in queries) >= 2, key
 
 

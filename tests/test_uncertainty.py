@@ -3,8 +3,6 @@ re-implementation with the same random draws."""
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -115,14 +113,6 @@ def test_matches_a_plain_loop_with_the_same_draws(n_obj: int) -> None:
         assert result[name].low == pytest.approx(low, rel=1e-10)
         assert result[name].high == pytest.approx(high, rel=1e-10)
         assert result[name].level == 0.9 and result[name].resamples == 200
-
-
-def test_fast_enough_for_the_dashboard() -> None:
-    preferences, returns, seeds = sweep([0, 1, 2, 3, 4], granularity=65)  # 66 x 5
-    bootstrap_front_metrics(preferences, returns, seeds, REFERENCE, resamples=10)  # warm
-    start = time.perf_counter()
-    bootstrap_front_metrics(preferences, returns, seeds, REFERENCE, resamples=1000)
-    assert time.perf_counter() - start < 1.0
 
 
 def test_bad_input_is_a_paretoscope_error() -> None:
