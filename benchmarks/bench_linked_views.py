@@ -50,6 +50,14 @@ PARALLEL = """
           range: plot.layout.xaxis.range, yrange: plot.layout.yaxis.range};
 }
 """
+# True once the scatter matrix in the frame holds `total` policies.
+POLICIES_DRAWN = """
+(total) => {
+  const plot = document.getElementById('matrix');
+  if (!plot || !plot.data) return false;
+  return plot.data.reduce((sum, trace) => sum + (trace.customdata || []).length, 0) === total;
+}
+"""
 # The frame's position in the page, with the frame scrolled to the top of the view.
 FRAME_AT_TOP = """
 (frame) => { frame.scrollIntoView({block: 'start'}); const r = frame.getBoundingClientRect();
@@ -136,6 +144,7 @@ def browser_brushes(granularity: int, brushes: int) -> tuple[list[float], list[f
             frame_element.wait_for(timeout=120_000)
             frame = frame_element.element_handle().content_frame()
             frame.wait_for_function(PARALLEL, timeout=120_000)
+            frame.wait_for_function(POLICIES_DRAWN, arg=total, timeout=120_000)
             time.sleep(2)
             for brush in range(brushes):
                 offset = frame_element.evaluate(FRAME_AT_TOP)

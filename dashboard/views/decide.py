@@ -223,7 +223,7 @@ if loaded is not None:
                 (aspiration - offset) / scale,
             )
             st.session_state["_decide_views"] = {**arguments, "selected": list(selected_ids)}
-            _follow_brush(linked_views(arguments, selected_ids, key=f"decide_views_{granularity}"))
+            _follow_brush(linked_views(arguments, selected_ids, key="decide_views"))
             selected_ids = [i for i in st.session_state["decide_selected"] if i < count]
             selected[:] = False
             selected[selected_ids] = True
