@@ -168,6 +168,16 @@ def loaded_agent(asset: AgentAsset) -> LoadedAgent:
     )
 
 
+def fitting_agent(asset: AgentAsset, env_id: str) -> LoadedAgent:
+    """`loaded_agent`, checked to fit `env_id` (objectives, observations, actions) before a
+    page rolls it out: a mismatch is one message naming both, not a failure mid-episode."""
+    from core.rollout import check_agent_fits
+
+    loaded = loaded_agent(asset)
+    check_agent_fits(loaded.agent, env_id)
+    return loaded
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def _sweep_table(
     path: str,

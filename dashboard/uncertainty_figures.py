@@ -110,11 +110,16 @@ def attainment_figure(
                 line={**LEVEL_STYLES.get(level, {}), "width": 2},
             )
         )
+    return _laid_out(figure, objective_names[a], objective_names[b], height)
+
+
+def _laid_out(figure: go.Figure, x_name: str, y_name: str, height: int) -> go.Figure:
+    """Both figures' frame: returns of two objectives across and up, the legend below."""
     figure.update_layout(
         height=height,
         margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        xaxis_title=f"{objective_names[a]} return",
-        yaxis_title=f"{objective_names[b]} return",
+        xaxis_title=f"{x_name} return",
+        yaxis_title=f"{y_name} return",
         legend={"orientation": "h", "y": -0.2},
     )
     return figure
@@ -188,11 +193,4 @@ def eaf_difference_figure(
             x=0.5,
             y=0.5,
         )
-    figure.update_layout(
-        height=height,
-        margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        xaxis_title=f"{objective_names[0]} return",
-        yaxis_title=f"{objective_names[1]} return",
-        legend={"orientation": "h", "y": -0.2},
-    )
-    return figure
+    return _laid_out(figure, objective_names[0], objective_names[1], height)

@@ -17,9 +17,9 @@ from core.agents import load
 from core.metrics import front_summary, hypervolume
 from core.rollout import rollout_batch
 from dashboard.demo_fixture import build_tiny_assets
-from tests.conftest import FIXTURES_DIR, PEDA_FIXTURES, REPO_DIR
+from tests.apptests import open_app, page_ok
+from tests.conftest import FIXTURES_DIR, PEDA_FIXTURES
 
-APP = str(REPO_DIR / "dashboard" / "app.py")
 HORIZON = 30
 CHEETAH = "MO-HalfCheetah-v2"
 HOPPER3 = "MO-Hopper-v3"
@@ -28,7 +28,6 @@ RANDOM_LABEL = "random (uniform baseline)"  # how the agent list shows the built
 MORLB = FIXTURES_DIR / "morl-baselines"
 ENVELOPE = MORLB / "envelope" / DST / "Envelope.tar"
 PCN = MORLB / "pcn" / DST / "PCN_model.pt"
-TIMEOUT = 120
 
 pytestmark = pytest.mark.slow
 
@@ -46,19 +45,6 @@ def app_env(assets: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> It
     monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
     monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
     yield tmp_path / "cache"
-
-
-def _app(query: dict[str, str] | None = None):  # noqa: ANN202 - an AppTest
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params.update({"size": "240", **(query or {})})
-    return at.run()
-
-
-def _ok(at) -> None:  # noqa: ANN001
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 def _returns(assets: Path, agent: str, env_id: str, preference, seed=0, target=None):  # noqa: ANN001, ANN202
@@ -96,8 +82,8 @@ def _curve(at, name: str) -> int:  # noqa: ANN001
 def test_explore_streams_a_rollout_that_matches_core(app_env: Path, assets: Path) -> None:
     import imageio.v2 as imageio
 
-    at = _app()
-    _ok(at)
+    at = open_app()
+    page_ok(at)
     result = at.session_state["explore_result"]
     assert result["preference"] == [0.5, 0.5] and result["has_video"]
     np.testing.assert_allclose(
@@ -126,23 +112,23 @@ def test_slider_change_renders_once_per_preference(
         return original(self, agents, on_frame, render)
 
     monkeypatch.setattr(EpisodeRequest, "record", counting)
-    at = _app()
+    at = open_app()
     at.slider[0].set_value(0.8).run()
-    _ok(at)
+    page_ok(at)
     result = at.session_state["explore_result"]
     assert result["preference"] == pytest.approx([0.2, 0.8])
     np.testing.assert_allclose(
         result["returns"], _returns(assets, "cheetah-morvs", CHEETAH, [0.2, 0.8]), rtol=1e-9
     )
     at.slider[0].set_value(0.5).run()
-    _ok(at)
+    page_ok(at)
     assert at.session_state["explore_result"]["preference"] == [0.5, 0.5]
     assert len(calls) == 2  # 0.5 once, 0.8 once: going back to 0.5 used the recording
 
 
 def test_url_reproduces_the_view(app_env: Path, assets: Path) -> None:
-    at = _app({"env": HOPPER3, "agent": "hopper3-modt", "pref": "0.25,0.25,0.5", "seed": "1"})
-    _ok(at)
+    at = open_app({"env": HOPPER3, "agent": "hopper3-modt", "pref": "0.25,0.25,0.5", "seed": "1"})
+    page_ok(at)
     assert [slider.value for slider in at.slider] == [0.25, 0.25, 0.5]
     assert at.number_input(key="seed").value == 1
     result = at.session_state["explore_result"]
@@ -157,10 +143,10 @@ def test_url_reproduces_the_view(app_env: Path, assets: Path) -> None:
 
 
 def test_three_objective_sliders_stay_on_the_simplex(app_env: Path) -> None:
-    at = _app({"env": HOPPER3, "agent": "hopper3-modt"})
+    at = open_app({"env": HOPPER3, "agent": "hopper3-modt"})
     assert [slider.value for slider in at.slider] == [0.5, 0.25, 0.25]
     at.slider(key="w_pref3_1").set_value(0.5).run()
-    _ok(at)
+    page_ok(at)
     values = [slider.value for slider in at.slider]
     assert values[1] == 0.5 and sum(values) == pytest.approx(1.0)
     assert all(v * 4 == pytest.approx(round(v * 4)) for v in values)  # on the grid of 1/4
@@ -171,7 +157,7 @@ def test_three_objective_sliders_stay_on_the_simplex(app_env: Path) -> None:
     energy = int(np.flatnonzero((grid == [0.0, 0.0, 1.0]).all(axis=1))[0])
     _select(at, "ternary_0", 0, energy, [energy])
     at.run()
-    _ok(at)
+    page_ok(at)
     assert [slider.value for slider in at.slider] == [0.0, 0.0, 1.0]
     assert at.session_state["explore_result"]["preference"] == [0.0, 0.0, 1.0]
 
@@ -179,12 +165,12 @@ def test_three_objective_sliders_stay_on_the_simplex(app_env: Path) -> None:
 def test_three_objectives_front_in_3d_and_clickable_projection(app_env: Path) -> None:
     import plotly.graph_objects as go
 
-    at = _app({"env": HOPPER3, "agent": "hopper3-modt"})
-    _ok(at)
+    at = open_app({"env": HOPPER3, "agent": "hopper3-modt"})
+    page_ok(at)
     assert isinstance(at.session_state["_front_figure"].data[0], go.Scatter3d)
     at.radio(key="front_view").set_value("2-D projection (clickable)").run()
     at.selectbox(key="front_axes_1").set_value(2).run()
-    _ok(at)
+    page_ok(at)
     figure = at.session_state["_front_figure"]
     assert figure.layout.yaxis.title.text == "energy return"
     meta = at.session_state["_front_points"]
@@ -192,7 +178,7 @@ def test_three_objectives_front_in_3d_and_clickable_projection(app_env: Path) ->
     curve = _curve(at, meta["name"] if meta["undominated"][row] else meta["name"] + " (dominated)")
     _select(at, "front_0", curve, 0, [0, row])
     at.run()
-    _ok(at)
+    page_ok(at)
     np.testing.assert_allclose(
         at.session_state["explore_result"]["preference"], meta["preferences"][row]
     )
@@ -200,9 +186,9 @@ def test_three_objectives_front_in_3d_and_clickable_projection(app_env: Path) ->
 
 def test_upload_a_peda_checkpoint_and_import_it(app_env: Path) -> None:
     source = PEDA_FIXTURES / "ckpts" / CHEETAH / "dt" / "step=1.ckpt"
-    at = _app()
+    at = open_app()
     at.file_uploader(key="_uploads").upload("mystery.ckpt", source.read_bytes()).run()
-    _ok(at)
+    page_ok(at)
     # HalfCheetah and Walker2d have the same dims: the env must be asked for (among the envs
     # its tensors fit); its type is read from the key names, so it is not asked.
     env_box = at.selectbox(key="_import_env_mystery")
@@ -211,10 +197,10 @@ def test_upload_a_peda_checkpoint_and_import_it(app_env: Path) -> None:
     assert not [box for box in at.selectbox if box.key == "_import_kind_mystery"]
     assert not [box for box in at.checkbox if box.key == "_import_trust_mystery"]
     at.button(key="_import_mystery").click().run()
-    _ok(at)
+    page_ok(at)
     assert "mystery-dt" in at.selectbox(key="agent").options
     at.selectbox(key="agent").set_value("mystery-dt").run()
-    _ok(at)
+    page_ok(at)
     assert at.session_state["explore_result"]["has_video"]
 
 
@@ -244,12 +230,12 @@ def test_a_morl_baselines_file_without_its_env_asks_only_the_env(
     assets = _assets_with(tmp_path / "assets", ENVELOPE)  # no env id in its path
     monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
     monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
-    at = _app()
-    _ok(at)
+    at = open_app()
+    page_ok(at)
     assert _import_widgets(at) == {"_import_env_Envelope", "_import_Envelope"}
     at.selectbox(key="_import_env_Envelope").set_value(DST)
     at.button(key="_import_Envelope").click().run()
-    _ok(at)
+    page_ok(at)
     assert at.selectbox(key="env").value == DST
     assert at.selectbox(key="agent").options == ["Envelope-envelope", RANDOM_LABEL]
     assert (assets / "agents" / "Envelope.tar").is_file()  # the server's file is left as it was
@@ -268,8 +254,8 @@ def test_a_morl_baselines_agent_whose_path_names_the_env_plays_beside_random(
     assets = _assets_with(tmp_path / DST, ENVELOPE)  # the env is read from the folder's name
     monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
     monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
-    at = _app()
-    _ok(at)
+    at = open_app()
+    page_ok(at)
     assert not _import_widgets(at)  # nothing to ask
     assert at.selectbox(key="env").value == DST
     assert at.selectbox(key="agent").options == ["Envelope", RANDOM_LABEL]
@@ -279,7 +265,7 @@ def test_a_morl_baselines_agent_whose_path_names_the_env_plays_beside_random(
     expected = _direct_returns(agent, result["preference"])
     np.testing.assert_allclose(result["returns"], expected, rtol=1e-12)
     at.selectbox(key="agent").set_value("random").run()
-    _ok(at)
+    page_ok(at)
     assert at.session_state["explore_result"]["has_video"]
 
 
@@ -289,8 +275,8 @@ def test_a_pcn_file_on_the_servers_disk_imports_only_when_trusted(
     assets = _assets_with(tmp_path / DST, PCN)
     monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
     monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
-    at = _app()
-    _ok(at)
+    at = open_app()
+    page_ok(at)
     name = "PCN_model"
     assert _import_widgets(at) == {
         f"_import_opt_horizon_{name}",
@@ -308,13 +294,13 @@ def test_a_pcn_file_on_the_servers_disk_imports_only_when_trusted(
     assert holder is None or not (holder.path / "agents" / "PCN_model-pcn").exists()
     at.checkbox(key=f"_import_trust_{name}").check()
     at.button(key=f"_import_{name}").click().run()
-    _ok(at)
+    page_ok(at)
     assert at.selectbox(key="agent").options == ["PCN_model-pcn", RANDOM_LABEL]
     assert (assets / "agents" / PCN.name).is_file()
 
 
 def test_an_uploaded_pcn_file_is_never_trusted(app_env: Path) -> None:
-    at = _app()
+    at = open_app()
     at.file_uploader(key="_uploads").upload(PCN.name, PCN.read_bytes()).run()
     assert not at.exception
     assert not [key for key in _import_widgets(at) if key.endswith("_PCN_model")]
@@ -324,13 +310,13 @@ def test_an_uploaded_pcn_file_is_never_trusted(app_env: Path) -> None:
 
 
 def test_clicking_a_front_point_replays_that_episode(app_env: Path, assets: Path) -> None:
-    at = _app()
+    at = open_app()
     meta = at.session_state["_front_points"]
     row = int(np.argmax(meta["returns"][:, 0]))
     curve = _curve(at, meta["name"] if meta["undominated"][row] else meta["name"] + " (dominated)")
     _select(at, "front_0", curve, 0, [0, row])
     at.run()
-    _ok(at)
+    page_ok(at)
     result = at.session_state["explore_result"]
     np.testing.assert_allclose(result["preference"], meta["preferences"][row])
     assert result["seed"] == 0
@@ -345,12 +331,12 @@ def test_clicking_a_front_point_replays_that_episode(app_env: Path, assets: Path
 
 
 def test_target_mode_asks_for_a_return(app_env: Path, assets: Path) -> None:
-    at = _app()
+    at = open_app()
     at.toggle(key="target_mode").set_value(True).run()
-    _ok(at)
+    page_ok(at)
     at.number_input(key="w_target_0").set_value(300.0)
     at.number_input(key="w_target_1").set_value(150.0).run()
-    _ok(at)
+    page_ok(at)
     result = at.session_state["explore_result"]
     assert result["target"] == [300.0, 150.0]
     np.testing.assert_allclose(
@@ -363,14 +349,14 @@ def test_target_mode_asks_for_a_return(app_env: Path, assets: Path) -> None:
     grid = at.session_state["_front_points"]["grid"]
     _select(at, "front_0", 0, 7, [-1, 7])
     at.run()
-    _ok(at)
+    page_ok(at)
     expected = [float(round(value, 1)) for value in grid[7]]
     assert at.session_state["explore_result"]["target"] == pytest.approx(expected)
 
 
 def test_policy_set_has_no_target_mode(app_env: Path) -> None:
-    at = _app({"agent": "cheetah-policies"})
-    _ok(at)
+    at = open_app({"agent": "cheetah-policies"})
+    page_ok(at)
     assert not at.toggle
     assert at.session_state["explore_result"]["has_video"]
 
@@ -383,9 +369,9 @@ def test_compare_page(app_env: Path, assets: Path) -> None:
 
     from core.results_store import ResultsStore
 
-    at = _app()
+    at = open_app()
     at.switch_page("views/compare.py").run()
-    _ok(at)
+    page_ok(at)
     assert at.multiselect(key="compare_agents").value == ["cheetah-morvs", "cheetah-policies"]
     result = at.session_state["compare_result"]
     assert result["has_video"] and result["agents"] == ["cheetah-morvs", "cheetah-policies"]
@@ -416,9 +402,9 @@ def test_compare_random_beside_a_trained_agent_and_leave_other_envs_out(
     from core.agents.random_agent import RandomAgent
     from core.results_store import ResultsStore
 
-    at = _app({"agents": "cheetah-morvs,hopper3-modt,random"})
+    at = open_app({"agents": "cheetah-morvs,hopper3-modt,random"})
     at.switch_page("views/compare.py").run()
-    _ok(at)
+    page_ok(at)
     assert at.multiselect(key="compare_agents").value == ["cheetah-morvs", "random"]
     notes = " ".join(warning.value for warning in at.warning)
     assert "hopper3-modt (MO-Hopper-v3) left out" in notes, notes
@@ -445,7 +431,7 @@ def test_compare_random_beside_a_trained_agent_and_leave_other_envs_out(
     # Another env in the sidebar: the selection keeps only what that env has (random), and
     # says what it left out.
     at.selectbox(key="env").set_value(HOPPER3).run()
-    _ok(at)
+    page_ok(at)
     assert at.multiselect(key="compare_agents").value == ["random"]
     captions = " ".join(caption.value for caption in at.caption)
     assert "cheetah-morvs (MO-HalfCheetah-v2) left out" in captions, captions
@@ -454,15 +440,15 @@ def test_compare_random_beside_a_trained_agent_and_leave_other_envs_out(
 def test_rtg_and_metrics_page(app_env: Path, assets: Path) -> None:
     from core.results_store import ResultsStore
 
-    at = _app()
+    at = open_app()
     at.switch_page("views/rtg.py").run()
-    _ok(at)
+    page_ok(at)
     assert at.session_state["rtg_result"]["episodes"] == 21
     at.multiselect(key="rtg_scales").set_value([0.5, 1.0]).run()
-    _ok(at)
+    page_ok(at)
     assert at.session_state["rtg_result"]["episodes"] == 42
     at.number_input(key="ref_0").set_value(20.0).run()
-    _ok(at)
+    page_ok(at)
     metrics = at.session_state["metrics_result"]
     stored = ResultsStore(assets / "results").read(CHEETAH)
     rows = stored[(stored["agent"] == "cheetah-morvs") & ~stored["explicit_target"]]
@@ -475,9 +461,9 @@ def test_rtg_and_metrics_page(app_env: Path, assets: Path) -> None:
 def test_rtg_page_explains_agents_without_targets(app_env: Path, assets: Path) -> None:
     from core.results_store import ResultsStore
 
-    at = _app({"agent": "cheetah-policies"})
+    at = open_app({"agent": "cheetah-policies"})
     at.switch_page("views/rtg.py").run()
-    _ok(at)
+    page_ok(at)
     assert any("does not read a target" in info.value for info in at.info)
     stored = ResultsStore(assets / "results").read(CHEETAH)
     rows = stored[stored["agent"] == "cheetah-policies"]
@@ -488,9 +474,9 @@ def test_rtg_page_explains_agents_without_targets(app_env: Path, assets: Path) -
 def test_dataset_page_replays_a_stored_trajectory(app_env: Path, assets: Path) -> None:
     from core.data import open_dataset
 
-    at = _app()
+    at = open_app()
     at.switch_page("views/dataset.py").run()
-    _ok(at)
+    page_ok(at)
     result = at.session_state["dataset_result"]
     # Collected by paretoscope: the env seed is known, so the replay is the same episode.
     np.testing.assert_allclose(result["replayed"], result["stored"], rtol=1e-9)
@@ -498,7 +484,7 @@ def test_dataset_page_replays_a_stored_trajectory(app_env: Path, assets: Path) -
     np.testing.assert_allclose(result["stored"], data.returns[0])
     _select(at, "dataset_returns_0", 0, 5, [5])
     at.run()
-    _ok(at)
+    page_ok(at)
     assert at.number_input(key="trajectory").value == 5
     result = at.session_state["dataset_result"]
     assert result["trajectory"] == 5
@@ -508,14 +494,14 @@ def test_dataset_page_replays_a_stored_trajectory(app_env: Path, assets: Path) -
 def test_presentation_page_makes_a_tour(app_env: Path) -> None:
     import imageio.v2 as imageio
 
-    at = _app()
+    at = open_app()
     at.switch_page("views/presentation.py").run()
-    _ok(at)
+    page_ok(at)
     at.slider(key="tour_stops").set_value(3)
     at.slider(key="tour_steps").set_value(10)
     at.run()
     at.button(key="tour_make").click().run()
-    _ok(at)
+    page_ok(at)
     result = at.session_state["tour_result"]
     assert result["stops"] == 3
     reader = imageio.get_reader(str(app_env / "rollouts" / f"{result['key']}.mp4"))
@@ -541,12 +527,12 @@ def test_errors_are_messages_and_the_page_goes_on(
         .replace('"obs_dim": 17', '"obs_dim": 5')
     )
     monkeypatch.setenv("PARETOSCOPE_ASSETS", str(broken))
-    at = _app({"agent": "cheetah-policies"})
+    at = open_app({"agent": "cheetah-policies"})
     assert not at.exception
     assert any("cheetah-policies" in error.value for error in at.error)
     assert any("could not be read" in expander.label for expander in at.expander)
     at.selectbox(key="agent").set_value("cheetah-morvs").run()
-    _ok(at)
+    page_ok(at)
 
     from core.render import RenderingUnavailable
 
@@ -577,10 +563,10 @@ def test_add_a_folder_and_upload_files(
     shutil.copytree(assets / "agents" / "cheetah-policies", extra / "agents" / "mine")
     # A typed folder must lie in the assets folder or a folder the server allows.
     monkeypatch.setenv("PARETOSCOPE_ALLOWED_DIRS", str(extra))
-    at = _app()
+    at = open_app()
     at.text_input(key="_folder_input").input(str(extra))
     at.button(key="_add_folder").click().run()
-    _ok(at)
+    page_ok(at)
     assert "mine" in at.selectbox(key="agent").options
 
     uploads = tmp_path / "uploads"
@@ -618,7 +604,7 @@ def test_every_page_explains_an_empty_assets_folder(
     monkeypatch.setenv("PARETOSCOPE_ASSETS", str(tmp_path / "empty"))
     monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
     (tmp_path / "empty").mkdir()
-    at = _app()
+    at = open_app()
     at.switch_page(page).run()
-    _ok(at)
+    page_ok(at)
     assert any("No agents or datasets were found" in info.value for info in at.info)

@@ -16,12 +16,10 @@ import numpy as np
 import pytest
 
 from core.cli import dashboard as dashboard_cli
-from tests.conftest import REPO_DIR
+from tests.apptests import APP, TIMEOUT, page_ok
 
-APP = str(REPO_DIR / "dashboard" / "app.py")
 PLUGIN = "py:tests.plugin_examples:fruit_picker"
 FRUIT = "fruit-tree-v0"
-TIMEOUT = 120
 
 pytestmark = pytest.mark.slow
 
@@ -45,11 +43,6 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     at.run()
     at.switch_page("views/decide.py").run()
     yield at
-
-
-def _ok(at) -> None:  # noqa: ANN001
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 def _sweep_means(granularity: int) -> tuple[np.ndarray, np.ndarray]:
@@ -99,7 +92,7 @@ def _brute_force_pick(returns: np.ndarray, aspiration: np.ndarray) -> int:
 
 def test_the_page_shows_every_policy_of_the_grid_linked(app) -> None:  # noqa: ANN001
     at = app
-    _ok(at)
+    page_ok(at)
     result = at.session_state["decide_result"]
     # Six objectives: the default grid is 1/4, C(4 + 5, 5) = 126 preferences.
     assert result["policies"] == comb(4 + 5, 5) == 126
@@ -120,7 +113,7 @@ def test_the_page_shows_every_policy_of_the_grid_linked(app) -> None:  # noqa: A
     # A selection made in a view (as a callback would) is highlighted and replayed.
     at.session_state["decide_selected"] = (7, 40)
     at.run()
-    _ok(at)
+    page_ok(at)
     result = at.session_state["decide_result"]
     assert result["selected"] == [7, 40] and result["focus"] == 7
     preferences, _ = _sweep_means(4)
@@ -129,7 +122,7 @@ def test_the_page_shows_every_policy_of_the_grid_linked(app) -> None:  # noqa: A
     table = next(frame.value for frame in at.dataframe if "pseudo-weights" in frame.value)
     assert list(table.index[table["selected"]]) == [7, 40]
     at.toggle(key="decide_only_selected").set_value(True).run()
-    _ok(at)
+    page_ok(at)
     table = next(frame.value for frame in at.dataframe if "pseudo-weights" in frame.value)
     assert list(table.index) == [7, 40]
     video = at.session_state.get("_last_streamed")
@@ -143,7 +136,7 @@ def test_the_aspiration_control_picks_the_brute_force_asf_point(app) -> None:  #
     for index, value in enumerate(aspiration):
         at.number_input(key=f"decide_aspiration_{index}").set_value(float(value))
     at.run()
-    _ok(at)
+    page_ok(at)
     result = at.session_state["decide_result"]
     expected = _brute_force_pick(returns, aspiration)
     assert np.allclose(returns[result["pick"]], returns[expected])
@@ -155,7 +148,7 @@ def test_the_aspiration_control_picks_the_brute_force_asf_point(app) -> None:  #
     # Another aspiration, reachable only with a lot of objective 0: the pick follows it.
     at.number_input(key="decide_aspiration_0").set_value(9.0)
     at.run()
-    _ok(at)
+    page_ok(at)
     result = at.session_state["decide_result"]
     assert np.allclose(
         returns[result["pick"]],
@@ -167,7 +160,7 @@ def test_normalisation_and_reference_point_are_the_sidebars(app) -> None:  # noq
     at = app
     _, returns = _sweep_means(4)
     at.radio(key="normalisation").set_value("min-max").run()
-    _ok(at)
+    page_ok(at)
     assert at.query_params["norm"] in ("min-max", ["min-max"])
     shown = np.asarray(_views(at)[2]["values"])
     assert shown.min(axis=0) == pytest.approx(np.zeros(6))
@@ -175,7 +168,7 @@ def test_normalisation_and_reference_point_are_the_sidebars(app) -> None:  # noq
     # The reference normalisation uses the sidebar's reference point: 0 there.
     at.number_input(key="ref_0").set_value(-1.0)
     at.radio(key="normalisation").set_value("reference").run()
-    _ok(at)
+    page_ok(at)
     matrix, _, views = _views(at)
     aspiration = next(t for t in matrix["data"] if t["name"] == "aspiration")
     drawn = _array(aspiration["dimensions"][0]["values"])[0]

@@ -14,6 +14,7 @@ import pytest
 from core.agents.random_agent import RandomAgent
 from core.envs import get_spec, list_ids
 from core.rollout import rollout_batch
+from tests.apptests import page_ok
 from tests.conftest import REPO_DIR
 
 APP = str(REPO_DIR / "dashboard" / "app.py")
@@ -37,11 +38,6 @@ def _app(query: dict[str, str]):  # noqa: ANN202 - an AppTest
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.query_params.update({"size": "240", **query})
     return at.run()
-
-
-def _ok(at) -> None:  # noqa: ANN001
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 def _trace_names(at) -> list[str]:  # noqa: ANN001
@@ -69,7 +65,7 @@ def test_any_env_opens_with_the_random_agent_and_its_exact_front(no_assets: Path
     from core.sweeps import mean_per_preference
 
     at = _app({"env": DST, "agent": "random"})
-    _ok(at)
+    page_ok(at)
     assert at.selectbox(key="env").options == list_ids()  # no catalog env: the registry's order
     assert at.selectbox(key="agent").options == ["random (uniform baseline)"]
     result = at.session_state["explore_result"]
@@ -96,7 +92,7 @@ def test_any_env_opens_with_the_random_agent_and_its_exact_front(no_assets: Path
 
 def test_minecart_streams_frames_and_draws_its_approximate_front(no_assets: Path) -> None:
     at = _app({"env": MINECART, "agent": "random"})
-    _ok(at)
+    page_ok(at)
     result = at.session_state["explore_result"]
     assert result["has_video"] and result["frames"] > 0
     np.testing.assert_allclose(
@@ -107,7 +103,7 @@ def test_minecart_streams_frames_and_draws_its_approximate_front(no_assets: Path
     assert any("approximate" in caption.value for caption in at.caption)
     # Another preference: a new episode is recorded (frames and video, no exception).
     at.slider(key="w_pref3_0").set_value(0.6).run()
-    _ok(at)
+    page_ok(at)
     moved = at.session_state["explore_result"]
     assert moved["key"] != result["key"] and moved["has_video"]
 
@@ -117,7 +113,7 @@ def test_gamma_from_the_link_discounts_the_sweep_and_the_known_front(no_assets: 
     from core.results_store import ResultsStore
 
     at = _app({"env": DST, "agent": "random", "gamma": "0.9"})
-    _ok(at)
+    page_ok(at)
     assert not at.warning
     assert at.number_input(key="gamma").value == pytest.approx(0.9)
     assert at.query_params["gamma"] in ("0.9", ["0.9"])
@@ -137,7 +133,7 @@ def test_gamma_from_the_link_discounts_the_sweep_and_the_known_front(no_assets: 
     assert any("discounted by γ = 0.9" in caption.value for caption in at.caption)
     # Back to 1: undiscounted, and the link loses its gamma.
     at.number_input(key="gamma").set_value(1.0).run()
-    _ok(at)
+    page_ok(at)
     assert "gamma" not in at.query_params
     assert at.session_state["_front_points"]["gamma"] == 1.0
 
@@ -145,7 +141,7 @@ def test_gamma_from_the_link_discounts_the_sweep_and_the_known_front(no_assets: 
 @pytest.mark.parametrize("value", ["0", "1.5", "nan", "-0.5", "abc"])
 def test_a_bad_gamma_in_the_link_is_noted_and_ignored(no_assets: Path, value: str) -> None:
     at = _app({"env": DST, "agent": "random", "gamma": value})
-    _ok(at)
+    page_ok(at)
     notes = " ".join(warning.value for warning in at.warning)
     assert f"gamma='{value}'" in notes and "expected a number from 0.0001 to 1" in notes
     assert at.number_input(key="gamma").value == 1.0
@@ -158,7 +154,7 @@ def test_the_metrics_page_shows_the_indicators_at_the_sidebar_gamma(no_assets: P
 
     at = _app({"env": DST, "agent": "random", "gamma": "0.95"})
     at.switch_page("views/rtg.py").run()
-    _ok(at)
+    page_ok(at)
     metrics = at.session_state["metrics_result"]
     table = sweep(
         RandomAgent(DST), DST, granularity=20, seeds=[0], workers=1, progress=False, gamma=0.95
@@ -178,7 +174,7 @@ def test_the_metrics_page_shows_the_indicators_at_the_sidebar_gamma(no_assets: P
 
 def test_an_env_without_a_known_front_shows_none(no_assets: Path) -> None:
     at = _app({"env": "mo-mountaincar-timemove-v0", "agent": "random"})
-    _ok(at)
+    page_ok(at)
     names = _trace_names(at)
     assert not any(name.startswith("known front") for name in names)
     assert at.session_state["_front_points"]["known_front"] is None

@@ -21,6 +21,7 @@ from core.recordings import EpisodeRequest, Recording, read_recording
 from dashboard import pool as pool_module
 from dashboard.pool import RolloutPool
 from tests.agents_for_tests import LinearAgent
+from tests.apptests import page_ok
 from tests.conftest import REPO_DIR
 
 APP = str(REPO_DIR / "dashboard" / "app.py")
@@ -249,11 +250,6 @@ def _app(query: dict[str, str] | None = None):  # noqa: ANN202 - an AppTest
     return at.run()
 
 
-def _ok(at) -> None:  # noqa: ANN001
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-
-
 def _stored_hypervolume(assets: Path, agent: str) -> float:
     """The hypervolume (reference at the origin) of `agent`'s precomputed sweep, read directly
     from the assets' store: what the metrics panels must show."""
@@ -308,7 +304,7 @@ def test_a_queued_request_says_so_then_plays(
     threading.Thread(target=another_viewer).start()
     busy.wait(5)
     at = _app()
-    _ok(at)
+    page_ok(at)
     assert done.is_set() and notices and set(notices) == {0}
     assert at.session_state["explore_result"]["has_video"]
 
@@ -319,7 +315,7 @@ def test_a_corrupted_cached_video_is_rendered_again(
     import streamlit as st
 
     at = _app()
-    _ok(at)
+    page_ok(at)
     key = at.session_state["explore_result"]["key"]
     video = cache / "rollouts" / f"{key}.mp4"
     good = video.read_bytes()
@@ -330,7 +326,7 @@ def test_a_corrupted_cached_video_is_rendered_again(
     st.cache_resource.clear()  # a fresh server process: nothing in memory
     renders = _count_renders(monkeypatch)
     again = _app()
-    _ok(again)
+    page_ok(again)
     assert renders == [(0.5, 0.5)]  # rendered again, not shown
     assert again.session_state["explore_result"]["key"] == key
     repaired = read_recording([cache / "rollouts"], key)
@@ -359,7 +355,7 @@ def test_a_corrupted_results_shard_is_set_aside_and_recomputed(
     st.cache_resource.clear()
     st.cache_data.clear()
     at = _app()
-    _ok(at)
+    page_ok(at)
     np.testing.assert_allclose(
         np.sort(at.session_state["_front_points"]["returns"], axis=0),
         np.sort(expected, axis=0),
@@ -380,9 +376,9 @@ def test_an_unwritable_results_folder_is_a_clear_error(
     import core.results_store as results_store
 
     at = _app()
-    _ok(at)
+    page_ok(at)
     at.switch_page("views/rtg.py").run()
-    _ok(at)
+    page_ok(at)
 
     def listing() -> dict[str, str]:
         return {
@@ -485,11 +481,11 @@ def test_nan_actions_in_the_page_are_a_message_and_the_page_goes_on(
 
     monkeypatch.setattr(Loaded, "borrow", nan_borrow)
     at = _app()
-    _ok(at)
+    page_ok(at)
     assert any("stopped at step 6" in warning.value for warning in at.warning)
     assert at.session_state["explore_result"]["frames"] == 6
     at.slider[0].set_value(0.8).run()
-    _ok(at)
+    page_ok(at)
     assert at.session_state["explore_result"]["preference"] == pytest.approx([0.2, 0.8])
 
 
@@ -504,19 +500,19 @@ def test_without_rendering_every_page_still_works(
     monkeypatch.setattr("core.render.frames.stream_frames", unavailable)
     monkeypatch.setattr("core.render.stream_frames", unavailable)
     at = _app()
-    _ok(at)
+    page_ok(at)
     assert any("no OpenGL here" in warning.value for warning in at.warning)
     assert at.session_state["explore_result"]["has_video"] is False
     assert at.get("plotly_chart"), "the front is drawn"
 
     at.switch_page("views/rtg.py").run()
-    _ok(at)
+    page_ok(at)
     assert at.session_state["metrics_result"]["hypervolume"] == pytest.approx(
         _stored_hypervolume(assets, "cheetah-morvs")
     )
 
     at.switch_page("views/dataset.py").run()
-    _ok(at)
+    page_ok(at)
     assert any("no OpenGL here" in warning.value for warning in at.warning)
     result = at.session_state["dataset_result"]
     np.testing.assert_allclose(result["replayed"], result["stored"], rtol=1e-9)

@@ -22,9 +22,9 @@ from core.metrics import (
 )
 from dashboard.uncertainty import equal_runs
 from dashboard.uncertainty_figures import attainment_figure, eaf_difference_figure, staircase
-from tests.conftest import PEDA_FIXTURES, REPO_DIR
+from tests.apptests import open_app, page_ok
+from tests.conftest import PEDA_FIXTURES
 
-APP = str(REPO_DIR / "dashboard" / "app.py")
 HORIZON = 30
 CHEETAH = "MO-HalfCheetah-v2"
 SEEDS = (0, 1, 2)
@@ -163,19 +163,6 @@ def app_env(assets: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> It
     yield tmp_path / "cache"
 
 
-def _app(query: dict[str, str] | None = None):  # noqa: ANN202 - an AppTest
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params.update({"size": "240", **(query or {})})
-    return at.run()
-
-
-def _ok(at) -> None:  # noqa: ANN001
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-
-
 def _stored(assets: Path, agent: str) -> dict[str, np.ndarray]:
     from core.results_store import ResultsStore
 
@@ -199,9 +186,9 @@ def _trace_names(at) -> list[str]:  # noqa: ANN001
 
 @pytest.mark.slow
 def test_rtg_page_shows_the_attainment_surfaces_of_the_seeds(app_env: Path, assets: Path) -> None:
-    at = _app()
+    at = open_app(timeout=TIMEOUT)
     at.switch_page("views/rtg.py").run()
-    _ok(at)
+    page_ok(at)
     assert "Uncertainty across seeds" in [header.value for header in at.subheader]
     result = at.session_state["uncertainty_result"]
     assert result["seeds"] == list(SEEDS) and result["episodes"] == 21 * len(SEEDS)
@@ -222,18 +209,18 @@ def test_rtg_page_shows_the_attainment_surfaces_of_the_seeds(app_env: Path, asse
 
 @pytest.mark.slow
 def test_rtg_page_says_one_seed_has_nothing_to_show(app_env: Path) -> None:
-    at = _app({"agent": "cheetah-policies"})
+    at = open_app({"agent": "cheetah-policies"}, timeout=TIMEOUT)
     at.switch_page("views/rtg.py").run()
-    _ok(at)
+    page_ok(at)
     assert any("no spread across seeds" in info.value for info in at.info)
     assert "uncertainty_result" not in at.session_state
 
 
 @pytest.mark.slow
 def test_compare_shows_intervals_and_the_eaf_difference(app_env: Path, assets: Path) -> None:
-    at = _app()
+    at = open_app(timeout=TIMEOUT)
     at.switch_page("views/compare.py").run()
-    _ok(at)
+    page_ok(at)
     table = at.session_state["compare_metrics"]
     morvs, policies = "MORvS (untrained)", "Linear policy set"
     stored = _stored(assets, "cheetah-morvs")

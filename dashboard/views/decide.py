@@ -108,10 +108,7 @@ st.caption(
 loaded = None
 if sidebar.need(ctx):
     with guard(f"agent {ctx.agent.name}"):
-        from core.rollout import check_agent_fits
-
-        loaded = loaders.loaded_agent(ctx.agent)
-        check_agent_fits(loaded.agent, ctx.env_id)
+        loaded = loaders.fitting_agent(ctx.agent, ctx.env_id)
 
 if loaded is not None:
     spec = ctx.spec
