@@ -183,6 +183,6 @@ def test_normalisation_and_reference_point_are_the_sidebars(app) -> None:  # noq
 
 def test_a_grid_too_fine_is_refused_with_a_message(app) -> None:  # noqa: ANN001
     at = app
-    at.number_input(key="decide_granularity").set_value(40).run()
+    at.number_input(key=f"decide_granularity_{FRUIT}").set_value(40).run()
     assert not at.exception
     assert any("at most 5000 policies" in warning.value for warning in at.warning)

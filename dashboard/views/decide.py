@@ -1,6 +1,6 @@
-"""Decide: a front of any number of objectives in linked views (scatter matrix, parallel
-coordinates, a table), an aspiration to pick a policy by, pymoo's decision helpers, and the
-replay of the chosen policy."""
+"""Many objectives (`/decide`): a front of any number of objectives in linked views (scatter
+matrix, parallel coordinates, a table), an aspiration to pick a policy by, pymoo's decision
+helpers, and the replay of the chosen policy."""
 
 from __future__ import annotations
 
@@ -126,7 +126,7 @@ if loaded is not None:
             min_value=1,
             max_value=200,
             value=plan.granularity,
-            key="decide_granularity",
+            key=f"decide_granularity_{env_id}",  # each env keeps its own grid
             help="The sweep the views show: every preference whose weights are multiples of "
             "1/g. Finer grids show more policies (each one is evaluated once per seed).",
         )
