@@ -166,7 +166,7 @@ def test_front_of_a_real_evaluate_sweep(tmp_path: Path, capsys: pytest.CaptureFi
     ("args", "expected"),
     [
         (["--env", "no-such-env"], "--env: no episodes for 'no-such-env'"),
-        ([], f"--env: results folder .* holds 2 choices, pick one of: {DST}, {FRUIT}"),
+        ([], f"--env: results folder .* has 2 to choose from, pick one of: {DST}, {FRUIT}"),
         (["--env", DST], "--agent: .* pick one of: alpha, beta"),
         (["--env", DST, "--agent", "nobody"], "stored: alpha, beta"),
         (["--env", DST, "--agent", "beta"], r"several discounts \[0.9, 1.0\]"),

@@ -69,7 +69,7 @@ def _choose(option: str, given: str | None, choices: list[str], what: str) -> st
         if len(choices) == 1:
             return choices[0]
         raise ParetoscopeError(
-            f"{option}: {what} holds {len(choices)} choices, pick one of: {listed}"
+            f"{option}: {what} has {len(choices)} to choose from, pick one of: {listed}"
         )
     if given not in choices:
         raise ParetoscopeError(f"{option}: no episodes for {given!r} in {what}; stored: {listed}")
