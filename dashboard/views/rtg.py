@@ -166,7 +166,12 @@ if sidebar.need(ctx):
                 }
                 columns = st.columns(4)
                 columns[0].metric("hypervolume", f"{summary.hypervolume:.4g}")
-                columns[1].metric("sparsity (lower is denser)", f"{summary.sparsity:.4g}")
+                columns[1].metric(
+                    "sparsity (lower is denser)",
+                    f"{summary.sparsity:.4g}",
+                    help="It rewards a few clustered points: read it with the cardinality "
+                    "beside it.",
+                )
                 columns[2].metric("cardinality", summary.cardinality)
                 columns[3].metric(
                     "expected utility",
