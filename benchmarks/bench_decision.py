@@ -19,15 +19,20 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import time
+import sys
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 
 import numpy as np
 
-from core.decision import aspiration_pick, decision_marks
-from core.metrics import bootstrap_front_metrics, preference_grid
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from benchmarks.bench_metrics import median_seconds  # noqa: E402
+from core.decision import aspiration_pick, decision_marks  # noqa: E402
+from core.metrics import bootstrap_front_metrics, preference_grid  # noqa: E402
 
 DECISION_TARGET_SECONDS = 0.100  # decision_marks, 2,000 points, 6 objectives
 BOOTSTRAP_TARGET_SECONDS = 1.0  # 1,000 resamples of 66 preferences x 5 seeds
@@ -52,17 +57,6 @@ def seeded_sweep(
     seed_column = np.tile(np.arange(seeds), len(grid))
     returns = 100 * preferences + 20 + rng.normal(0.0, 5.0, size=preferences.shape)
     return preferences, returns, seed_column
-
-
-def median_seconds(call: Callable[[], object], repeats: int) -> float:
-    """Median wall time of `call` after one warm-up run."""
-    call()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def _load() -> str:
