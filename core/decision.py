@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -35,7 +34,6 @@ from core.errors import ParetoscopeError
 from core.metrics._validation import FloatArray, as_point_set, as_vector, require_non_empty
 from core.metrics.dominance import non_dominated
 
-Normalisation = Literal["raw", "min-max", "reference"]
 NORMALISATIONS: tuple[str, ...] = ("raw", "min-max", "reference")
 
 # Relative tolerance under which two scores count as equal (the lowest row index wins).

@@ -1,5 +1,5 @@
 """RTG following and metrics: PEDA's panels, interactive — target vs achieved weighted return,
-preference vs return ratio, and hypervolume/sparsity with an editable reference point, at the
+preference vs return ratio, and hypervolume/sparsity above the sidebar's reference point, at the
 sidebar's discount; for envs with a known front, the indicators against it (IGD, IGD+, maximum
 utility loss, regret per preference); and the spread across seeds: every episode's return and
 the best, median and worst attainment surfaces of the agent's seeds."""
@@ -39,16 +39,18 @@ if sidebar.need(ctx):
         # undiscounted; the metrics below are at the sidebar's gamma.
         base = None
         measured = None
+        measured_table = None  # every episode at the sidebar's gamma (the spread across seeds)
+        base_table = None
         with messages.guard("sweep"):
             if loaded.return_conditioned or ctx.gamma == 1.0:
-                base = mean_per_preference(loaders.sweep_table(asset, ctx.catalog), env_id)
-            measured = (
-                base
+                base_table = loaders.sweep_table(asset, ctx.catalog)
+                base = mean_per_preference(base_table, env_id)
+            measured_table = (
+                base_table
                 if ctx.gamma == 1.0
-                else mean_per_preference(
-                    loaders.sweep_table(asset, ctx.catalog, gamma=ctx.gamma), env_id
-                )
+                else loaders.sweep_table(asset, ctx.catalog, gamma=ctx.gamma)
             )
+            measured = base if ctx.gamma == 1.0 else mean_per_preference(measured_table, env_id)
 
         # --- RTG following ---------------------------------------------------------------------
         st.subheader("Return-to-go following")
@@ -225,11 +227,9 @@ if sidebar.need(ctx):
 
         # --- uncertainty across seeds ---------------------------------------------------------
         st.subheader("Uncertainty across seeds")
-        if measured is not None and len(measured["returns"]):
+        if measured_table is not None and measured is not None and len(measured["returns"]):
             with messages.guard("uncertainty across seeds"):
-                episodes = objective_arrays(
-                    loaders.sweep_table(asset, ctx.catalog, gamma=ctx.gamma), env_id
-                )
+                episodes = objective_arrays(measured_table, env_id)
                 seeds = sorted(int(seed) for seed in np.unique(episodes["seeds"]))
                 if len(seeds) < 2:
                     st.info(
