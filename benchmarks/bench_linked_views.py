@@ -32,6 +32,8 @@ if str(REPO) not in sys.path:
 from tests.e2e.conftest import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
+    FRAME_AT_TOP,
+    PARALLEL_PLOT_AREA,
     start_cli_server,
     stop_server,
     wait_healthy,
@@ -40,16 +42,6 @@ from tests.e2e.conftest import (  # noqa: E402
 PLUGIN = "py:tests.plugin_examples:fruit_picker"
 ENV = "fruit-tree-v0"
 
-# Inside the linked views' frame: the parallel-coordinates plot area and its ranges.
-PARALLEL = """
-() => {
-  const plot = document.getElementById('parallel');
-  if (!plot || !plot.layout || !plot.layout.xaxis) return null;
-  const box = plot.querySelector('.nsewdrag').getBoundingClientRect();
-  return {x: box.x, y: box.y, width: box.width, height: box.height,
-          range: plot.layout.xaxis.range, yrange: plot.layout.yaxis.range};
-}
-"""
 # True once the scatter matrix in the frame holds `total` policies.
 POLICIES_DRAWN = """
 (total) => {
@@ -57,11 +49,6 @@ POLICIES_DRAWN = """
   if (!plot || !plot.data) return false;
   return plot.data.reduce((sum, trace) => sum + (trace.customdata || []).length, 0) === total;
 }
-"""
-# The frame's position in the page, with the frame scrolled to the top of the view.
-FRAME_AT_TOP = """
-(frame) => { frame.scrollIntoView({block: 'start'}); const r = frame.getBoundingClientRect();
-             return [r.x, r.y]; }
 """
 # The selections drawn for brushes (not those the server sent), and the last of them.
 BRUSHES = "() => window.__linkedViews.drawn.filter((d) => d.source !== 'server')"
@@ -143,12 +130,12 @@ def browser_brushes(granularity: int, brushes: int) -> tuple[list[float], list[f
             frame_element = page.locator('iframe[title*="linked_views"]')
             frame_element.wait_for(timeout=120_000)
             frame = frame_element.element_handle().content_frame()
-            frame.wait_for_function(PARALLEL, timeout=120_000)
+            frame.wait_for_function(PARALLEL_PLOT_AREA, timeout=120_000)
             frame.wait_for_function(POLICIES_DRAWN, arg=total, timeout=120_000)
             time.sleep(2)
             for brush in range(brushes):
                 offset = frame_element.evaluate(FRAME_AT_TOP)
-                area = frame.evaluate(PARALLEL)
+                area = frame.evaluate(PARALLEL_PLOT_AREA)
                 low, high = area["range"]
                 bottom, top = area["yrange"]
                 axis = brush % 6

@@ -31,6 +31,25 @@ CHROMIUM_ARGS = [
 ARTIFACTS = REPO_DIR / "test-artifacts" / "e2e"
 E2E_HORIZON = 60
 
+# Inside the linked views' frame: the parallel-coordinates plot area, its ranges and the values
+# written at the first axis' ends (high, low).
+PARALLEL_PLOT_AREA = """
+() => {
+  const plot = document.getElementById('parallel');
+  if (!plot || !plot.layout || !plot.layout.xaxis) return null;
+  const box = plot.querySelector('.nsewdrag').getBoundingClientRect();
+  return {x: box.x, y: box.y, width: box.width, height: box.height,
+          range: plot.layout.xaxis.range, yrange: plot.layout.yaxis.range,
+          names: plot.layout.xaxis.ticktext,
+          ends: plot.layout.annotations.slice(0, 2).map((note) => Number(note.text))};
+}
+"""
+# The frame's place in the page, scrolled to the top of the view.
+FRAME_AT_TOP = """
+(frame) => { frame.scrollIntoView({block: 'start'}); const r = frame.getBoundingClientRect();
+             return [r.x, r.y]; }
+"""
+
 
 def free_port() -> int:
     with socket.socket() as probe:

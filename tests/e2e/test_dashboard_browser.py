@@ -13,7 +13,14 @@ from urllib.parse import parse_qs, quote, urlparse
 import pytest
 
 from tests.conftest import FIXTURES_DIR
-from tests.e2e.conftest import screenshot, start_cli_server, stop_server, wait_healthy
+from tests.e2e.conftest import (
+    FRAME_AT_TOP,
+    PARALLEL_PLOT_AREA,
+    screenshot,
+    start_cli_server,
+    stop_server,
+    wait_healthy,
+)
 
 TIMEOUT_MS = 90_000
 
@@ -292,26 +299,6 @@ def test_a_plug_in_from_the_command_line_plays_beside_imported_and_random(
     page.wait_for_function("() => location.search.includes('agent=Envelope')", timeout=TIMEOUT_MS)
     wait_for_playing_video(page, first_video)
     screenshot(page, "11-morl-baselines-envelope-dst")
-
-
-# Inside the linked views' frame: the parallel-coordinates plot area, its ranges and the values
-# written at the first axis' ends (high, low).
-PARALLEL_PLOT_AREA = """
-() => {
-  const plot = document.getElementById('parallel');
-  if (!plot || !plot.layout || !plot.layout.xaxis) return null;
-  const box = plot.querySelector('.nsewdrag').getBoundingClientRect();
-  return {x: box.x, y: box.y, width: box.width, height: box.height,
-          range: plot.layout.xaxis.range, yrange: plot.layout.yaxis.range,
-          names: plot.layout.xaxis.ticktext,
-          ends: plot.layout.annotations.slice(0, 2).map((note) => Number(note.text))};
-}
-"""
-# The frame's place in the page, scrolled to the top of the view.
-FRAME_AT_TOP = """
-(frame) => { frame.scrollIntoView({block: 'start'}); const r = frame.getBoundingClientRect();
-             return [r.x, r.y]; }
-"""
 
 
 def test_many_objectives_brush_in_parallel_coordinates_links_and_replays(
