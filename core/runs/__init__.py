@@ -1,0 +1,1 @@
+"""Training runs: a folder of checkpoints ordered by training step, read as one object."""
