@@ -5,8 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from core.errors import ParetoscopeError
 
@@ -21,7 +24,9 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "agent",
-        help="agent checkpoint (directory or .safetensors file), or a built-in agent: random",
+        help="agent checkpoint (directory or .safetensors file), another tool's checkpoint, a "
+        "built-in agent (random), or a training run folder: every snapshot is swept (paretoscope "
+        "snapshots/step=N/, PEDA ckpt/step=N.ckpt, MORL-Baselines saves named step=N or iter=N)",
     )
     parser.add_argument("--env", required=True, help="environment id (see `paretoscope envs`)")
     parser.add_argument("--granularity", type=int, default=10, help="grid step 1/G (default 10)")
@@ -59,8 +64,40 @@ def register(subparsers: Any) -> None:
         "every episode replay exactly as a single rollout, whatever the agent's arithmetic",
     )
     parser.add_argument("--device", default="cpu", help="torch device for the agent (cpu, cuda)")
+    parser.add_argument(
+        "--steps",
+        type=_steps,
+        default=None,
+        metavar="N,M,...",
+        help="a run's snapshots to sweep (default: all)",
+    )
+    parser.add_argument(
+        "--type",
+        dest="kind",
+        default=None,
+        help="the model kind of another tool's files when they do not tell (PEDA: dt, rvs, bc)",
+    )
+    parser.add_argument(
+        "--set",
+        dest="options",
+        action="append",
+        metavar="NAME=VALUE",
+        help="an importer option for another tool's files (repeat), as `agent import --set`",
+    )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.set_defaults(func=run)
+
+
+def _steps(text: str) -> list[int]:
+    try:
+        steps = [int(part) for part in text.replace(" ", "").split(",") if part]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected steps such as 1000,2000, got {text!r}"
+        ) from None
+    if not steps:
+        raise argparse.ArgumentTypeError("expected at least one step")
+    return steps
 
 
 def _finite_or_none(value: float | None) -> float | None:
@@ -115,17 +152,23 @@ def run(args: argparse.Namespace) -> int:
     from core.agents.builtin import load_agent
     from core.evaluate import sweep
     from core.results_store import ResultsStore
+    from core.runs.run import sniff_run
 
-    agent = load_agent(args.agent, args.env, device=args.device)
     if args.granularity < 1:
         raise ParetoscopeError(f"--granularity: expected at least 1, got {args.granularity}")
     if args.episodes < 1:
         raise ParetoscopeError(f"--episodes: expected at least 1, got {args.episodes}")
+    location = Path(args.agent)
+    if location.is_dir() and sniff_run(location) is not None:
+        return evaluate_run(args, location)
+    if args.steps is not None:
+        raise ParetoscopeError(f"--steps: {args.agent} is not a training run (no snapshots)")
+    agent = load_agent(args.agent, args.env, device=args.device)
     table = sweep(
         agent,
         args.env,
         granularity=args.granularity,
-        seeds=list(range(args.seed, args.seed + args.episodes)),
+        seeds=_seeds(args),
         gamma=args.gamma,
         horizon=args.horizon,
         backend=args.backend,
@@ -139,10 +182,99 @@ def run(args: argparse.Namespace) -> int:
     record = summary_record(table, args.env)
     if args.json:
         print(json.dumps(record, indent=2))
-        return 0
-    print(
-        f"{record['agent']} on {args.env}: {record['episodes']} episodes, gamma {record['gamma']}"
+    else:
+        print_summary(record)
+    return 0
+
+
+def _seeds(args: argparse.Namespace) -> list[int]:
+    return list(range(args.seed, args.seed + args.episodes))
+
+
+def evaluate_run(args: argparse.Namespace, location: Path) -> int:
+    """Sweep every snapshot of the run at `location` (`core.runs.sweep`) and print the metrics
+    step by step, then the last step's summary."""
+    from core.agents.importers import ImportAnswers, parse_options
+    from core.results_store import ResultsStore
+    from core.runs.run import open_run, with_answers
+    from core.runs.sweep import sweep_run
+
+    training_run = with_answers(open_run(location), args.env)
+    answers = ImportAnswers(env_id=args.env, kind=args.kind, options=parse_options(args.options))
+    result = sweep_run(
+        training_run,
+        args.env,
+        granularity=args.granularity,
+        seeds=_seeds(args),
+        gamma=args.gamma,
+        horizon=args.horizon,
+        backend=args.backend,
+        workers=args.workers,
+        address=args.address,
+        store=ResultsStore(Path(args.out)),
+        batch_size=args.batch_size,
+        answers=answers,
+        device=args.device,
+        progress=not args.json,
+        steps=args.steps,
     )
+    for notice in result.notices:
+        print(f"paretoscope: left out {notice}", file=sys.stderr)
+    record = run_record(result.table, args.env, training_run.root, training_run.format)
+    record["skipped"] = [
+        {"path": str(notice.path), "message": notice.message} for notice in result.notices
+    ]
+    if args.json:
+        print(json.dumps(record, indent=2))
+        return 0
+    print(f"run {location} ({training_run.format}): {len(record['steps'])} snapshots on {args.env}")
+    print(format_steps(record["steps"]))
+    print(f"last snapshot ({record['agent']}):")
+    print_summary(record)
+    return 0
+
+
+def run_record(table: Any, env_id: str, root: Path, run_format: str) -> dict[str, Any]:
+    """`summary_record` of the last step's rows, with ``run``, ``format`` and ``steps``: the
+    metrics of every step (`core.runs.sweep.step_metrics`) of that same table."""
+    from core.runs.sweep import STEP_COLUMN, step_metrics
+
+    last = int(table[STEP_COLUMN].max())
+    record: dict[str, Any] = summary_record(table[table[STEP_COLUMN] == last], env_id)
+    record["run"] = str(root)
+    record["format"] = run_format
+    record["step"] = last
+    record["steps"] = [
+        {key: _json_value(value) for key, value in row.items()}
+        for row in step_metrics(table, env_id).to_dict(orient="records")
+    ]
+    return record
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, float | np.floating):
+        return _finite_or_none(float(value))
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+def format_steps(steps: list[dict[str, Any]]) -> str:
+    """The per-step metrics as an aligned text table."""
+    lines = [f"{'step':>10}  {'hypervolume':>14}  {'exp. utility':>12}  {'cardinality':>11}"]
+    for row in steps:
+        utility = row["expected_utility"]
+        lines.append(
+            f"{row['step']:>10}  {row['hypervolume']:>14.6g}  "
+            f"{'-' if utility is None else format(utility, '.6g'):>12}  {row['cardinality']:>11}"
+        )
+    return "\n".join(lines)
+
+
+def print_summary(record: dict[str, Any]) -> None:
+    """The summary of `summary_record` as text."""
+    episodes, gamma = record["episodes"], record["gamma"]
+    print(f"{record['agent']} on {record['env']}: {episodes} episodes, gamma {gamma}")
     print(
         f"  hypervolume       {record['hypervolume']:.6g} (reference {record['reference_point']})"
     )
@@ -160,4 +292,3 @@ def run(args: argparse.Namespace) -> int:
             print(f"    {key.replace('_', ' '):<21} {known[key]:.6g}")
     if record["diverged_episodes"]:
         print(f"  diverged episodes {record['diverged_episodes']}")
-    return 0

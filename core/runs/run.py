@@ -1,0 +1,247 @@
+"""A training run as one object: its snapshots ordered by step, whoever wrote them.
+
+A run format is one module with one object (`RunReader`) that has
+- ``name`` (``paretoscope``, ``peda``, ``morl-baselines``, ...);
+- ``sniff(path) -> TrainingRun | None``: cheap (file names, JSON headers, pickle opcodes; no
+  torch), None for a folder it does not read. A snapshot it cannot read is not fatal: it is
+  left out with a `RunNotice` saying why, and the rest of the run is kept;
+- ``load(run, snapshot, answers, device) -> Agent``: one snapshot as a paretoscope agent;
+- optionally ``logged_fronts(run) -> (fronts, notices)``: evaluations the trainer itself saved
+  beside its checkpoints (PEDA's ``logs/step=N_rollout.pkl``), shown without re-running.
+
+`register_run_format` adds one; `sniff_run` and `open_run` ask them in turn, so the CLI, asset
+discovery and the dashboard never name a format.
+
+Every snapshot of a run must be the same env and the same architecture: `check_consistent`
+names the odd snapshot(s) when they are not (a run folder that mixes two experiments).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+
+from core.errors import ParetoscopeError
+from core.lazy import resolve
+
+if TYPE_CHECKING:
+    from core.agents.base import Agent
+    from core.agents.importers import ImportAnswers, Question
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One checkpoint of a run, at a training step (an iteration for trainers that count so)."""
+
+    step: int
+    path: Path
+    # What must agree across the run: env and network layout, as cheaply as the file tells.
+    # None when the file does not say (the run's answers then decide).
+    env_id: str | None
+    signature: str
+
+    @property
+    def label(self) -> str:
+        return f"step={self.step}"
+
+
+@dataclass(frozen=True)
+class RunNotice:
+    """A snapshot (or a trainer's log) left out, and why."""
+
+    path: Path
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path.name}: {self.message}"
+
+
+@dataclass(frozen=True)
+class LoggedFront:
+    """An evaluation the trainer saved at `step`: mean returns per preference."""
+
+    step: int
+    preferences: np.ndarray  # (P, n_obj)
+    returns: np.ndarray  # (P, n_obj), unweighted
+    source: Path
+
+
+@dataclass(frozen=True)
+class TrainingRun:
+    """A run folder's snapshots, ordered by step, with the snapshots left out and why."""
+
+    root: Path
+    format: str  # the reader's name
+    kind: str | None  # the model kind all snapshots share (None: still to be asked)
+    env_id: str | None  # None when the files do not say (asked, as for an import)
+    snapshots: tuple[Snapshot, ...]
+    notices: tuple[RunNotice, ...] = ()
+    description: str = ""
+    # What an import of one snapshot still asks (env, kind, options), as `ImportPlan` says.
+    questions: tuple[Question, ...] = field(default=())
+    needs_trust: bool = False
+    return_conditioned: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.root.name
+
+    @property
+    def steps(self) -> list[int]:
+        return [snapshot.step for snapshot in self.snapshots]
+
+    def snapshot(self, step: int) -> Snapshot:
+        for snapshot in self.snapshots:
+            if snapshot.step == step:
+                return snapshot
+        raise ParetoscopeError(
+            f"run {self.name}: no snapshot at step {step} (steps: {_step_list(self.steps)})"
+        )
+
+    def load(
+        self, snapshot: Snapshot, answers: ImportAnswers | None = None, device: str = "cpu"
+    ) -> Agent:
+        """The agent of one snapshot (another tool's file is imported with `answers`)."""
+        from core.agents.importers import ImportAnswers
+
+        return get_run_reader(self.format).load(self, snapshot, answers or ImportAnswers(), device)
+
+    def logged_fronts(self) -> tuple[list[LoggedFront], list[RunNotice]]:
+        """What the trainer evaluated and saved itself, per step (empty for most formats)."""
+        reader = get_run_reader(self.format)
+        read = getattr(reader, "logged_fronts", None)
+        return read(self) if callable(read) else ([], [])
+
+
+class RunReader(Protocol):
+    name: str
+
+    def sniff(self, path: Path) -> TrainingRun | None: ...
+
+    def load(
+        self, run: TrainingRun, snapshot: Snapshot, answers: ImportAnswers, device: str
+    ) -> Agent: ...
+
+
+_READERS: dict[str, RunReader | str] = {
+    "paretoscope": "core.runs.native:READER",
+    "peda": "core.runs.peda:READER",
+    "morl-baselines": "core.runs.morlb:READER",
+}
+
+
+def register_run_format(name: str, reader: RunReader | str, replace_existing: bool = False) -> None:
+    """Add a run format (asked after the ones before it); ``"module:attribute"`` is imported
+    when first needed. An existing name is refused unless `replace_existing`."""
+    if name in _READERS and not replace_existing:
+        raise ParetoscopeError(f"run format {name!r} is already registered")
+    _READERS[name] = reader
+
+
+def run_format_names() -> list[str]:
+    return list(_READERS)
+
+
+def get_run_reader(name: str) -> RunReader:
+    if name not in _READERS:
+        raise ParetoscopeError(f"no run format {name!r} (formats: {', '.join(_READERS)})")
+    reader: RunReader = resolve(_READERS[name])
+    return reader
+
+
+def sniff_run(path: str | Path) -> TrainingRun | None:
+    """The run of the first format that reads `path` (a folder); None when none does."""
+    location = Path(path)
+    if not location.is_dir():
+        return None
+    for name in _READERS:
+        run = get_run_reader(name).sniff(location)
+        if run is not None:
+            return run
+    return None
+
+
+def open_run(path: str | Path) -> TrainingRun:
+    """The training run in folder `path`, checked to be one env and one architecture; raises
+    naming what is wrong when no format reads it or it has no readable snapshot."""
+    location = Path(path)
+    if not location.exists():
+        raise ParetoscopeError(f"{location}: no such folder")
+    run = sniff_run(location)
+    if run is None:
+        raise ParetoscopeError(
+            f"{location}: not a training run (no snapshots: paretoscope's snapshots/step=N/, "
+            "PEDA's ckpt/step=N.ckpt, or MORL-Baselines saves with step=N or iter=N in their "
+            "names)"
+        )
+    if not run.snapshots:
+        left_out = "; ".join(str(notice) for notice in run.notices) or "none found"
+        raise ParetoscopeError(f"run {location}: no readable snapshot ({left_out})")
+    check_consistent(run)
+    return run
+
+
+def check_consistent(run: TrainingRun) -> None:
+    """Raise naming the snapshot(s) whose env or architecture differs from the run's."""
+    for what, value_of in (
+        ("env", lambda snapshot: snapshot.env_id),
+        ("architecture", lambda snapshot: snapshot.signature),
+    ):
+        odd = odd_ones(run.snapshots, value_of)
+        if odd:
+            common = value_of(next(s for s in run.snapshots if s not in odd))
+            named = ", ".join(f"{s.label} ({s.path}: {value_of(s)})" for s in odd)
+            raise ParetoscopeError(
+                f"run {run.root} mixes {what}s: {named} differ from the other "
+                f"{len(run.snapshots) - len(odd)} snapshots ({common}); move the odd snapshot "
+                "out of the folder or evaluate it on its own"
+            )
+
+
+def odd_ones(
+    snapshots: Sequence[Snapshot], value_of: Callable[[Snapshot], object]
+) -> list[Snapshot]:
+    """The snapshots whose value differs from the most common one (ties: the earliest step's)."""
+    values = [value_of(snapshot) for snapshot in snapshots]
+    counts = Counter(values)
+    if len(counts) < 2:
+        return []
+    top = max(counts.values())
+    common = next(value for value in values if counts[value] == top)
+    return [snapshot for snapshot, value in zip(snapshots, values, strict=True) if value != common]
+
+
+def ordered(snapshots: Sequence[Snapshot], notices: list[RunNotice]) -> tuple[Snapshot, ...]:
+    """`snapshots` by step; a second file at a step already taken is left out with a notice."""
+    by_step: dict[int, Snapshot] = {}
+    for snapshot in sorted(snapshots, key=lambda s: (s.step, s.path.name)):
+        if snapshot.step in by_step:
+            notices.append(
+                RunNotice(
+                    snapshot.path,
+                    f"a second snapshot at step {snapshot.step} "
+                    f"(kept {by_step[snapshot.step].path.name})",
+                )
+            )
+            continue
+        by_step[snapshot.step] = snapshot
+    return tuple(by_step.values())
+
+
+def with_answers(run: TrainingRun, env_id: str | None) -> TrainingRun:
+    """`run` with the env a user named, for runs whose files do not say it."""
+    if env_id is None or run.env_id == env_id:
+        return run
+    if run.env_id is not None:
+        raise ParetoscopeError(f"run {run.root} is for {run.env_id}, not {env_id}")
+    return replace(run, env_id=env_id)
+
+
+def _step_list(steps: Sequence[int]) -> str:
+    shown = ", ".join(str(step) for step in steps[:12])
+    return shown + (f", … ({len(steps)} in all)" if len(steps) > 12 else "")

@@ -1,0 +1,216 @@
+"""Sweeping every snapshot of a run, and the front's metrics step by step.
+
+`sweep_run` runs `core.evaluate.sweep` on each snapshot in turn (same grid, seeds, horizon and
+discount), so everything a sweep does holds here too: episodes go to the results store as they
+finish, a rerun computes only what is missing, batches run on local processes or Ray. Each
+snapshot is its own agent in the store (its fingerprint differs), and the table gains a
+``step`` column. A snapshot that fails to load is left out with a notice; one whose network
+differs from the others stops the sweep naming it (a folder mixing two experiments).
+
+`step_metrics` summarises that table one step at a time (`core.evaluate.summarize`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from core.errors import ParetoscopeError
+from core.runs.run import RunNotice, Snapshot, TrainingRun
+
+if TYPE_CHECKING:
+    from core.agents.base import Agent
+    from core.agents.importers import ImportAnswers
+    from core.evaluate import Backend
+    from core.results_store import ResultsStore
+
+STEP_COLUMN = "step"
+
+
+@dataclass
+class RunSweep:
+    """Every snapshot's episodes (one row each, with its ``step``) and what was left out."""
+
+    table: pd.DataFrame
+    notices: list[RunNotice] = field(default_factory=list)
+
+    @property
+    def steps(self) -> list[int]:
+        if len(self.table) == 0:
+            return []
+        return sorted(int(step) for step in self.table[STEP_COLUMN].unique())
+
+
+def snapshot_agent_id(run: TrainingRun, snapshot: Snapshot) -> str:
+    """The name a snapshot's episodes carry in the `agent` column."""
+    return f"{run.name}@{snapshot.label}"
+
+
+def tensor_shapes(agent: Agent) -> dict[str, tuple[int, ...]] | None:
+    """The shapes of the agent's weights (None for agents that do not expose them)."""
+    tensors: Any = None
+    if callable(getattr(agent, "checkpoint_tensors", None)):
+        tensors = agent.checkpoint_tensors()  # type: ignore[attr-defined]
+    elif callable(getattr(agent, "checkpoint_state", None)):
+        tensors = agent.checkpoint_state()[1]  # type: ignore[attr-defined]
+    if not isinstance(tensors, dict):
+        return None
+    return {name: tuple(int(n) for n in value.shape) for name, value in tensors.items()}
+
+
+def sweep_run(
+    run: TrainingRun,
+    env_id: str,
+    granularity: int | None = None,
+    preferences: np.ndarray | None = None,
+    seeds: Sequence[int] = (0,),
+    gamma: float = 1.0,
+    horizon: int | None = None,
+    backend: Backend = "local",
+    workers: int | None = None,
+    address: str | None = None,
+    store: ResultsStore | None = None,
+    batch_size: int = 64,
+    answers: ImportAnswers | None = None,
+    device: str = "cpu",
+    progress: bool = True,
+    steps: Sequence[int] | None = None,
+) -> RunSweep:
+    """Sweep each snapshot of `run` (only `steps` when given) over the same preferences and
+    seeds; see the module docstring."""
+    from core.evaluate import sweep
+
+    chosen = run.snapshots if steps is None else tuple(run.snapshot(step) for step in steps)
+    notices = list(run.notices)
+    if not chosen:
+        raise ParetoscopeError(f"run {run.root}: no snapshot to sweep")
+    n_episodes = _episode_count(env_id, granularity, preferences, len(seeds))
+    # One snapshot's episodes are a batch or two: split them so every worker has a share.
+    worker_count = (os.cpu_count() or 1) if workers is None else max(1, int(workers))
+    per_snapshot_batch = max(1, min(batch_size, math.ceil(n_episodes / worker_count)))
+    if backend != "local":
+        per_snapshot_batch = batch_size
+    tables: list[pd.DataFrame] = []
+    reference: tuple[Snapshot, dict[str, tuple[int, ...]]] | None = None
+    bar = tqdm(
+        total=len(chosen) * n_episodes,
+        desc=f"run {run.name}",
+        unit="episode",
+        disable=not progress,
+        dynamic_ncols=True,
+    )
+    with bar:
+        for snapshot in chosen:
+            bar.set_postfix_str(snapshot.label)
+            try:
+                agent = run.load(snapshot, answers, device)
+            except ParetoscopeError as error:
+                notices.append(RunNotice(snapshot.path, f"skipped: {error}"))
+                bar.update(n_episodes)
+                continue
+            reference = _check_same_network(run, snapshot, agent, reference)
+            table = sweep(
+                agent,
+                env_id,
+                preferences=preferences,
+                granularity=None if preferences is not None else granularity,
+                seeds=list(seeds),
+                gamma=gamma,
+                horizon=horizon,
+                backend=backend,
+                workers=workers,
+                address=address,
+                store=store,
+                agent_id=snapshot_agent_id(run, snapshot),
+                batch_size=per_snapshot_batch,
+                progress=False,
+            )
+            table.insert(1, STEP_COLUMN, snapshot.step)
+            tables.append(table)
+            bar.update(n_episodes)
+    if not tables:
+        left_out = "; ".join(str(notice) for notice in notices)
+        raise ParetoscopeError(f"run {run.root}: no snapshot could be evaluated ({left_out})")
+    return RunSweep(pd.concat(tables, ignore_index=True), notices)
+
+
+def _episode_count(
+    env_id: str, granularity: int | None, preferences: np.ndarray | None, n_seeds: int
+) -> int:
+    from core.envs import get_spec
+    from core.metrics import preference_grid
+
+    if preferences is not None:
+        return len(np.atleast_2d(preferences)) * n_seeds
+    if granularity is None or granularity < 1:
+        raise ParetoscopeError(f"granularity: expected at least 1, got {granularity}")
+    return len(preference_grid(get_spec(env_id).n_obj, granularity)) * n_seeds
+
+
+def _check_same_network(
+    run: TrainingRun,
+    snapshot: Snapshot,
+    agent: Agent,
+    reference: tuple[Snapshot, dict[str, tuple[int, ...]]] | None,
+) -> tuple[Snapshot, dict[str, tuple[int, ...]]] | None:
+    """The first snapshot's weight shapes; raises naming `snapshot` when its differ."""
+    shapes = tensor_shapes(agent)
+    if shapes is None:
+        return reference
+    if reference is None:
+        return snapshot, shapes
+    first, expected = reference
+    if shapes != expected:
+        changed = sorted(
+            name for name in set(shapes) | set(expected) if shapes.get(name) != expected.get(name)
+        )
+        detail = ", ".join(
+            f"{name} {shapes.get(name, 'absent')} vs {expected.get(name, 'absent')}"
+            for name in changed[:3]
+        )
+        raise ParetoscopeError(
+            f"run {run.root} mixes architectures: {snapshot.label} ({snapshot.path}) has other "
+            f"weight shapes than {first.label} ({detail}); move the odd snapshot out of the "
+            "folder or evaluate it on its own"
+        )
+    return reference
+
+
+def step_metrics(
+    table: pd.DataFrame,
+    env_id: str,
+    reference_point: Sequence[float] | None = None,
+    weights: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """One row per step: hypervolume, expected utility, cardinality, sparsity, episodes and
+    preferences of that step's mean front (and IGD / utility loss where the env's front is
+    known), each computed by `core.evaluate.summarize` on that step's rows only."""
+    from core.evaluate import summarize
+
+    if STEP_COLUMN not in table.columns:
+        raise ParetoscopeError(f"a run's sweep table has a {STEP_COLUMN!r} column; this has not")
+    rows: list[dict[str, Any]] = []
+    for step, rows_at_step in table.groupby(STEP_COLUMN, sort=True):
+        summary = summarize(rows_at_step, env_id, weights, reference_point)
+        row: dict[str, Any] = {
+            STEP_COLUMN: int(step),
+            "hypervolume": summary.front.hypervolume,
+            "expected_utility": summary.front.expected_utility,
+            "cardinality": summary.front.cardinality,
+            "sparsity": summary.front.sparsity,
+            "episodes": len(rows_at_step),
+            "preferences": len(summary.per_preference),
+        }
+        if summary.against_known is not None:
+            row["igd"] = summary.against_known.igd
+            row["maximum_utility_loss"] = summary.against_known.maximum_utility_loss
+        rows.append(row)
+    return pd.DataFrame(rows)
+
