@@ -10,6 +10,9 @@ follow it)::
       agents/<name>.ckpt     another tool's checkpoint (PEDA .ckpt, MORL-Baselines .tar, ...),
                              imported when chosen (`core.agents.importers`; what the file
                              cannot tell, such as its env, is asked)
+      agents/<name>/         a training run: snapshots ordered by step (`core.runs`: paretoscope's
+                             snapshots/step=N/, PEDA's ckpt/step=N.ckpt, MORL-Baselines saves);
+                             listed as one agent (format "run") whose `steps` name them
       datasets/<name>/       a native dataset (paretoscope-dataset.json + .npy columns)
       datasets/<name>.pkl    a D4MORL file
       results/               a `core.results_store.ResultsStore` with precomputed sweeps
@@ -44,11 +47,12 @@ from pathlib import Path
 from typing import Any
 
 from core.agents.builtin import BUILTIN_FORMAT, PLUGIN_FORMAT
-from core.agents.formats import claims_agent, sniff_agent
+from core.agents.formats import claims_agent, header_from_plan, sniff_agent
 from core.data.formats import claims_dataset, sniff_dataset
 from core.envs import get_spec
 from core.errors import ParetoscopeError
 from core.jsonfile import read_json_object
+from core.runs.run import TrainingRun, check_consistent, open_run, sniff_run
 
 MANIFEST_FILE = "manifest.json"
 MANIFEST_FORMAT = "paretoscope-assets"
@@ -59,6 +63,8 @@ RESULTS_DIR = "results"
 ROLLOUTS_DIR = "rollouts"
 # Environment variable naming the default assets folder (the bundled demo otherwise).
 ASSETS_ENV_VAR = "PARETOSCOPE_ASSETS"
+# The format of an asset that is a whole training run (`core.runs`), not one checkpoint.
+RUN_FORMAT = "run"
 # Bump when a recorded rollout's content changes (rendering, encoding): old recordings are ignored.
 RECORDING_VERSION = 1
 
@@ -110,6 +116,12 @@ class AgentAsset:
     # A foreign file's questions still open before it can be imported ("env", "kind", an
     # importer's option, "trust"): the dashboard's import form asks them.
     open_questions: tuple[str, ...] = ()
+    # A training run's snapshot steps, in order (format "run"; `snapshot_asset` picks one).
+    steps: tuple[int, ...] = ()
+
+    @property
+    def is_run(self) -> bool:
+        return self.format == RUN_FORMAT
 
     @property
     def n_obj(self) -> int | None:
@@ -448,6 +460,9 @@ def describe_agent(
     """An `AgentAsset` for whatever agent format claims `path` (`core.agents.formats`), with
     the manifest's note (label, description, dataset, sweep, env and type hints); None when no
     format claims it."""
+    run = sniff_run(path)
+    if run is not None:
+        return describe_run(path, run, note, default_plan)
     header = sniff_agent(path)
     if header is None:
         return None
@@ -474,6 +489,65 @@ def describe_agent(
         dataset=str(dataset) if dataset else None,
         sweep=plan,
         open_questions=header.open_questions(env_id, kind if noted_kind else None),
+    )
+
+
+def describe_run(
+    path: Path,
+    run: TrainingRun,
+    note: Mapping[str, Any] | None = None,
+    default_plan: SweepPlan | None = None,
+) -> AgentAsset:
+    """An `AgentAsset` for a training run folder: one agent whose `steps` are its snapshots."""
+    note = _mapping(note, f"manifest entry for {path.name}")
+    name = _entry_name(path)
+    if not run.snapshots:
+        left_out = "; ".join(str(notice) for notice in run.notices)
+        raise ParetoscopeError(f"run {path}: no readable snapshot ({left_out})")
+    check_consistent(run)
+    plan = _plan_from(note.get("sweep"), f"manifest entry for {name}: sweep") or default_plan
+    env_id = run.env_id
+    if env_id is None and note.get("env") is not None:
+        env_id = get_spec(str(note["env"])).id
+    noted_kind = note.get("kind") or note.get("peda_type")
+    kind = str(noted_kind) if noted_kind and run.plan is not None else run.kind or run.format
+    header = header_from_plan(run.plan) if run.plan is not None else None
+    skipped = f"; {len(run.notices)} left out" if run.notices else ""
+    steps = run.steps
+    return AgentAsset(
+        name=name,
+        path=path,
+        format=RUN_FORMAT,
+        env_id=env_id,
+        kind=kind,
+        return_conditioned=run.return_conditioned,
+        label=str(note.get("label") or name),
+        description=str(note.get("description") or "")
+        or f"{run.description}: steps {steps[0]}–{steps[-1]}{skipped}",
+        dataset=str(note["dataset"]) if note.get("dataset") else None,
+        sweep=plan,
+        open_questions=()
+        if header is None
+        else header.open_questions(env_id, str(noted_kind) if noted_kind else None),
+        steps=tuple(steps),
+    )
+
+
+def snapshot_asset(asset: AgentAsset, step: int) -> AgentAsset:
+    """The agent of a run's snapshot at `step`, as an asset of its own (a paretoscope
+    checkpoint, or a file for the run's importer): everything that loads, sweeps and rolls out
+    an asset works on it unchanged, and its episodes are the ones `evaluate RUN` stores."""
+    if not asset.is_run:
+        raise ParetoscopeError(f"{asset.label} is not a training run")
+    run = open_run(asset.path)
+    snapshot = run.snapshot(step)
+    return replace(
+        asset,
+        name=f"{asset.name}@{snapshot.label}",
+        path=snapshot.path,
+        format=run.agent_format,
+        label=f"{asset.label} · step {step}",
+        steps=(),
     )
 
 

@@ -101,6 +101,12 @@ def load_asset_agent(
     from core.agents import load
     from core.evaluate import agent_fingerprint
 
+    if asset.is_run:
+        from core.catalog import snapshot_asset
+
+        # A whole run acts as its last snapshot (the run's pages choose other steps).
+        last = snapshot_asset(asset, asset.steps[-1])
+        return load_asset_agent(last, env_id, kind, trust, options)
     if asset.builtin:
         from core.agents.builtin import builtin_agent
 

@@ -35,6 +35,10 @@ class ImportedRunReader:
     name: str
     importer_name: str
 
+    @property
+    def agent_format(self) -> str:
+        return self.importer_name
+
     def snapshot_folder(self, root: Path) -> Path:
         return root
 
@@ -81,9 +85,8 @@ class ImportedRunReader:
             snapshots=snapshots,
             notices=tuple(notices),
             description=f"{self.importer_name} run {path.name} ({len(snapshots)} snapshots)",
-            questions=last.questions,
-            needs_trust=any(plan.needs_trust for plan in plans),
             return_conditioned=last.return_conditioned,
+            plan=last,
         )
 
     def load(

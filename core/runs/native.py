@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.agents.formats import CHECKPOINT_FORMAT
 from core.errors import ParetoscopeError
 from core.runs.layout import SNAPSHOTS_DIR, step_in_name
 from core.runs.run import RunNotice, Snapshot, TrainingRun, ordered
@@ -33,6 +34,7 @@ def architecture_signature(config: dict[str, Any]) -> str:
 
 class NativeRunReader:
     name = "paretoscope"
+    agent_format = CHECKPOINT_FORMAT
 
     def sniff(self, path: Path) -> TrainingRun | None:
         from core.agents.checkpoint_header import (

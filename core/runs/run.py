@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -31,7 +31,7 @@ from core.lazy import resolve
 
 if TYPE_CHECKING:
     from core.agents.base import Agent
-    from core.agents.importers import ImportAnswers, Question
+    from core.agents.importers import ImportAnswers, ImportPlan
 
 
 @dataclass(frozen=True)
@@ -82,10 +82,10 @@ class TrainingRun:
     snapshots: tuple[Snapshot, ...]
     notices: tuple[RunNotice, ...] = ()
     description: str = ""
-    # What an import of one snapshot still asks (env, kind, options), as `ImportPlan` says.
-    questions: tuple[Question, ...] = field(default=())
-    needs_trust: bool = False
     return_conditioned: bool = False
+    # For another tool's files: what its importer made of the last snapshot (the questions an
+    # import still asks, whether it needs trust); None for paretoscope's own checkpoints.
+    plan: ImportPlan | None = None
 
     @property
     def name(self) -> str:
@@ -111,6 +111,11 @@ class TrainingRun:
 
         return get_run_reader(self.format).load(self, snapshot, answers or ImportAnswers(), device)
 
+    @property
+    def agent_format(self) -> str:
+        """The format a snapshot is loaded as: "checkpoint" or the importer's name."""
+        return get_run_reader(self.format).agent_format
+
     def logged_fronts(self) -> tuple[list[LoggedFront], list[RunNotice]]:
         """What the trainer evaluated and saved itself, per step (empty for most formats)."""
         reader = get_run_reader(self.format)
@@ -120,6 +125,7 @@ class TrainingRun:
 
 class RunReader(Protocol):
     name: str
+    agent_format: str  # how one snapshot is read: "checkpoint" or an importer's name
 
     def sniff(self, path: Path) -> TrainingRun | None: ...
 

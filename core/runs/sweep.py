@@ -213,4 +213,3 @@ def step_metrics(
             row["maximum_utility_loss"] = summary.against_known.maximum_utility_loss
         rows.append(row)
     return pd.DataFrame(rows)
-
