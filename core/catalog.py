@@ -533,13 +533,14 @@ def describe_run(
     )
 
 
-def snapshot_asset(asset: AgentAsset, step: int) -> AgentAsset:
+def snapshot_asset(asset: AgentAsset, step: int, run: TrainingRun | None = None) -> AgentAsset:
     """The agent of a run's snapshot at `step`, as an asset of its own (a paretoscope
     checkpoint, or a file for the run's importer): everything that loads, sweeps and rolls out
-    an asset works on it unchanged, and its episodes are the ones `evaluate RUN` stores."""
+    an asset works on it unchanged, and its episodes are the ones `evaluate RUN` stores.
+    `run` is the asset's run when already open (each step then does not read the folder)."""
     if not asset.is_run:
         raise ParetoscopeError(f"{asset.label} is not a training run")
-    run = open_run(asset.path)
+    run = open_run(asset.path) if run is None else run
     snapshot = run.snapshot(step)
     return replace(
         asset,

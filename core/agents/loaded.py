@@ -103,9 +103,12 @@ def load_asset_agent(
 
     if asset.is_run:
         from core.catalog import snapshot_asset
+        from core.runs.run import open_run
 
-        # A whole run acts as its last snapshot (the run's pages choose other steps).
-        last = snapshot_asset(asset, asset.steps[-1])
+        # A whole run acts as its last snapshot (the run's pages choose other steps): the
+        # folder's last, as the asset may be rebuilt from plain values without its steps.
+        run = open_run(asset.path)
+        last = snapshot_asset(asset, run.steps[-1], run)
         return load_asset_agent(last, env_id, kind, trust, options)
     if asset.builtin:
         from core.agents.builtin import builtin_agent
