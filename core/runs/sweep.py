@@ -7,7 +7,9 @@ snapshot is its own agent in the store (its fingerprint differs), and the table 
 ``step`` column. A snapshot that fails to load is left out with a notice; one whose network
 differs from the others stops the sweep naming it (a folder mixing two experiments).
 
-`step_metrics` summarises that table one step at a time (`core.evaluate.summarize`).
+`step_metrics` summarises that table one step at a time (`core.evaluate.summarize`);
+`front_metrics` gives the same numbers for fronts that are already means per preference (the
+evaluations a trainer logged, such as PEDA's rollout logs).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -211,5 +213,56 @@ def step_metrics(
         if summary.against_known is not None:
             row["igd"] = summary.against_known.igd
             row["maximum_utility_loss"] = summary.against_known.maximum_utility_loss
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+class StepPoints(Protocol):
+    """A front at one step: mean returns per preference (`core.runs.run.LoggedFront`)."""
+
+    @property
+    def step(self) -> int: ...
+
+    @property
+    def preferences(self) -> np.ndarray: ...
+
+    @property
+    def returns(self) -> np.ndarray: ...
+
+
+def front_metrics(
+    fronts: Sequence[StepPoints],
+    env_id: str,
+    reference_point: Sequence[float] | None = None,
+    weights: np.ndarray | None = None,
+    gamma: float = 1.0,
+) -> pd.DataFrame:
+    """One row per front, by step: the columns of `step_metrics` but episodes (a logged front
+    holds means only), from the front's points as they are. Expected utility uses `weights`
+    (default: each front's own preferences); IGD and utility loss are against the env's known
+    front at `gamma` (the discount the returns were measured at), where it has one."""
+    from core.envs import get_spec
+    from core.envs.known_fronts import against_known
+    from core.metrics import front_summary
+
+    spec = get_spec(env_id)
+    reference = spec.reference_point if reference_point is None else tuple(reference_point)
+    rows: list[dict[str, Any]] = []
+    for front in sorted(fronts, key=lambda front: front.step):
+        returns = np.asarray(front.returns, dtype=np.float64)
+        preferences = np.asarray(front.preferences, dtype=np.float64)
+        summary = front_summary(returns, reference, preferences if weights is None else weights)
+        row: dict[str, Any] = {
+            STEP_COLUMN: int(front.step),
+            "hypervolume": summary.hypervolume,
+            "expected_utility": summary.expected_utility,
+            "cardinality": summary.cardinality,
+            "sparsity": summary.sparsity,
+            "preferences": len(returns),
+        }
+        against = against_known(env_id, gamma, returns, preferences)
+        if against is not None and against.comparison is not None:
+            row["igd"] = against.comparison.igd
+            row["maximum_utility_loss"] = against.comparison.maximum_utility_loss
         rows.append(row)
     return pd.DataFrame(rows)
