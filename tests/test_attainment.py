@@ -158,6 +158,17 @@ def test_eaf_difference_agrees_with_counting_on_a_grid(runs: int) -> None:
     assert checked > 100
 
 
+def test_equal_eafs_have_no_difference() -> None:
+    # The same front, and fronts that differ only by a dominated point: attained alike
+    # everywhere (moocore itself fails on its empty answer).
+    front = np.array([[1.0, -5.0], [2.0, -20.0]])
+    with_dominated = np.vstack([front, [[0.0, -10.0]]])
+    for other in (front.copy(), with_dominated):
+        result = eaf_difference(front, np.zeros(len(front)), other, np.zeros(len(other)))
+        assert result.runs == 1
+        assert result.a_better.shape == (0, 5) and result.b_better.shape == (0, 5)
+
+
 def test_bad_input_is_a_paretoscope_error() -> None:
     points = np.array([[1.0, 2.0], [2.0, 1.0]])
     with pytest.raises(ParetoscopeError, match="run_ids"):

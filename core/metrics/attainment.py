@@ -129,13 +129,20 @@ def eaf_difference(
             f"runs_b: expected as many runs as runs_a ({n_a}), got {n_b} "
             "(compare the same number of seeds)"
         )
-    rectangles = moocore.eafdiff(
-        np.column_stack([a, codes_a]),
-        np.column_stack([b, codes_b]),
-        intervals=n_a,
-        maximise=True,
-        rectangles=True,
-    )
+    try:
+        rectangles = moocore.eafdiff(
+            np.column_stack([a, codes_a]),
+            np.column_stack([b, codes_b]),
+            intervals=n_a,
+            maximise=True,
+            rectangles=True,
+        )
+    except ValueError as error:
+        # moocore fails to reshape its empty answer when the two EAFs are equal everywhere
+        # (the same fronts, or fronts that differ only by dominated points): no difference.
+        if "array of size 0" not in str(error):
+            raise
+        rectangles = np.zeros((0, 5))
     rectangles = np.asarray(rectangles, dtype=np.float64).reshape(-1, 5)
     # After moocore's un-negation the first corner is the better one: order each axis.
     boxes = np.column_stack(
