@@ -125,6 +125,16 @@ def _label(prompt: str) -> str:
 def _import_form(asset: AgentAsset) -> None:
     """Ask what another tool's checkpoint does not say (its open questions only: env, kind, the
     importer's options without a default, trust), then import it into the session's folder."""
+    if asset.is_run:
+        # A run folder is read where it lies, snapshot by snapshot: nothing to import, but
+        # what its files do not say must be in the manifest.
+        asked = ", ".join(asset.open_questions)
+        st.info(
+            f"Run {inert(asset.name)}: its files do not say {inert(asked)}. Write it in the "
+            "assets' manifest.json, under `agents` and the run's name (for example "
+            '`{"env": "MO-HalfCheetah-v2", "kind": "rvs"}`), to show the run.'
+        )
+        return
     with guard(f"import {asset.path.name}"):
         plan, candidates, guess = _import_plan(str(asset.path), mtime(asset.path))
         if plan is None:
