@@ -1,8 +1,8 @@
 """paretoscope's dashboard: ``streamlit run dashboard/app.py -- --assets DIR``
 (or ``paretoscope dashboard``).
 
-One page per view (Explore, Compare, Many objectives, RTG & metrics, Dataset, Presentation)
-under `st.navigation`; the sidebar holds the shared choices, mirrored in the URL.
+One page per view (Explore, Compare, Many objectives, RTG & metrics, Training, Dataset,
+Presentation) under `st.navigation`; the sidebar holds the shared choices, mirrored in the URL.
 """
 
 from __future__ import annotations
@@ -60,6 +60,12 @@ page = st.navigation(
             url_path="decide",
         ),
         st.Page(_VIEWS / "rtg.py", title="RTG & metrics", icon=":material/target:", url_path="rtg"),
+        st.Page(
+            _VIEWS / "training.py",
+            title="Training",
+            icon=":material/timeline:",
+            url_path="training",
+        ),
         st.Page(
             _VIEWS / "dataset.py", title="Dataset", icon=":material/dataset:", url_path="dataset"
         ),

@@ -103,7 +103,7 @@ def format_gamma(gamma: float) -> str | None:
 
 
 # Values a page reads when it first draws (`url_value`); it notes those it cannot use.
-PAGE_KEYS = ("pref", "target", "tm", "agents", "ref", "traj")
+PAGE_KEYS = ("pref", "target", "tm", "agents", "ref", "traj", "step")
 # Targets and reference points are returns: anything beyond this is a typo or an attack.
 LARGEST_RETURN = 1e9
 
@@ -125,6 +125,8 @@ def _url_problem(key: str, value: str) -> str | None:
             return f"expected returns between {-LARGEST_RETURN:g} and {LARGEST_RETURN:g}"
     if key == "traj" and (not value.isdigit() or len(value) > 12):
         return "expected a trajectory number (0, 1, ...)"
+    if key == "step" and not (value.isascii() and value.isdigit() and len(value) <= 15):
+        return "expected a training step (0, 1, ...)"
     if key == "tm" and value not in ("0", "1"):
         return "expected 0 or 1"
     return None

@@ -1,0 +1,205 @@
+"""Figures of a training run: the front at one step with the earlier ones fading behind it,
+hypervolume and expected utility over the steps, and several runs' curves together. Pure
+functions from numbers to plotly figures (no Streamlit), like `dashboard.figures`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from core.metrics import non_dominated
+from core.runs.sweep import STEP_COLUMN, StepPoints
+from dashboard.figures import CURRENT_COLOUR, PALETTE, _axis_title, _text, point_text
+
+FRONT_COLOUR = PALETTE[0]
+# The older fronts' opacity: the newest of them this much, fading linearly to a tenth.
+OLDEST_OPACITY = 0.1
+NEWEST_OPACITY = 0.55
+METRICS = {"hypervolume": "hypervolume", "expected_utility": "expected utility"}
+
+
+def step_trace_name(step: int, undominated: bool = True) -> str:
+    """The legend entry of the front at `step` (its dominated points have their own)."""
+    return f"step {step}" + ("" if undominated else " (dominated)")
+
+
+def fixed_ranges(
+    fronts: Sequence[StepPoints], axes: Sequence[int], extra: Sequence[np.ndarray] = ()
+) -> list[list[float]]:
+    """Axis ranges that hold every step's points (and `extra` points), padded by 5%: the same
+    for every step, so the front is seen to move."""
+    stacked = [np.asarray(front.returns, dtype=np.float64)[:, list(axes)] for front in fronts]
+    stacked += [np.asarray(point, dtype=np.float64)[list(axes)][None, :] for point in extra]
+    points = np.vstack([block for block in stacked if len(block)] or [np.zeros((1, len(axes)))])
+    low, high = points.min(axis=0), points.max(axis=0)
+    pad = np.where(high > low, high - low, np.maximum(np.abs(high), 1.0)) * 0.05
+    return [[float(a), float(b)] for a, b in zip(low - pad, high + pad, strict=True)]
+
+
+def evolution_figure(
+    objective_names: Sequence[str],
+    fronts: Sequence[StepPoints],
+    step: int,
+    axes: Sequence[int] = (0, 1),
+    fade: int = 4,
+    reference_point: Sequence[float] | None = None,
+    height: int = 480,
+) -> go.Figure:
+    """The mean front of `step` (undominated points filled and joined, dominated ones hollow)
+    over the `fade` fronts before it, older ones fainter, on axis ranges fixed across all
+    `fronts` (2-D: the objectives `axes`)."""
+    a, b = int(axes[0]), int(axes[1])
+    ordered = sorted(fronts, key=lambda front: front.step)
+    steps = [int(front.step) for front in ordered]
+    if step not in steps:
+        raise ValueError(f"step {step}: not among the fronts' steps {steps}")
+    position = steps.index(step)
+    figure = go.Figure()
+    older = ordered[max(0, position - fade) : position]
+    for age, front in enumerate(reversed(older), start=1):
+        returns = np.asarray(front.returns, dtype=np.float64)
+        opacity = NEWEST_OPACITY - (NEWEST_OPACITY - OLDEST_OPACITY) * (age - 1) / max(fade - 1, 1)
+        figure.add_trace(
+            go.Scatter(
+                x=returns[:, a],
+                y=returns[:, b],
+                mode="markers",
+                name=step_trace_name(int(front.step)),
+                opacity=opacity,
+                marker={"size": 8, "color": "#7f7f7f"},
+                hovertemplate=f"step {int(front.step)}: %{{x:.4g}}, %{{y:.4g}}<extra></extra>",
+            )
+        )
+    current = ordered[position]
+    returns = np.asarray(current.returns, dtype=np.float64)
+    preferences = np.asarray(current.preferences, dtype=np.float64)
+    mask = non_dominated(returns[:, [a, b]])
+    texts = [
+        point_text(objective_names, preferences[row], returns[row]) for row in range(len(returns))
+    ]
+    for undominated in (True, False):
+        rows = np.flatnonzero(mask == undominated)
+        if undominated:
+            rows = rows[np.argsort(returns[rows, a])]  # joined left to right
+        if len(rows) == 0:
+            continue
+        figure.add_trace(
+            go.Scatter(
+                x=returns[rows, a],
+                y=returns[rows, b],
+                mode="lines+markers" if undominated else "markers",
+                name=step_trace_name(step, undominated),
+                line={"color": FRONT_COLOUR, "width": 1.5, "shape": "hv"},
+                marker={
+                    "size": 11,
+                    "color": FRONT_COLOUR,
+                    "symbol": "circle" if undominated else "circle-open",
+                    "line": {"width": 1.5, "color": FRONT_COLOUR},
+                },
+                hovertext=[texts[row] for row in rows],
+                hovertemplate="%{hovertext}<extra>" + f"step {step}</extra>",
+            )
+        )
+    extra = []
+    if reference_point is not None:
+        reference = np.asarray(reference_point, dtype=np.float64)
+        extra.append(reference)
+        figure.add_trace(
+            go.Scatter(
+                x=[reference[a]],
+                y=[reference[b]],
+                mode="markers",
+                name="reference point",
+                marker={"size": 12, "color": "black", "symbol": "x"},
+            )
+        )
+    x_range, y_range = fixed_ranges(ordered, (a, b), extra)
+    figure.update_layout(
+        height=height,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        title={"text": f"Front at step {step}", "x": 0.0},
+        xaxis={"title": _axis_title(objective_names, a), "range": x_range},
+        yaxis={"title": _axis_title(objective_names, b), "range": y_range},
+        legend={"orientation": "h", "y": -0.15},
+    )
+    return figure
+
+
+def step_metrics_figure(metrics: pd.DataFrame, step: int, height: int = 480) -> go.Figure:
+    """Hypervolume (top) and expected utility (bottom) over the steps (`step_metrics`' table),
+    the chosen `step` marked on both."""
+    figure = make_subplots(
+        rows=2,
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=0.1,
+        subplot_titles=tuple(METRICS.values()),
+    )
+    steps = metrics[STEP_COLUMN].to_numpy(dtype=np.int64) if len(metrics) else np.zeros(0)
+    for row, column in enumerate(METRICS, start=1):
+        values = metrics[column].to_numpy(dtype=np.float64) if len(metrics) else np.zeros(0)
+        figure.add_trace(
+            go.Scatter(
+                x=steps,
+                y=values,
+                mode="lines+markers",
+                name=METRICS[column],
+                line={"color": PALETTE[row - 1], "width": 2},
+                showlegend=False,
+            ),
+            row=row,
+            col=1,
+        )
+        here = np.flatnonzero(steps == step)
+        if len(here):
+            figure.add_trace(
+                go.Scatter(
+                    x=[step],
+                    y=[values[here[0]]],
+                    mode="markers",
+                    name=f"{METRICS[column]} at step {step}",
+                    marker={
+                        "size": 16,
+                        "color": CURRENT_COLOUR,
+                        "symbol": "star",
+                        "line": {"width": 1, "color": "black"},
+                    },
+                    showlegend=False,
+                ),
+                row=row,
+                col=1,
+            )
+    figure.add_vline(x=step, line={"color": "#999999", "dash": "dot", "width": 1})
+    figure.update_xaxes(title_text="training step", row=2, col=1)
+    figure.update_layout(height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10})
+    return figure
+
+
+def runs_curve_figure(
+    column: str, curves: Mapping[str, pd.DataFrame], height: int = 360
+) -> go.Figure:
+    """One metric (`column` of `step_metrics`' table) over the steps, one line per run
+    (labelled by the mapping's keys)."""
+    figure = go.Figure()
+    for index, (label, metrics) in enumerate(curves.items()):
+        figure.add_trace(
+            go.Scatter(
+                x=metrics[STEP_COLUMN].to_numpy(dtype=np.int64),
+                y=metrics[column].to_numpy(dtype=np.float64),
+                mode="lines+markers",
+                name=_text(label),
+                line={"color": PALETTE[index % len(PALETTE)], "width": 2},
+            )
+        )
+    figure.update_layout(
+        height=height,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        title={"text": METRICS.get(column, column), "x": 0.0},
+        xaxis_title="training step",
+        legend={"orientation": "h", "y": -0.2},
+    )
+    return figure

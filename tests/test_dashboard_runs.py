@@ -1,0 +1,312 @@
+"""The Training page and Compare's training curves, driven with Streamlit's AppTest on run
+folders written as each trainer writes them (`tests.run_fixtures`).
+
+What the page shows is checked against independent computations: every snapshot loaded with
+`core.runs.run.open_run(...).load(...)` and swept with `core.evaluate.sweep` directly, the
+hypervolume and expected utility of each step's mean front by brute force, PEDA's fronts read
+back from the pickled logs the fixture wrote, a rollout of the chosen snapshot run with core."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.envs import get_spec
+from core.runs.run import open_run
+from core.runs.sweep import STEP_COLUMN, step_metrics
+from tests.apptests import open_app, page_ok
+from tests.run_fixtures import envelope_run, peda_run, policy_set_run, rollout_log
+
+DST = "deep-sea-treasure-v0"
+CHEETAH = "MO-HalfCheetah-v2"
+STEPS = [100, 200, 300]
+# Far enough below every step's returns that each step's front has a hypervolume.
+REFERENCE = (0.0, -200.0)
+
+pytestmark = pytest.mark.slow
+
+
+def _assets(root: Path) -> Path:
+    """An assets folder holding one MORL-Baselines run on deep-sea-treasure (`DST`)."""
+    envelope_run(root / "agents", steps=STEPS)
+    return root
+
+
+@pytest.fixture(scope="module")
+def dst_assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _assets(tmp_path_factory.mktemp("runs"))
+
+
+@pytest.fixture
+def on_dst(dst_assets: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(dst_assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    yield dst_assets
+
+
+def _training(query: dict[str, str] | None = None):  # noqa: ANN202 - an AppTest
+    at = open_app({"env": DST, **(query or {})})
+    at.switch_page("views/training.py").run()
+    return at
+
+
+def _independent_sweeps(run_folder: Path, steps: list[int] | None = None) -> pd.DataFrame:
+    """Each snapshot (of `steps`, default all) loaded by core and swept on the default plan
+    (granularity 20, seed 0, the env's horizon), with its step: no dashboard code involved."""
+    from core.agents.importers import ImportAnswers
+    from core.evaluate import sweep
+
+    run = open_run(run_folder)
+    tables = []
+    for step in run.steps if steps is None else steps:
+        agent = run.load(run.snapshot(step), ImportAnswers(env_id=DST))
+        table = sweep(agent, DST, granularity=20, seeds=[0], workers=1, progress=False)
+        tables.append(table.assign(**{STEP_COLUMN: step}))
+    return pd.concat(tables, ignore_index=True)
+
+
+def _means(table: pd.DataFrame, step: int) -> tuple[np.ndarray, np.ndarray]:
+    """(preferences, mean returns) per preference of one step's episodes."""
+    rows = table[table[STEP_COLUMN] == step]
+    grouped = rows.groupby(["preference_treasure", "preference_time"], sort=True)
+    means = grouped[["return_treasure", "return_time"]].mean()
+    return np.asarray(list(means.index)), means.to_numpy()
+
+
+def _hypervolume_2d(points: np.ndarray, reference: tuple[float, float]) -> float:
+    """Brute force: the union of the boxes between each point and the reference point."""
+    volume, best_y = 0.0, reference[1]
+    for x, y in sorted(map(tuple, points), key=lambda p: -p[0]):
+        if x > reference[0] and y > best_y:
+            volume += (x - reference[0]) * (y - best_y)
+            best_y = y
+    return volume
+
+
+def _expected_utility(points: np.ndarray, weights: np.ndarray) -> float:
+    return float(np.mean([max(float(w @ p) for p in points) for w in weights]))
+
+
+def _front_points(at, step: int) -> np.ndarray:  # noqa: ANN001
+    """The points the front figure draws for `step` (undominated and dominated traces)."""
+    figure = at.session_state["_training_figure"]
+    traces = [t for t in figure.data if t.name in (f"step {step}", f"step {step} (dominated)")]
+    return np.vstack([np.column_stack([t.x, t.y]) for t in traces])
+
+
+def _same_rows(a: np.ndarray, b: np.ndarray) -> None:
+    np.testing.assert_allclose(np.unique(a, axis=0), np.unique(b, axis=0), rtol=1e-12)
+
+
+# --- the Training page ----------------------------------------------------------------------
+
+
+def test_each_steps_front_and_metrics_equal_an_independent_sweep(on_dst: Path) -> None:
+    at = _training()
+    page_ok(at)
+    assert list(at.select_slider(key="train_step").options) == [str(step) for step in STEPS]
+    assert at.session_state["training_result"]["steps"] == STEPS
+    assert at.select_slider(key="train_step").value == STEPS[-1]  # the last step by default
+    # The sidebar's reference point is the one the metrics use.
+    at.number_input(key="ref_1").set_value(REFERENCE[1]).run()
+    page_ok(at)
+    shown = at.session_state["training_result"]["metrics"]
+    episodes = _independent_sweeps(on_dst / "agents" / DST)
+    expected = step_metrics(episodes, DST, reference_point=REFERENCE)
+    assert list(shown[STEP_COLUMN]) == STEPS
+    for column in ("hypervolume", "expected_utility", "cardinality"):
+        np.testing.assert_allclose(shown[column], expected[column], rtol=1e-9)
+    volumes = []
+    for step in STEPS:
+        preferences, means = _means(episodes, step)
+        row = shown[shown[STEP_COLUMN] == step].iloc[0]
+        assert row["hypervolume"] == pytest.approx(_hypervolume_2d(means, REFERENCE))
+        assert row["expected_utility"] == pytest.approx(_expected_utility(means, preferences))
+        volumes.append(row["hypervolume"])
+    assert len(set(volumes)) > 1, "the fixture's steps differ"
+
+    # The drawn front follows the scrubber: each step's own mean returns.
+    _same_rows(_front_points(at, 300), _means(episodes, 300)[1])
+    at.select_slider(key="train_step").set_value(100).run()
+    page_ok(at)
+    assert at.session_state["training_result"]["step"] == 100
+    _same_rows(_front_points(at, 100), _means(episodes, 100)[1])
+    figure = at.session_state["_training_figure"]
+    assert not [t for t in figure.data if t.name in ("step 200", "step 300")]  # none later
+    assert at.query_params["step"] in ("100", ["100"])
+    # At the last step the earlier fronts are drawn behind it, the older one fainter, on axes
+    # that stay the same from step to step.
+    ranges = (figure.layout.xaxis.range, figure.layout.yaxis.range)
+    at.select_slider(key="train_step").set_value(300).run()
+    figure = at.session_state["_training_figure"]
+    older = {t.name: t.opacity for t in figure.data if t.name in ("step 100", "step 200")}
+    assert older["step 100"] < older["step 200"] < 1.0
+    assert (figure.layout.xaxis.range, figure.layout.yaxis.range) == ranges
+
+
+def test_play_moves_through_the_steps_then_the_agent_of_the_last_step_plays(
+    on_dst: Path,
+) -> None:
+    from core.rollout import rollout_batch
+
+    at = _training()
+    at.button(key="train_play").click().run()  # at the last step: starts from the first
+    page_ok(at)
+    assert at.session_state["training_result"]["step"] == 100
+    assert any(button.label == "Pause" for button in at.button)
+    seen = []
+    for _ in range(3):
+        at.run()  # what each tick of the timer does
+        seen.append(at.session_state["training_result"]["step"])
+    assert seen == [200, 300, 300]
+    page_ok(at)
+    assert any(button.label == "Play" for button in at.button)  # stopped at the last step
+    video = at.session_state["training_video"]
+    assert video["step"] == 300 and video["has_video"]
+    run = open_run(on_dst / "agents" / DST)
+    direct = rollout_batch(
+        run.load(run.snapshot(300)),
+        DST,
+        np.asarray([video["preference"]]),
+        [video["seed"]],
+        horizon=get_spec(DST).horizon,
+    )
+    np.testing.assert_allclose(video["returns"], direct.returns[0], rtol=1e-12)
+
+
+def test_the_link_chooses_the_step_and_a_wrong_one_is_noted(on_dst: Path) -> None:
+    at = _training({"step": "200"})
+    page_ok(at)
+    assert at.session_state["training_result"]["step"] == 200
+    at = _training({"step": "250"})
+    page_ok(at)
+    assert at.session_state["training_result"]["step"] == 300
+    notes = " ".join(warning.value for warning in at.warning)
+    assert "step=" in notes and "no step 250 in this run" in notes, notes
+
+
+def test_a_single_agent_is_explained_and_the_envs_runs_offered(on_dst: Path) -> None:
+    at = _training({"agent": "random"})
+    page_ok(at)
+    assert any("not a training run" in info.value for info in at.info)
+    assert "--snapshot-every" in " ".join(caption.value for caption in at.caption)
+    at.button(key=f"train_open_{DST}").click().run()
+    page_ok(at)
+    assert at.selectbox(key="agent").value == DST
+    assert at.session_state["training_result"]["steps"] == STEPS
+
+
+def test_a_corrupt_snapshot_is_skipped_with_a_notice_and_the_rest_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import torch
+
+    assets = _assets(tmp_path / "assets")
+    folder = assets / "agents" / DST
+    # One file cut short (its reader leaves it out), one whose first layer does not fit the env
+    # (read, then refused when loaded).
+    truncated = folder / "Envelope step=200.tar"
+    truncated.write_bytes(truncated.read_bytes()[:500])
+    misfit = folder / "Envelope step=300.tar"
+    content = torch.load(misfit, weights_only=True)
+    content["q_net_state_dict"]["net.0.weight"] = torch.zeros(64, 3)
+    torch.save(content, misfit)
+    envelope_run(tmp_path / "more", steps=(400,))
+    shutil.copy(tmp_path / "more" / DST / "Envelope step=400.tar", folder)
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    at = _training()
+    page_ok(at)
+    warnings = [warning.value for warning in at.warning]
+    assert any("Envelope step=200.tar" in text for text in warnings), warnings
+    assert any("Envelope step=300.tar" in text and "skipped" in text for text in warnings)
+    result = at.session_state["training_result"]
+    assert result["steps"] == [100, 400]
+    shown = result["metrics"]
+    episodes = _independent_sweeps(folder, [100, 400])
+    expected = step_metrics(episodes, DST)
+    np.testing.assert_allclose(shown["hypervolume"], expected["hypervolume"], rtol=1e-9)
+    _same_rows(_front_points(at, 400), _means(episodes, 400)[1])
+
+
+def test_a_run_mixing_architectures_names_the_odd_snapshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assets = _assets(tmp_path / "assets")
+    mixed = assets / "agents" / "swimmer-run"
+    policy_set_run(mixed, steps=(10, 20))
+    policy_set_run(mixed, steps=(30,), members=4)  # another experiment's snapshot
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    at = _training()
+    page_ok(at)
+    (warning,) = [w.value for w in at.warning if "swimmer-run" in w.value]
+    assert "mixes architectures" in warning and "step=30" in warning, warning
+    assert "step=10" not in warning and "step=20" not in warning
+    # The sidebar's list of unreadable entries says it too.
+    captions = " ".join(caption.value for caption in at.sidebar.caption)
+    assert "step=30" in captions, captions
+    assert at.session_state["training_result"]["steps"] == STEPS  # the other run is shown
+
+
+# --- PEDA's logged evaluations --------------------------------------------------------------
+
+
+@pytest.fixture
+def peda_assets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    assets = tmp_path / "assets"
+    peda_run(assets / "agents" / "cheetah-run", env_id=CHEETAH, steps=(1000, 2000, 3000))
+    # Short episodes for the video: the logs themselves are never re-run.
+    plan = {"granularity": 4, "seeds": [0], "horizon": 10}
+    manifest = {"sweep": plan, "agents": {"cheetah-run": {"env": CHEETAH}}}
+    (assets / "manifest.json").write_text(json.dumps(manifest))
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    return assets
+
+
+def test_peda_logs_are_shown_without_sweeping(
+    peda_assets: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import core.evaluate
+
+    at = open_app({"env": CHEETAH})
+    page_ok(at)
+    swept: list[object] = []
+    original = core.evaluate.sweep
+
+    def counting(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        swept.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(core.evaluate, "sweep", counting)
+    at.switch_page("views/training.py").run()
+    page_ok(at)
+    assert at.radio(key="train_source").value == "logged"
+    result = at.session_state["training_result"]
+    assert result["source"] == "logged" and result["steps"] == [1000, 2000, 3000]
+    spec = get_spec(CHEETAH)
+    for index, step in enumerate(result["steps"]):
+        at.select_slider(key="train_step").set_value(step).run()
+        page_ok(at)
+        log = rollout_log(spec.n_obj, index)
+        _same_rows(_front_points(at, step), log["rollout_original_raw_r"])
+        row = at.session_state["training_result"]["metrics"].iloc[index]
+        expected = _hypervolume_2d(log["rollout_original_raw_r"], spec.reference_point)
+        assert row["hypervolume"] == pytest.approx(expected)
+        assert row["expected_utility"] == pytest.approx(
+            _expected_utility(log["rollout_original_raw_r"], log["target_prefs"])
+        )
+    assert not swept, "the logs were shown without sweeping a snapshot"
+    assert at.session_state["training_video"]["has_video"]  # the snapshot itself still plays
+    # A sweep here instead: every snapshot evaluated on the plan's grid.
+    at.radio(key="train_source").set_value("sweep").run()
+    page_ok(at)
+    assert at.session_state["training_result"]["source"] == "sweep"
+    assert len(swept) == 3
