@@ -310,3 +310,27 @@ def test_peda_logs_are_shown_without_sweeping(
     page_ok(at)
     assert at.session_state["training_result"]["source"] == "sweep"
     assert len(swept) == 3
+
+
+# --- Compare --------------------------------------------------------------------------------
+
+
+def test_compare_draws_two_runs_curves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assets = _assets(tmp_path / "assets")
+    other = envelope_run(tmp_path / "other", steps=(50, 150))
+    shutil.move(other, assets / "agents" / "dst-second")  # the env is then the manifest's
+    manifest = {"agents": {"dst-second": {"env": DST, "label": "second run"}}}
+    (assets / "manifest.json").write_text(json.dumps(manifest))
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    at = open_app({"env": DST, "agents": f"{DST},dst-second"})
+    at.switch_page("views/compare.py").run()
+    page_ok(at)
+    curves = at.session_state["compare_curves"]
+    assert list(curves) == [DST, "second run"]
+    reference = get_spec(DST).reference_point
+    for label, name in ((DST, DST), ("second run", "dst-second")):
+        episodes = _independent_sweeps(assets / "agents" / name)
+        expected = step_metrics(episodes, DST, reference_point=reference)
+        for column in (STEP_COLUMN, "hypervolume", "expected_utility"):
+            np.testing.assert_allclose(curves[label][column], expected[column], rtol=1e-9)

@@ -1,8 +1,9 @@
 """Compare: two or more agents on one env — overlaid fronts (with the env's known front), a
 metrics table with the best per column marked (and bootstrapped 95% intervals across seeds),
-where each agent's EAF beats the other's, and their rollouts at the same preference side
-by side in one video. Agents of other envs are left out, with a note: fronts of different
-tasks are never drawn or ranked together (`core.mixing`)."""
+training runs' hypervolume and expected utility over their steps, where each agent's EAF beats
+the other's, and their rollouts at the same preference side by side in one video. Agents of
+other envs are left out, with a note: fronts of different tasks are never drawn or ranked
+together (`core.mixing`)."""
 
 from __future__ import annotations
 
@@ -11,16 +12,18 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import streamlit as st
 
+from core.catalog import AgentAsset
 from core.envs import EnvSpec
 from core.envs.known_fronts import against_known
 from core.recordings import SideBySideRequest
 from core.sweeps import mean_per_preference, objective_arrays
-from dashboard import loaders, sidebar, uncertainty, url_state
+from dashboard import loaders, runs, sidebar, uncertainty, url_state
 from dashboard import preferences as prefs
 from dashboard.figures import FrontSeries, front_figure
 from dashboard.known_front import describe_front
 from dashboard.live import show_recording_live
-from dashboard.messages import guard, inert
+from dashboard.messages import guard, inert, show_problem
+from dashboard.run_figures import METRICS, runs_curve_figure
 from dashboard.tables import AgentMetrics, distinct_labels, metrics_table, styled_metrics
 from dashboard.uncertainty_figures import eaf_difference_figure
 from dashboard.widgets import charts
@@ -140,6 +143,35 @@ def show_eaf_difference(
         "a_better": len(difference.a_better),
         "b_better": len(difference.b_better),
     }
+
+
+def show_training_curves(run_assets: Sequence[AgentAsset], labels: Mapping[str, str]) -> None:
+    """Two or more training runs: hypervolume and expected utility over their steps, one line
+    per run (each from its trainer's logs where it has them, else from sweeping each snapshot)."""
+    st.subheader("Training curves")
+    curves = {}
+    sources = []
+    for asset in run_assets:
+        label = labels[asset.name]
+        with guard(f"run {asset.name}"):
+            source = runs.default_source(asset)
+            data = runs.run_fronts(asset, ctx.catalog, source, ctx.gamma, ctx.reference_point)
+            for what, why in runs.notice_lines(data.notices):
+                show_problem("caption", f"{label}: {what}", why)
+            if len(data.metrics):
+                curves[label] = data.metrics
+                sources.append(f"{inert(label)} from {runs.SOURCE_LABELS[source]}")
+    st.session_state["compare_curves"] = curves
+    if not curves:
+        return
+    for column, metric in zip(st.columns(2), METRICS, strict=True):
+        column.plotly_chart(
+            runs_curve_figure(metric, curves), key=f"compare_curve_{metric}", width="stretch"
+        )
+    st.caption(
+        "; ".join(sources) + f". Hypervolume above the reference point {ctx.reference_point}; "
+        "expected utility over each step's preferences. Logged evaluations are undiscounted."
+    )
 
 
 ctx = sidebar.context()
@@ -284,6 +316,10 @@ if sidebar.need(ctx, agent=False):
                 f"({uncertainty.CI_RESAMPLES} resamples of the seeds, random seed "
                 f"{uncertainty.CI_RANDOM_SEED}); — for an agent swept with one seed only."
             )
+
+        run_assets = [asset for asset in assets if asset.is_run]
+        if len(run_assets) >= 2:
+            show_training_curves(run_assets, labels)
 
         with guard("EAF difference"):
             show_eaf_difference(episodes, labels, spec)
