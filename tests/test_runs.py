@@ -251,7 +251,7 @@ def _mean_front(rows: pd.DataFrame, env_id: str) -> list[tuple[float, float]]:
     for _, row in rows.iterrows():
         key = tuple(row[objective_columns("preference", spec)])
         means.setdefault(key, []).append(row[objective_columns("return", spec)].to_numpy(float))
-    return [tuple(np.mean(values, axis=0)) for values in means.values()]  # type: ignore[misc]
+    return [tuple(np.mean(values, axis=0)) for values in means.values()]
 
 
 def test_sweeping_a_run_equals_sweeping_each_snapshot_and_resumes(
