@@ -355,3 +355,13 @@ def test_answers_for_a_run_keep_the_env_its_files_name(tmp_path: Path) -> None:
         with_answers(run, "fruit-tree-v0")
     assert with_answers(run, None) is run
     assert ImportAnswers().env_id is None
+
+
+@pytest.mark.slow
+def test_a_run_sweeps_alike_on_ray_and_on_local_processes(tmp_path: Path) -> None:
+    run = open_run(envelope_run(tmp_path))
+    options = dict(granularity=3, seeds=(0, 1), progress=False)
+    local = sweep_run(run, "deep-sea-treasure-v0", workers=2, **options).table  # type: ignore[arg-type]
+    on_ray = sweep_run(run, "deep-sea-treasure-v0", backend="ray", **options).table  # type: ignore[arg-type]
+    columns = [c for c in local.columns if c != "wall_time"]
+    pd.testing.assert_frame_equal(local[columns], on_ray[columns])
