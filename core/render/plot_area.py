@@ -60,7 +60,9 @@ def ticks(low: float, high: float, count: int = 5) -> list[float]:
         return []
     raw = (high - low) / count
     power = 10.0 ** math.floor(math.log10(raw))
-    step = next(multiple * power for multiple in (1, 2, 5, 10) if multiple * power >= raw)
+    # The round step nearest `raw` (on a log scale): 1, 2, 5 or 10 times `power`.
+    limits = ((1.0, 2**0.5), (2.0, 10**0.5), (5.0, 50**0.5))
+    step = power * next((m for m, limit in limits if raw / power <= limit), 10.0)
     first = math.ceil(low / step)
     last = math.floor(high / step)
     # Multiplying (not adding) keeps 0.1 * 3 from drifting; 0.0 not -0.0.
