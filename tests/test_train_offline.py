@@ -388,6 +388,9 @@ def test_an_interrupted_run_resumes_bit_identically(
     assert_same_weights(straight, resumed)
     assert resumed.training["loss_history"] == straight.training["loss_history"]
     assert_same_weights(straight, load(out))  # type: ignore[arg-type]
+    # The saved checkpoints are the same files (the loss history's steps stay whole numbers).
+    for name in ("config.json", "weights.safetensors"):
+        assert (out / name).read_bytes() == (tmp_path / "straight" / name).read_bytes()
 
 
 def test_half_then_resume_for_the_rest_equals_one_run(dataset_path: Path, tmp_path: Path) -> None:

@@ -237,7 +237,8 @@ def train_offline(
         network.load_state_dict(state["network"])
         optimizer.load_state_dict(state["optimizer"])
         first_step = int(state["step"])
-        loss_history = [list(row) for row in state["loss_history"].tolist()]
+        # Stored as float64 rows: the step goes back to an int, as an uninterrupted run has it.
+        loss_history = [[int(step), loss] for step, loss in state["loss_history"].tolist()]
 
     def checkpoint(step: int) -> None:
         _save_state(folder, run, step, network, optimizer, loss_history)
