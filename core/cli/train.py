@@ -265,6 +265,14 @@ def add_offline_parsers(commands: Any) -> None:
             "--checkpoint-every", type=int, default=1000, help="steps between checkpoints"
         )
         parser.add_argument(
+            "--snapshot-every",
+            type=int,
+            default=None,
+            metavar="N",
+            help="also keep the agent after every N steps (and the final one) in "
+            "OUT/snapshots/step=N/ (default: no snapshots)",
+        )
+        parser.add_argument(
             "--hidden",
             type=int,
             default=None,
@@ -359,6 +367,7 @@ def run_offline(args: argparse.Namespace) -> int:
         gradient_clip=args.gradient_clip,
         checkpoint_every=args.checkpoint_every,
         seed=args.seed,
+        snapshot_every=args.snapshot_every,
     )
     try:
         agent = train_offline(
