@@ -150,6 +150,14 @@ def add_behaviour_parser(commands: Any) -> None:
         "every member adopts the policy of whichever member scores best on its own "
         "preference (default: no transfer)",
     )
+    parser.add_argument(
+        "--snapshot-every",
+        type=int,
+        default=None,
+        metavar="N",
+        help="also keep the policy set after every N iterations (and the final one) in "
+        "OUT/snapshots/step=N/ (default: no snapshots)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.set_defaults(func=run_behaviour)
 
@@ -185,6 +193,7 @@ def run_behaviour(args: argparse.Namespace) -> int:
             progress=not args.quiet,
             transfer_every=args.transfer_every,
             survival_bonus=args.survival_bonus,
+            snapshot_every=args.snapshot_every,
         )
     except KeyboardInterrupt:
         print(
