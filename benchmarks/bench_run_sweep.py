@@ -10,10 +10,12 @@ episode, the metrics):
 
 = 10 snapshots x 11 preferences x 2 seeds = 220 episodes of 500 steps, each time into a new
 results folder (nothing stored), then once more into the same folder (everything stored: the
-resumed case). Medians of --repeats, with the 1-min load average before and after (the machine
-is shared: compare figures taken at a similar load). Target: <= 60 s on 2 cores.
+resumed case). For comparison, what the same took before runs existed: one
+`paretoscope evaluate SNAPSHOT` command per snapshot, in turn (--baseline). Medians of
+--repeats, with the 1-min load average before and after (the machine is shared: compare figures
+taken at a similar load). Target: <= 60 s on 2 cores.
 
-    python benchmarks/bench_run_sweep.py [--repeats 3] [--steps 1000] [--run DIR]
+    python benchmarks/bench_run_sweep.py [--repeats 3] [--steps 1000] [--run DIR] [--baseline]
 """
 
 from __future__ import annotations
@@ -66,11 +68,25 @@ def timed_evaluate(run: Path, out: Path) -> tuple[float, dict]:
     return time.perf_counter() - started, json.loads(result.stdout)
 
 
+def timed_one_by_one(run: Path, out: Path) -> float:
+    """The same sweep as ten `evaluate SNAPSHOT` commands, one after another."""
+    started = time.perf_counter()
+    for snapshot in sorted((run / "snapshots").iterdir()):
+        cli(
+            "evaluate", str(snapshot), "--env", ENV_ID, "--granularity", "10", "--episodes",
+            "2", "--out", str(out), "--json",
+        )  # fmt: skip
+    return time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--steps", type=int, default=1000, help="training steps of the run")
     parser.add_argument("--run", type=Path, default=None, help="an existing run to sweep")
+    parser.add_argument(
+        "--baseline", action="store_true", help="also time one evaluate command per snapshot"
+    )
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as scratch:
@@ -86,6 +102,10 @@ def main() -> None:
             fresh.append(seconds)
             print(f"  run {repeat + 1}: {seconds:.1f} s", flush=True)
         resumed, _ = timed_evaluate(run, Path(scratch) / "results-0")
+        baseline = [
+            timed_one_by_one(run, Path(scratch) / f"baseline-{repeat}")
+            for repeat in range(args.repeats if args.baseline else 0)
+        ]
         load_after = os.getloadavg()[0]
 
     steps = record["steps"]
@@ -99,6 +119,11 @@ def main() -> None:
         f"(min {min(fresh):.1f}, max {max(fresh):.1f}); target <= {TARGET_SECONDS:.0f} s: {verdict}"
     )
     print(f"evaluate RUN, everything stored (resumed): {resumed:.1f} s")
+    if baseline:
+        print(
+            f"one evaluate SNAPSHOT command per snapshot: median {statistics.median(baseline):.1f}"
+            f" s of {len(baseline)}"
+        )
     loads = f"before {load_before:.2f}, after {load_after:.2f}"
     print(f"cores {os.cpu_count()}, load average (1 min) {loads}")
 
