@@ -308,13 +308,31 @@ def encode_gif(frames: Iterable[np.ndarray], fps: float, path: str | Path | None
 
 
 @lru_cache(maxsize=8)
-def _font(size: int) -> Any:
+def text_font(size: int) -> Any:
+    """Pillow's default font at `size` pixels (its fixed bitmap font without FreeType)."""
     from PIL import ImageFont
 
     try:
         return ImageFont.load_default(size=size)
     except (TypeError, ValueError, OSError):  # Pillow built without FreeType: fixed bitmap font
         return ImageFont.load_default()
+
+
+ELLIPSIS = "..."  # the default font may lack a one-character ellipsis
+
+
+def fit_text(text: str, font: Any, width: float) -> str:
+    """`text`, cut and ended with ELLIPSIS if it is wider than `width` pixels in `font`."""
+    if font.getlength(text) <= width:
+        return text
+    low, high = 0, len(text)  # the longest prefix that fits with the ellipsis
+    while low < high:
+        middle = (low + high + 1) // 2
+        if font.getlength(text[:middle] + ELLIPSIS) <= width:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low] + ELLIPSIS
 
 
 def caption_font_size(frame_height: int) -> int:
@@ -335,7 +353,7 @@ def draw_caption(
     if not lines:
         return frame.copy()
     size = font_size or caption_font_size(frame.shape[0])
-    font = _font(size)
+    font = text_font(size)
     image = Image.fromarray(frame)
     overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))
     draw = ImageDraw.Draw(overlay)

@@ -9,14 +9,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from core.agents.checkpoint import load
 from core.agents.policy_set import PolicySetAgent, load_policy_set
 from core.envs import get_spec
 from core.errors import ParetoscopeError
 from core.metrics import preference_grid
 from core.rollout import rollout_batch
+from core.runs.layout import SNAPSHOTS_DIR, snapshot_dir
 from core.train import ARSConfig, ObservationStats, auto_survival_shift, default_preferences
 from core.train.ars import Episode, EpisodeTask, GymRunner, MujocoRunner, ars_iteration
-from core.train.behaviour import member_path, train_behaviour
+from core.train.behaviour import member_path, member_snapshot_path, train_behaviour
 
 SWIMMER = "MO-Swimmer-v2"
 HOPPER = "MO-Hopper-v3"
@@ -369,7 +371,7 @@ def test_the_cli_trains_and_resumes_a_policy_set(
     argv = [
         "train", "behaviour", "--env", SWIMMER, "--preferences", "2", "--out", str(out),
         "--iterations", "1", "--workers", "1", "--directions", "4", "--top-directions", "2",
-        "--horizon", "20", "--eval-episodes", "1", "--quiet",
+        "--horizon", "20", "--eval-episodes", "1", "--quiet", "--snapshot-every", "1",
     ]  # fmt: skip
     args = _parser().parse_args(argv)
     assert args.func(args) == 0
@@ -377,9 +379,11 @@ def test_the_cli_trains_and_resumes_a_policy_set(
     assert "saved policy set (2 members)" in printed
     assert "(1.00, 0.00)" in printed and "(0.00, 1.00)" in printed
     first = load_policy_set(out)
+    _assert_same_set(load_policy_set(snapshot_dir(out, 1)), first)
     args = _parser().parse_args(argv)  # a rerun finds everything done and rewrites the same set
     assert args.func(args) == 0
     _assert_same_set(load_policy_set(out), first)
+    assert snapshot_steps(out) == [1]
 
 
 def test_the_cli_takes_explicit_preferences_and_a_shift() -> None:
@@ -407,6 +411,105 @@ def test_the_cli_takes_explicit_preferences_and_a_shift() -> None:
         _parser().parse_args(
             ["train", "behaviour", "--env", SWIMMER, "--out", "x", "--preference", "a,b"]
         )
+
+
+# --- snapshots ------------------------------------------------------------------------------------
+
+
+def snapshot_steps(out: Path) -> list[int]:
+    """The steps of the snapshot folders (named exactly step=N, nothing else there)."""
+    return sorted(int(path.name.removeprefix("step=")) for path in (out / SNAPSHOTS_DIR).iterdir())
+
+
+def checkpoint_files(folder: Path) -> tuple[bytes, bytes]:
+    return (folder / "config.json").read_bytes(), (folder / "weights.safetensors").read_bytes()
+
+
+def _assert_same_members(first: PolicySetAgent, second: PolicySetAgent) -> None:
+    np.testing.assert_array_equal(first.preferences, second.preferences)
+    np.testing.assert_array_equal(first.matrices, second.matrices)
+    np.testing.assert_array_equal(first.obs_mean, second.obs_mean)
+    np.testing.assert_array_equal(first.obs_std, second.obs_std)
+
+
+def test_snapshots_hold_the_members_after_every_n_iterations(tmp_path: Path) -> None:
+    import json
+
+    # Cold starts: with a warm start, member 1 of a longer run starts from member 0's longer
+    # training, so only cold members equal those of a shorter run at every iteration.
+    out = tmp_path / "run"
+    final = _tiny_run(out, iterations=4, warm_start=False, snapshot_every=2)
+    assert snapshot_steps(out) == [2, 4]
+    at_four = load(snapshot_dir(out, 4))
+    assert isinstance(at_four, PolicySetAgent)
+    _assert_same_set(at_four, final)
+    assert checkpoint_files(snapshot_dir(out, 4)) == checkpoint_files(out)
+    at_two = load(snapshot_dir(out, 2))
+    assert isinstance(at_two, PolicySetAgent)
+    _assert_same_members(at_two, _tiny_run(tmp_path / "two", iterations=2, warm_start=False))
+    assert at_two.training["iterations"] == [2, 2]
+    assert at_two.mean_returns is None  # not evaluated at iteration 2
+    assert member_snapshot_path(out, 1, 2).is_file()
+    # The frequency is no setting of the run: a resume may change it, and keeps the snapshots.
+    assert "snapshot_every" not in json.loads((out / "training" / "run.json").read_text())
+    before = {step: (snapshot_dir(out, step) / "config.json").stat() for step in (2, 4)}
+    grown = _tiny_run(out, iterations=7, warm_start=False, snapshot_every=3)
+    assert snapshot_steps(out) == [2, 4, 6, 7]  # 3 was behind the resume
+    _assert_same_set(load_policy_set(snapshot_dir(out, 7)), grown)
+    _assert_same_members(
+        load_policy_set(snapshot_dir(out, 6)),
+        _tiny_run(tmp_path / "six", iterations=6, warm_start=False),
+    )
+    for step, stat in before.items():
+        after = (snapshot_dir(out, step) / "config.json").stat()
+        assert (after.st_ino, after.st_mtime_ns) == (stat.st_ino, stat.st_mtime_ns)
+
+
+def test_transfer_snapshots_are_taken_before_the_round_end_transfer_and_resume_exactly(
+    tmp_path: Path,
+) -> None:
+    preferences = [[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]]  # these settings do transfer at 2
+    rounds = {"preferences": preferences, "transfer_every": 2, "snapshot_every": 2}
+    whole = tmp_path / "whole"
+    final = _tiny_run(whole, iterations=4, **rounds)
+    assert any(final.training["transfers"])
+    assert snapshot_steps(whole) == [2, 4]
+    # At iteration 2: the set a two-iteration run saves (its last round ends without a
+    # transfer), evaluated members included.
+    at_two = load_policy_set(snapshot_dir(whole, 2))
+    _assert_same_set(at_two, _tiny_run(tmp_path / "two", iterations=2, **rounds))
+    assert at_two.training["transfers"] == [[], [], []]
+    _assert_same_set(load_policy_set(snapshot_dir(whole, 4)), final)
+
+    def interrupt(member: int, iteration: int, mean_return: float) -> None:
+        if (member, iteration) == (1, 3):
+            raise KeyboardInterrupt
+
+    split = tmp_path / "split"
+    with pytest.raises(KeyboardInterrupt):
+        _tiny_run(split, iterations=4, on_iteration=interrupt, **rounds)
+    assert not (split / SNAPSHOTS_DIR).exists()  # published when the run ends
+    _tiny_run(split, iterations=4, **rounds)
+    for step in (2, 4):
+        assert checkpoint_files(snapshot_dir(split, step)) == checkpoint_files(
+            snapshot_dir(whole, step)
+        )
+
+
+def test_a_bad_snapshot_frequency_is_refused_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from core.cli import main
+
+    for bad in ("0", "-3"):
+        argv = ["train", "behaviour", "--env", SWIMMER, "--out", str(tmp_path / "bad"),
+                "--iterations", "1", "--snapshot-every", bad]  # fmt: skip
+        assert main(argv) == 2
+        assert f"snapshot_every must be at least 1, got {bad}" in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
+    plain = ["train", "behaviour", "--env", SWIMMER, "--out", "x"]
+    assert _parser().parse_args([*plain, "--snapshot-every", "25"]).snapshot_every == 25
+    assert _parser().parse_args(plain).snapshot_every is None
 
 
 # --- policy transfer between members --------------------------------------------------------------

@@ -9,6 +9,7 @@ learned from it must act differently at different preferences.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +26,7 @@ from core.data import DatasetInfo, Trajectories, collect, open_dataset, read_d4m
 from core.envs import get_spec
 from core.errors import ParetoscopeError
 from core.rollout import rollout_batch
+from core.runs.layout import SNAPSHOTS_DIR, snapshot_dir
 from core.train.batches import (
     BATCH_BUILDERS,
     TrainingData,
@@ -35,6 +37,7 @@ from core.train.batches import (
     sample_steps,
 )
 from core.train.offline import (
+    RUN_FILE,
     STATE_FILE,
     TRAINING_DIR,
     OfflineConfig,
@@ -388,6 +391,9 @@ def test_an_interrupted_run_resumes_bit_identically(
     assert_same_weights(straight, resumed)
     assert resumed.training["loss_history"] == straight.training["loss_history"]
     assert_same_weights(straight, load(out))  # type: ignore[arg-type]
+    # The saved checkpoints are the same files (the loss history's steps stay whole numbers).
+    for name in ("config.json", "weights.safetensors"):
+        assert (out / name).read_bytes() == (tmp_path / "straight" / name).read_bytes()
 
 
 def test_half_then_resume_for_the_rest_equals_one_run(dataset_path: Path, tmp_path: Path) -> None:
@@ -469,6 +475,125 @@ def test_fingerprint_is_the_same_in_every_format_and_changes_with_the_data(
         train_offline("bc", pickle_path, tmp_path / "x", config(5), env_id="MO-HalfCheetah-v2")
 
 
+# --- snapshots -----------------------------------------------------------------------------------
+
+
+def snapshot_steps(out: Path) -> list[int]:
+    """The steps of the snapshot folders (named exactly step=N, nothing else there)."""
+    return sorted(int(path.name.removeprefix("step=")) for path in (out / SNAPSHOTS_DIR).iterdir())
+
+
+def checkpoint_files(folder: Path) -> tuple[bytes, bytes]:
+    return (folder / "config.json").read_bytes(), (folder / "weights.safetensors").read_bytes()
+
+
+def test_each_snapshot_is_the_agent_a_run_of_exactly_that_many_steps_saves(
+    dataset_path: Path, tmp_path: Path
+) -> None:
+    # A fixed warm-up: an automatic one depends on the run's length. Steps 2 and 6 are not
+    # checkpoints (every 4), step 6 is the end.
+    settings = config(6, checkpoint_every=4, warmup_steps=2, snapshot_every=2)
+    out = tmp_path / "run"
+    final = train_offline(
+        "morvs", dataset_path, out, settings, architecture=TINY["morvs"], progress=False
+    )
+    assert snapshot_steps(out) == [2, 4, 6]
+    for step in (2, 4, 6):
+        exact = train_offline(
+            "morvs", dataset_path, tmp_path / f"exact-{step}",
+            replace(settings, steps=step, snapshot_every=None), architecture=TINY["morvs"],
+            progress=False,
+        )  # fmt: skip
+        snapshot = load(snapshot_dir(out, step))
+        assert isinstance(snapshot, ConditionedAgent)
+        assert snapshot.training["steps"] == step
+        assert_same_weights(snapshot, exact)
+        # Byte for byte the checkpoint that run saved, training record and loss history included.
+        assert checkpoint_files(snapshot_dir(out, step)) == checkpoint_files(
+            tmp_path / f"exact-{step}"
+        )
+    assert checkpoint_files(snapshot_dir(out, 6)) == checkpoint_files(out)
+    assert final.training["steps"] == 6
+    assert not (out / TRAINING_DIR / "snapshot.partial").exists()
+
+
+def test_a_resumed_run_keeps_its_snapshots_and_ends_with_the_uninterrupted_ones(
+    dataset_path: Path, tmp_path: Path
+) -> None:
+    # Snapshots every 3 steps, checkpoints every 4: interrupted at step 7, the run resumes from
+    # step 4 and recomputes steps 5 and 6, whose snapshot at 6 is already there.
+    settings = config(12, checkpoint_every=4, warmup_steps=2, snapshot_every=3)
+    tiny = TINY["bc"]
+    straight = tmp_path / "straight"
+    train_offline("bc", dataset_path, straight, settings, architecture=tiny, progress=False)
+    assert snapshot_steps(straight) == [3, 6, 9, 12]
+
+    def interrupt(step: int, loss: float) -> None:
+        if step == 7:
+            raise KeyboardInterrupt
+
+    out = tmp_path / "interrupted"
+    with pytest.raises(KeyboardInterrupt):
+        train_offline(
+            "bc", dataset_path, out, settings, architecture=tiny, progress=False,
+            on_step=interrupt,
+        )  # fmt: skip
+    assert snapshot_steps(out) == [3, 6]
+    before = {step: (snapshot_dir(out, step) / "weights.safetensors").stat() for step in (3, 6)}
+    steps: list[int] = []
+    train_offline(
+        "bc", dataset_path, out, settings, architecture=tiny, resume=True, progress=False,
+        on_step=lambda step, loss: steps.append(step),
+    )  # fmt: skip
+    assert steps[0] == 5  # from the checkpoint at 4, through the snapshot at 6 again
+    assert snapshot_steps(out) == [3, 6, 9, 12]
+    for step in (3, 6, 9, 12):
+        assert checkpoint_files(snapshot_dir(out, step)) == checkpoint_files(
+            snapshot_dir(straight, step)
+        )
+    for step, stat in before.items():  # kept, not rewritten
+        after = (snapshot_dir(out, step) / "weights.safetensors").stat()
+        assert (after.st_ino, after.st_mtime_ns) == (stat.st_ino, stat.st_mtime_ns)
+
+
+def test_snapshots_can_start_on_a_resume_of_a_run_made_without_them(
+    dataset_path: Path, tmp_path: Path
+) -> None:
+    import json
+
+    settings = config(4, checkpoint_every=2, warmup_steps=2)
+    tiny = TINY["morvs"]
+    out = tmp_path / "run"
+    train_offline("morvs", dataset_path, out, settings, architecture=tiny, progress=False)
+    assert not (out / SNAPSHOTS_DIR).exists()
+    # run.json as written before the option existed.
+    run_path = out / TRAINING_DIR / RUN_FILE
+    record = json.loads(run_path.read_text())
+    del record["snapshot_every"]
+    run_path.write_text(json.dumps(record))
+    longer = replace(settings, steps=8, snapshot_every=2)
+    train_offline(
+        "morvs", dataset_path, out, longer, architecture=tiny, resume=True, progress=False
+    )
+    # The checkpoint it resumed from (step 4) is snapshotted too; step 2 is gone.
+    assert snapshot_steps(out) == [4, 6, 8]
+    # Another frequency on the next resume: it goes on, the earlier snapshots stay.
+    train_offline(
+        "morvs", dataset_path, out, replace(longer, steps=9, snapshot_every=5),
+        architecture=tiny, resume=True, progress=False,
+    )  # fmt: skip
+    assert snapshot_steps(out) == [4, 6, 8, 9]
+    straight = tmp_path / "straight"
+    train_offline(
+        "morvs", dataset_path, straight, replace(longer, steps=9), architecture=tiny,
+        progress=False,
+    )  # fmt: skip
+    for step in (4, 6, 8, 9):
+        assert checkpoint_files(snapshot_dir(out, step)) == checkpoint_files(
+            snapshot_dir(straight, step)
+        )
+
+
 # --- refusals ------------------------------------------------------------------------------------
 
 
@@ -480,6 +605,8 @@ def test_bad_requests_raise_clear_errors(
     for steps in (0, -3):
         with pytest.raises(ParetoscopeError, match="steps: expected >= 1"):
             OfflineConfig(steps=steps)
+        with pytest.raises(ParetoscopeError, match="snapshot-every: expected >= 1"):
+            OfflineConfig(snapshot_every=steps)
     with pytest.raises(ParetoscopeError, match="dataset is for MO-Swimmer-v2, not MO-Ant-v2"):
         train_offline("morvs", dataset_path, tmp_path / "b", config(5), env_id="MO-Ant-v2")
     spec = get_spec(SWIMMER)
@@ -553,6 +680,16 @@ def test_cli_trains_refuses_to_overwrite_and_resumes(
     assert load(out).training["steps"] == 20  # type: ignore[attr-defined]
     assert main(["train", "bc", *common, "--steps", "0"]) == 2
     assert "steps: expected >= 1" in capsys.readouterr().err
+    snapshots = ["--data", str(dataset_path), "--out", str(tmp_path / "s"), "--hidden", "16"]
+    for bad in ("0", "-2"):
+        assert main(["train", "bc", *snapshots, "--steps", "4", "--snapshot-every", bad]) == 2
+        assert "snapshot-every: expected >= 1, got " + bad in capsys.readouterr().err
+    assert not (tmp_path / "s").exists()  # refused before anything was written
+    assert (
+        main(["train", "bc", *snapshots, "--steps", "5", "--snapshot-every", "2", "--quiet"]) == 0
+    )
+    assert snapshot_steps(tmp_path / "s") == [2, 4, 5]
+    capsys.readouterr()
     assert main(["train", "modt", "--data", str(dataset_path), "--out", str(tmp_path / "m"),
                  "--env", "MO-HalfCheetah-v2", "--steps", "3", "--quiet"]) == 2  # fmt: skip
     assert "not MO-HalfCheetah-v2" in capsys.readouterr().err
@@ -561,3 +698,4 @@ def test_cli_trains_refuses_to_overwrite_and_resumes(
     assert args.func.__name__ == "run_behaviour"
     args = build_parser().parse_args(["train", "modt", "--data", "d", "--out", "o", "--heads", "2"])
     assert args.kind == "modt" and args.heads == 2 and args.func.__name__ == "run_offline"
+    assert args.snapshot_every is None

@@ -151,7 +151,6 @@ def summary_record(table: Any, env_id: str) -> dict[str, object]:
 def run(args: argparse.Namespace) -> int:
     from core.agents.builtin import load_agent
     from core.evaluate import sweep
-    from core.results_store import ResultsStore
     from core.runs.run import sniff_run
 
     if args.granularity < 1:
@@ -164,21 +163,7 @@ def run(args: argparse.Namespace) -> int:
     if args.steps is not None:
         raise ParetoscopeError(f"--steps: {args.agent} is not a training run (no snapshots)")
     agent = load_agent(args.agent, args.env, device=args.device)
-    table = sweep(
-        agent,
-        args.env,
-        granularity=args.granularity,
-        seeds=_seeds(args),
-        gamma=args.gamma,
-        horizon=args.horizon,
-        backend=args.backend,
-        workers=args.workers,
-        address=args.address,
-        store=ResultsStore(Path(args.out)),
-        agent_id=Path(args.agent).name,
-        batch_size=args.batch_size,
-        progress=not args.json,
-    )
+    table = sweep(agent, args.env, agent_id=Path(args.agent).name, **_sweep_options(args))
     record = summary_record(table, args.env)
     if args.json:
         print(json.dumps(record, indent=2))
@@ -187,15 +172,28 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _seeds(args: argparse.Namespace) -> list[int]:
-    return list(range(args.seed, args.seed + args.episodes))
+def _sweep_options(args: argparse.Namespace) -> dict[str, Any]:
+    """What a sweep of one agent and of a run's snapshots take alike from the command line."""
+    from core.results_store import ResultsStore
+
+    return {
+        "granularity": args.granularity,
+        "seeds": list(range(args.seed, args.seed + args.episodes)),
+        "gamma": args.gamma,
+        "horizon": args.horizon,
+        "backend": args.backend,
+        "workers": args.workers,
+        "address": args.address,
+        "store": ResultsStore(Path(args.out)),
+        "batch_size": args.batch_size,
+        "progress": not args.json,
+    }
 
 
 def evaluate_run(args: argparse.Namespace, location: Path) -> int:
     """Sweep every snapshot of the run at `location` (`core.runs.sweep`) and print the metrics
     step by step, then the last step's summary."""
     from core.agents.importers import ImportAnswers, parse_options
-    from core.results_store import ResultsStore
     from core.runs.run import open_run, with_answers
     from core.runs.sweep import sweep_run
 
@@ -204,19 +202,10 @@ def evaluate_run(args: argparse.Namespace, location: Path) -> int:
     result = sweep_run(
         training_run,
         args.env,
-        granularity=args.granularity,
-        seeds=_seeds(args),
-        gamma=args.gamma,
-        horizon=args.horizon,
-        backend=args.backend,
-        workers=args.workers,
-        address=args.address,
-        store=ResultsStore(Path(args.out)),
-        batch_size=args.batch_size,
         answers=answers,
         device=args.device,
-        progress=not args.json,
         steps=args.steps,
+        **_sweep_options(args),
     )
     for notice in result.notices:
         print(f"paretoscope: left out {notice}", file=sys.stderr)

@@ -150,6 +150,14 @@ def add_behaviour_parser(commands: Any) -> None:
         "every member adopts the policy of whichever member scores best on its own "
         "preference (default: no transfer)",
     )
+    parser.add_argument(
+        "--snapshot-every",
+        type=int,
+        default=None,
+        metavar="N",
+        help="also keep the policy set after every N iterations (and the final one) in "
+        "OUT/snapshots/step=N/ (default: no snapshots)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.set_defaults(func=run_behaviour)
 
@@ -185,6 +193,7 @@ def run_behaviour(args: argparse.Namespace) -> int:
             progress=not args.quiet,
             transfer_every=args.transfer_every,
             survival_bonus=args.survival_bonus,
+            snapshot_every=args.snapshot_every,
         )
     except KeyboardInterrupt:
         print(
@@ -263,6 +272,14 @@ def add_offline_parsers(commands: Any) -> None:
         )
         parser.add_argument(
             "--checkpoint-every", type=int, default=1000, help="steps between checkpoints"
+        )
+        parser.add_argument(
+            "--snapshot-every",
+            type=int,
+            default=None,
+            metavar="N",
+            help="also keep the agent after every N steps (and the final one) in "
+            "OUT/snapshots/step=N/ (default: no snapshots)",
         )
         parser.add_argument(
             "--hidden",
@@ -359,6 +376,7 @@ def run_offline(args: argparse.Namespace) -> int:
         gradient_clip=args.gradient_clip,
         checkpoint_every=args.checkpoint_every,
         seed=args.seed,
+        snapshot_every=args.snapshot_every,
     )
     try:
         agent = train_offline(

@@ -30,7 +30,7 @@ import numpy as np
 
 from core.errors import ParetoscopeError
 from core.render.size import DEFAULT_SIZE, check_size
-from core.video import _font, caption_font_size
+from core.video import ELLIPSIS, caption_font_size, fit_text, text_font
 
 # Dark grey rather than black: the bars stay visible against black pictures (lunar lander's
 # sky, minecart's mine) and against tile_videos' black gaps, so the picture's edge shows, and
@@ -38,7 +38,6 @@ from core.video import _font, caption_font_size
 BACKGROUND = (40, 40, 40)
 TEXT_COLOUR = (230, 230, 230)
 TEXT_MIN_FONT = 8
-ELLIPSIS = "..."  # the default font may lack a one-character ellipsis
 
 
 def _as_rgb(frame: np.ndarray) -> np.ndarray:
@@ -114,20 +113,6 @@ def fit_frame(frame: np.ndarray, size: tuple[int, int] = DEFAULT_SIZE) -> np.nda
     return canvas
 
 
-def _shorten(text: str, font: Any, width: float) -> str:
-    """`text`, cut and ended with ELLIPSIS if it is wider than `width` in `font`."""
-    if font.getlength(text) <= width:
-        return text
-    low, high = 0, len(text)  # the longest prefix that fits with the ellipsis
-    while low < high:
-        middle = (low + high + 1) // 2
-        if font.getlength(text[:middle] + ELLIPSIS) <= width:
-            low = middle
-        else:
-            high = middle - 1
-    return text[:low] + ELLIPSIS
-
-
 def text_frame(lines: Sequence[str], size: tuple[int, int] = DEFAULT_SIZE) -> np.ndarray:
     """A BACKGROUND frame of `size` with `lines` written in its middle, each line centred.
 
@@ -147,17 +132,17 @@ def text_frame(lines: Sequence[str], size: tuple[int, int] = DEFAULT_SIZE) -> np
     usable = width - 2 * margin
     smallest = max(TEXT_MIN_FONT, caption_font_size(height))
     # A line too wide even in the smallest font is cut anyway: it does not shrink the rest.
-    sizing = [text for text in texts if _font(smallest).getlength(text) <= usable] or texts
+    sizing = [text for text in texts if text_font(smallest).getlength(text) <= usable] or texts
     font_size = 2 * smallest
-    font = _font(font_size)
+    font = text_font(font_size)
     while font_size > smallest and max(font.getlength(text) for text in sizing) > usable:
         font_size -= 1
-        font = _font(font_size)
+        font = text_font(font_size)
     line_height = font_size + max(1, font_size // 4)
     room = max(1, (height - 2 * margin) // line_height)
     if len(texts) > room:
         texts = [*texts[: room - 1], ELLIPSIS] if room > 1 else [ELLIPSIS]
-    texts = [_shorten(text, font, usable) for text in texts]
+    texts = [fit_text(text, font, usable) for text in texts]
     draw = ImageDraw.Draw(image)
     top = (height - len(texts) * line_height) / 2
     for index, text in enumerate(texts):

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from core.metrics import non_dominated
+from core.render.plot_area import PlotArea
+from core.video import text_font
 
 BACKGROUND = (255, 255, 255)
 AXIS = (60, 60, 60)
@@ -21,15 +23,6 @@ DOMINATED = (160, 180, 200)
 CLOUD = (170, 170, 170)
 HIGHLIGHT = (255, 176, 0)
 TRAIL = (255, 214, 120)
-
-
-def _font(size: int):  # noqa: ANN202 - a Pillow font object
-    from PIL import ImageFont
-
-    try:
-        return ImageFont.load_default(size=size)
-    except (TypeError, ValueError, OSError):  # Pillow without FreeType: the bitmap font
-        return ImageFont.load_default()
 
 
 class FrontPanel:
@@ -55,22 +48,18 @@ class FrontPanel:
         if cloud is not None and len(cloud):
             cloud_values = np.asarray(cloud, dtype=np.float64)[:, self.axes]
             everything = np.vstack([values, cloud_values])
-        low = everything.min(axis=0)
-        high = everything.max(axis=0)
-        span = np.where(high - low > 0, high - low, 1.0)
-        self.low = low - 0.08 * span
-        self.high = high + 0.08 * span
         self.margin_left = max(30, self.size // 8)
         self.margin_bottom = max(24, self.size // 10)
         self.margin_top = max(14, self.size // 18)
         self.margin_right = max(10, self.size // 24)
         self.font_size = max(9, self.size // 32)
+        left, top = self.margin_left, self.margin_top
+        right, bottom = self.size - self.margin_right, self.size - self.margin_bottom
+        self.area = PlotArea.covering(everything, (left, top, right, bottom))
 
         image = Image.new("RGB", (self.size, self.size), BACKGROUND)
         draw = ImageDraw.Draw(image)
-        font = _font(self.font_size)
-        left, top = self.margin_left, self.margin_top
-        right, bottom = self.size - self.margin_right, self.size - self.margin_bottom
+        font = text_font(self.font_size)
         draw.line([(left, top), (left, bottom), (right, bottom)], fill=AXIS, width=2)
         if cloud_values is not None:
             for x, y in self.to_pixels(cloud_values):
@@ -93,13 +82,7 @@ class FrontPanel:
 
     def to_pixels(self, values: np.ndarray) -> np.ndarray:
         """Pixel (column, row) of each (x, y) value; y grows upwards on the picture."""
-        data = np.asarray(values, dtype=np.float64).reshape(-1, 2)
-        left, top = self.margin_left, self.margin_top
-        right, bottom = self.size - self.margin_right, self.size - self.margin_bottom
-        fraction = (data - self.low) / (self.high - self.low)
-        columns = left + fraction[:, 0] * (right - left)
-        rows = bottom - fraction[:, 1] * (bottom - top)
-        return np.column_stack([columns, rows]).round().astype(int)
+        return self.area.to_pixels(values)
 
     def draw(
         self,

@@ -11,6 +11,8 @@ under ``OUT/training/``:
 - ``member-NNN.safetensors``: a member's matrix and observation statistics, with its
   iteration count, env steps, time spent, return history and evaluation in the header
   metadata; rewritten atomically after every iteration.
+- ``snapshots/member-NNN-iteration-N.safetensors`` (with ``snapshot_every``): the same, as the
+  member was after iteration N, for every multiple N of ``snapshot_every``.
 
 A rerun skips members that reached the budget and continues the others from their last saved
 iteration. Randomness is drawn from (seed, member, iteration), so an interrupted and resumed
@@ -32,6 +34,18 @@ trained on their own preference.
 On tasks whose episode ends when the robot falls, a per-step survival shift (the scalarised
 constant that every objective pays just for staying alive) is subtracted from the training
 reward only, so that standing still is no longer a local optimum (Mania et al. 2018).
+
+Snapshots (``snapshot_every=N``, off by default): at the end, every iteration that all members
+have a saved copy of becomes a `policy_set` checkpoint in ``OUT/snapshots/step=N/``
+(`core.runs.layout`), the members as they were after their N-th iteration (with their mean
+returns where all were evaluated then, else none); the final set is also the snapshot at its
+iteration count when all members share it. With transfer, a member at a round end is the one
+before the transfer: the transfer belongs to the next round, as a run's last round has none.
+So at a round end, and at every N when members start from zero (no warm start), the snapshot
+is the set a run of exactly N iterations saves; a plain run with warm start differs from a
+shorter one from its second member on (each starts from the previous member's final policy).
+Existing snapshots are never rewritten. The frequency is not a setting of run.json: a resume
+may change it.
 """
 
 from __future__ import annotations
@@ -39,6 +53,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -53,6 +68,7 @@ from core.atomic import write_bytes_atomically
 from core.envs import get_spec
 from core.errors import ParetoscopeError
 from core.metrics import preference_grid
+from core.runs.layout import snapshot_dir
 from core.train.ars import (
     ARSConfig,
     EpisodePool,
@@ -60,12 +76,16 @@ from core.train.ars import (
     ars_iteration,
     evaluate_policy,
 )
+from core.train.snapshots import write_snapshot
 
 RUN_FORMAT = "paretoscope-behaviour-run"
 RUN_FORMAT_VERSION = 1
 TRAINING_DIR = "training"
 RUN_FILE = "run.json"
 METHOD = "ars-v2t"
+# OUT/training/snapshots/: the members' states at the snapshot iterations.
+MEMBER_SNAPSHOTS_DIR = "snapshots"
+_MEMBER_SNAPSHOT = re.compile(r"member-(\d+)-iteration-(\d+)\.safetensors")
 
 # Per-step constant each objective pays for staying alive, on tasks that end when the robot
 # falls (docs/reference.md, D4MORL environments and MO-Gymnasium). HalfCheetah and Swimmer have
@@ -240,6 +260,12 @@ def member_path(out_dir: Path, index: int) -> Path:
     return out_dir / TRAINING_DIR / f"member-{index:03d}.safetensors"
 
 
+def member_snapshot_path(out_dir: Path, index: int, iteration: int) -> Path:
+    """Where member `index`'s state after `iteration` is kept for the snapshot there."""
+    name = f"member-{index:03d}-iteration-{iteration}.safetensors"
+    return out_dir / TRAINING_DIR / MEMBER_SNAPSHOTS_DIR / name
+
+
 def save_member(path: Path, state: MemberState) -> None:
     """Write `state` atomically: the tensors plus a JSON header entry."""
     from safetensors.numpy import save as save_tensors
@@ -293,6 +319,16 @@ def load_member(path: Path) -> MemberState:
         raise ParetoscopeError(
             f"{path}: damaged training state ({error}); delete it to retrain that member"
         ) from None
+
+
+def _save_member_state(folder: Path, state: MemberState, snapshot_every: int | None) -> None:
+    """Save a member's state; at a snapshot iteration, first a copy for that snapshot (so a
+    member file at that iteration always has its copy, whenever the run was interrupted)."""
+    if snapshot_every is not None and state.iteration > 0 and state.iteration % snapshot_every == 0:
+        copy = member_snapshot_path(folder, state.index, state.iteration)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        save_member(copy, state)
+    save_member(member_path(folder, state.index), state)
 
 
 # --- the driver ------------------------------------------------------------------------------
@@ -351,6 +387,7 @@ def train_behaviour(
     on_iteration: IterationCallback | None = None,
     transfer_every: int | None = None,
     survival_bonus: Sequence[float] | None = None,
+    snapshot_every: int | None = None,
 ) -> PolicySetAgent:
     """Train (or resume) one ARS policy per preference and save the policy set into `out_dir`.
 
@@ -363,6 +400,8 @@ def train_behaviour(
     `survival_bonus` (one value per objective) replaces the env's alive bonus table: each
     member's shift is then w·survival_bonus (e.g. (1, 1, 0) on MO-Hopper-v3 keeps the energy
     objective's per-step 5, so energy-heavy members learn to stay up cheaply).
+    `snapshot_every=N` also writes the policy set after every N iterations (and the final one)
+    into ``out_dir/snapshots/step=N/`` (see the module docstring); it may change on a resume.
     Returns the policy set also written to `out_dir` (config.json + weights.safetensors).
     """
     env = get_spec(env_id)
@@ -383,6 +422,8 @@ def train_behaviour(
             raise ParetoscopeError(f"transfer_every must be at least 1, got {transfer_every}")
         if iterations is None:
             raise ParetoscopeError("transfer_every needs an iteration budget (--iterations)")
+    if snapshot_every is not None and snapshot_every < 1:
+        raise ParetoscopeError(f"snapshot_every must be at least 1, got {snapshot_every}")
     bonus: tuple[float, ...] | None = None
     if survival_bonus is not None:
         if survival_shift is not None:
@@ -424,18 +465,33 @@ def train_behaviour(
                     pool,
                     progress,
                     on_iteration,
+                    snapshot_every,
                 )
                 states.append(state)
             if round_budget is not budget:
                 _transfer_policies(folder, states)
 
-    agent = PolicySetAgent(
-        env_id,
-        member_preferences,
+    agent = _policy_set(settings, states)
+    save_policy_set(agent, folder)
+    if snapshot_every is not None:
+        _write_snapshots(folder, settings, agent, states)
+    return agent
+
+
+def _policy_set(settings: BehaviourSettings, states: Sequence[MemberState]) -> PolicySetAgent:
+    """The members as a policy set, with their mean returns when all are evaluated as they are
+    (always at the end of a run; at a snapshot, only where the members were evaluated)."""
+    env = get_spec(settings.env_id)
+    evaluated = all(state.evaluated for state in states)
+    return PolicySetAgent(
+        settings.env_id,
+        np.stack([state.preference for state in states]),
         np.stack([state.matrix for state in states]),
         np.stack([state.stats.normaliser()[0] for state in states]),
         np.stack([state.stats.normaliser()[1] for state in states]),
-        np.stack([np.asarray(state.eval_returns).mean(axis=0) for state in states]),
+        np.stack([np.asarray(state.eval_returns).mean(axis=0) for state in states])
+        if evaluated
+        else None,
         training={
             "method": METHOD,
             **asdict(settings.ars),
@@ -456,8 +512,29 @@ def train_behaviour(
             ),
         },
     )
-    save_policy_set(agent, folder)
-    return agent
+
+
+def _write_snapshots(
+    folder: Path, settings: BehaviourSettings, final: PolicySetAgent, states: list[MemberState]
+) -> None:
+    """Publish, in order, every iteration that all members have a saved copy of, then the
+    final set at its iteration count when the members share one; existing snapshots stay."""
+    copies: dict[int, dict[int, Path]] = {}
+    for path in (folder / TRAINING_DIR / MEMBER_SNAPSHOTS_DIR).glob("member-*.safetensors"):
+        match = _MEMBER_SNAPSHOT.fullmatch(path.name)
+        if match is not None:
+            copies.setdefault(int(match[2]), {})[int(match[1])] = path
+    scratch = folder / TRAINING_DIR
+    for iteration, paths in sorted(copies.items()):
+        if (
+            sorted(paths) == list(range(len(states)))
+            and not snapshot_dir(folder, iteration).exists()
+        ):
+            members = [load_member(paths[index]) for index in range(len(states))]
+            write_snapshot(folder, iteration, _policy_set(settings, members), scratch)
+    final_iterations = {state.iteration for state in states}
+    if len(final_iterations) == 1 and (last := final_iterations.pop()) > 0:
+        write_snapshot(folder, last, final, scratch)
 
 
 def _round_budgets(settings: BehaviourSettings, budget: Budget, folder: Path) -> list[Budget]:
@@ -545,6 +622,7 @@ def _train_member(
     pool: EpisodePool,
     progress: bool,
     on_iteration: IterationCallback | None,
+    snapshot_every: int | None,
 ) -> MemberState:
     """Train member `index` until the budget is reached (resuming its saved state), evaluate."""
     env = get_spec(settings.env_id)
@@ -581,7 +659,7 @@ def _train_member(
             state.env_steps += result.env_steps
             state.elapsed_seconds += seconds
             state.history.append(result.mean_return)
-            save_member(path, state)
+            _save_member_state(folder, state, snapshot_every)
             bar.update(1 if budget.iterations is not None else seconds)
             bar.set_postfix(
                 {
@@ -595,7 +673,7 @@ def _train_member(
             seeds = _eval_seeds(settings.seed, index, settings.eval_episodes)
             state.eval_returns = evaluate_policy(state.matrix, state.stats, seeds, pool, horizon)
             state.evaluated_iteration = state.iteration
-            save_member(path, state)
+            _save_member_state(folder, state, snapshot_every)
         mean_return = np.asarray(state.eval_returns).mean(axis=0)
         bar.set_postfix(
             {

@@ -7,7 +7,9 @@
    model fitted on the data's (preference, return) pairs, the seeded network;
 3. each step: draw a batch (`core.train.batches`), set the warm-up learning rate, minimise the
    MSE between predicted and dataset actions (divided by the action bound) with AdamW;
-4. every `checkpoint_every` steps: save the training state and the agent atomically;
+4. every `checkpoint_every` steps: save the training state and the agent atomically; every
+   `snapshot_every` steps (when set) and at the end: a snapshot of the agent
+   (`core.train.snapshots`);
 5. at the end: save the agent with `core.agents.checkpoint.save` into `out_dir`.
 
 PEDA's conventions (docs/reference.md#training): batch 64, AdamW lr 1e-4, weight decay 1e-3, linear
@@ -27,6 +29,9 @@ Layout of `out_dir`:
     training/state.pt                  step, weights, optimizer state, loss history
                                        (torch.save of tensors and plain values only; read back
                                        with weights_only=True)
+    snapshots/step=N/                  with `snapshot_every`: the agent after N steps, a
+                                       checkpoint equal to the one a run of exactly N steps
+                                       saves (kept when the run is resumed)
 """
 
 from __future__ import annotations
@@ -73,6 +78,7 @@ from core.train.batches import (
     observation_statistics,
     sample_steps,
 )
+from core.train.snapshots import write_snapshot
 
 OFFLINE_KINDS = ("morvs", "bc", "modt")
 RUN_FORMAT = "paretoscope-offline-run"
@@ -84,8 +90,8 @@ STATE_FILE = "state.pt"
 PEDA_WARMUP_STEPS = 10_000
 # PEDA clips the gradient norm in its sequence (MODT) trainer only.
 DEFAULT_GRADIENT_CLIP = {"modt": 0.25, "morvs": None, "bc": None}
-# Settings that may change between a run and its resume.
-RESUMABLE_CHANGES = ("steps", "checkpoint_every")
+# Settings that may change between a run and its resume (absent from older run.json files).
+RESUMABLE_CHANGES = ("steps", "checkpoint_every", "snapshot_every")
 
 StepCallback = Callable[[int, float], None]
 
@@ -104,10 +110,14 @@ class OfflineConfig:
     gradient_clip: float | None = None
     checkpoint_every: int = 1000
     seed: int = 0
+    # None: no snapshots; N: the agent after every N steps and at the end, in snapshots/step=N.
+    snapshot_every: int | None = None
 
     def __post_init__(self) -> None:
-        for name in ("steps", "batch_size", "checkpoint_every"):
+        for name in ("steps", "batch_size", "checkpoint_every", "snapshot_every"):
             value = getattr(self, name)
+            if name == "snapshot_every" and value is None:
+                continue
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ParetoscopeError(f"{name.replace('_', '-')}: expected >= 1, got {value!r}")
         if not np.isfinite(self.learning_rate) or self.learning_rate <= 0:
@@ -237,12 +247,32 @@ def train_offline(
         network.load_state_dict(state["network"])
         optimizer.load_state_dict(state["optimizer"])
         first_step = int(state["step"])
-        loss_history = [list(row) for row in state["loss_history"].tolist()]
+        # Stored as float64 rows: the step goes back to an int, as an uninterrupted run has it.
+        loss_history = [[int(step), loss] for step, loss in state["loss_history"].tolist()]
 
     def checkpoint(step: int) -> None:
         _save_state(folder, run, step, network, optimizer, loss_history)
         agent.training = _training_info(kind, run, dataset_record, step, loss_history)
         save_agent(agent, folder)
+
+    def snapshot(step: int, pending_losses: list[float]) -> None:
+        # The loss history a run of exactly `step` steps ends with: its last entry covers the
+        # steps since the previous checkpoint.
+        history = loss_history + (
+            [[step, float(np.mean(pending_losses))]] if pending_losses else []
+        )
+        agent.training = _training_info(kind, run, dataset_record, step, history)
+        write_snapshot(folder, step, agent, folder / TRAINING_DIR)
+
+    # A resumed run holds the agent of its last checkpoint: snapshot it when due (a run resumed
+    # with --snapshot-every for the first time, or a finished one); an existing one is kept.
+    every = config.snapshot_every
+    if (
+        every is not None
+        and first_step > 0
+        and (first_step % every == 0 or first_step >= config.steps)
+    ):
+        snapshot(first_step, [])
 
     # 3. The loop.
     bar = tqdm(
@@ -279,11 +309,14 @@ def train_offline(
                 bar.set_postfix(loss=f"{np.mean(interval_losses[-100:]):.4f}")
             if on_step is not None:
                 on_step(step + 1, value)
-            # 4. Periodic checkpoints (and one at the end).
-            if (step + 1) % config.checkpoint_every == 0 or step + 1 == config.steps:
+            # 4. Periodic checkpoints and snapshots (and one of each at the end).
+            last = step + 1 == config.steps
+            if (step + 1) % config.checkpoint_every == 0 or last:
                 loss_history.append([step + 1, float(np.mean(interval_losses))])
                 interval_losses = []
                 checkpoint(step + 1)
+            if every is not None and ((step + 1) % every == 0 or last):
+                snapshot(step + 1, interval_losses)
         network.eval()
 
     # 5. The final agent (already written by the last checkpoint unless nothing was left to do).
