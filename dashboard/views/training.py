@@ -306,8 +306,8 @@ st.caption(
     "Watch a front grow over a training run: scrub or play through its steps, compare the "
     "front with the earlier ones and the metrics over the run, and watch the agent of any step."
 )
+show_run_problems(ctx)  # also when nothing else is there: the user sees why the run is missing
 if sidebar.need(ctx):
-    show_run_problems(ctx)
     assert ctx.agent is not None
     if not ctx.agent.is_run:
         url_state.set_url(step=None)
