@@ -12,7 +12,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from core.metrics import non_dominated
-from core.runs.sweep import STEP_COLUMN, StepPoints
+from core.runs.evolution import StepFront
+from core.runs.sweep import STEP_COLUMN
 from dashboard.figures import CURRENT_COLOUR, PALETTE, _axis_title, _text, point_text
 
 FRONT_COLOUR = PALETTE[0]
@@ -28,7 +29,7 @@ def step_trace_name(step: int, undominated: bool = True) -> str:
 
 
 def fixed_ranges(
-    fronts: Sequence[StepPoints], axes: Sequence[int], extra: Sequence[np.ndarray] = ()
+    fronts: Sequence[StepFront], axes: Sequence[int], extra: Sequence[np.ndarray] = ()
 ) -> list[list[float]]:
     """Axis ranges that hold every step's points (and `extra` points), padded by 5%: the same
     for every step, so the front is seen to move."""
@@ -42,7 +43,7 @@ def fixed_ranges(
 
 def evolution_figure(
     objective_names: Sequence[str],
-    fronts: Sequence[StepPoints],
+    fronts: Sequence[StepFront],
     step: int,
     axes: Sequence[int] = (0, 1),
     fade: int = 4,

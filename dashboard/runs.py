@@ -19,8 +19,9 @@ import streamlit as st
 
 from core.catalog import AgentAsset, AssetCatalog, AssetProblem, snapshot_asset
 from core.errors import ParetoscopeError
+from core.runs.evolution import StepFront, logged_step_fronts, step_fronts
 from core.runs.run import LoggedFront, RunNotice, TrainingRun, open_run, sniff_run
-from core.runs.sweep import STEP_COLUMN, StepPoints, front_metrics, step_metrics
+from core.runs.sweep import STEP_COLUMN, front_metrics, step_metrics
 from dashboard import loaders
 from dashboard.messages import inert, log
 
@@ -37,7 +38,7 @@ class RunFronts:
     """A run's fronts by step, their metrics (one row per step) and what was left out."""
 
     source: str  # SWEEP or LOGGED
-    fronts: Sequence[StepPoints]
+    fronts: Sequence[StepFront]
     metrics: pd.DataFrame
     notices: Sequence[RunNotice]
     gamma: float  # the discount the returns were measured at
@@ -46,7 +47,7 @@ class RunFronts:
     def steps(self) -> list[int]:
         return [int(front.step) for front in self.fronts]
 
-    def front(self, step: int) -> StepPoints:
+    def front(self, step: int) -> StepFront:
         return next(front for front in self.fronts if front.step == step)
 
 
@@ -75,26 +76,10 @@ def logged(asset: AgentAsset, reference_point: Sequence[float] | None) -> RunFro
     """The run's logged fronts (undiscounted returns, as the trainer measured them)."""
     assert asset.env_id is not None
     fronts, notices = logged_fronts(asset)
-    metrics = front_metrics(fronts, asset.env_id, reference_point)
+    steps = logged_step_fronts(fronts)
+    metrics = front_metrics(steps, asset.env_id, reference_point)
     left_out = [*training_run(asset).notices, *notices]
-    return RunFronts(LOGGED, fronts, metrics, left_out, gamma=1.0)
-
-
-@dataclass(frozen=True)
-class _MeanFront:
-    step: int
-    preferences: object
-    returns: object
-
-
-def _fronts_of(table: pd.DataFrame, env_id: str) -> list[StepPoints]:
-    from core.sweeps import mean_per_preference
-
-    fronts: list[StepPoints] = []
-    for step, rows in table.groupby(STEP_COLUMN, sort=True):
-        points = mean_per_preference(rows, env_id)
-        fronts.append(_MeanFront(int(step), points["preferences"], points["returns"]))  # type: ignore[arg-type]
-    return fronts
+    return RunFronts(LOGGED, steps, metrics, left_out, gamma=1.0)
 
 
 def swept(
@@ -139,7 +124,7 @@ def swept(
         return RunFronts(SWEEP, [], pd.DataFrame(), notices, gamma)
     table = pd.concat(tables, ignore_index=True)
     metrics = _step_metrics(table, asset.env_id, _as_tuple(reference_point))
-    return RunFronts(SWEEP, _fronts_of(table, asset.env_id), metrics, notices, gamma)
+    return RunFronts(SWEEP, step_fronts(table, asset.env_id), metrics, notices, gamma)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

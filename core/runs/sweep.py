@@ -8,8 +8,8 @@ snapshot is its own agent in the store (its fingerprint differs), and the table 
 differs from the others stops the sweep naming it (a folder mixing two experiments).
 
 `step_metrics` summarises that table one step at a time (`core.evaluate.summarize`);
-`front_metrics` gives the same numbers for fronts that are already means per preference (the
-evaluations a trainer logged, such as PEDA's rollout logs).
+`front_metrics` gives the same numbers for fronts that are already means per preference
+(`core.runs.evolution.StepFront`: the evaluations a trainer logged, such as PEDA's rollout logs).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from core.agents.importers import ImportAnswers
     from core.evaluate import Backend
     from core.results_store import ResultsStore
+    from core.runs.evolution import StepFront
 
 STEP_COLUMN = "step"
 
@@ -217,21 +218,8 @@ def step_metrics(
     return pd.DataFrame(rows)
 
 
-class StepPoints(Protocol):
-    """A front at one step: mean returns per preference (`core.runs.run.LoggedFront`)."""
-
-    @property
-    def step(self) -> int: ...
-
-    @property
-    def preferences(self) -> np.ndarray: ...
-
-    @property
-    def returns(self) -> np.ndarray: ...
-
-
 def front_metrics(
-    fronts: Sequence[StepPoints],
+    fronts: Sequence[StepFront],
     env_id: str,
     reference_point: Sequence[float] | None = None,
     weights: np.ndarray | None = None,
