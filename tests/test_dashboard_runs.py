@@ -180,6 +180,30 @@ def test_play_moves_through_the_steps_then_the_agent_of_the_last_step_plays(
     np.testing.assert_allclose(video["returns"], direct.returns[0], rtol=1e-12)
 
 
+def test_the_evolution_exports_as_one_mp4_with_a_frame_per_step(
+    on_dst: Path, tmp_path: Path
+) -> None:
+    import imageio.v2 as imageio
+
+    from dashboard.views.training import EXPORT_FPS, EXPORT_HOLD
+
+    at = _training()
+    assert not [b for b in at.get("download_button") if b.label == "Download the evolution MP4"]
+    at.button(key="train_export").click().run()
+    page_ok(at)
+    assert [b for b in at.get("download_button") if b.label == "Download the evolution MP4"]
+    video = tmp_path / "evolution.mp4"
+    video.write_bytes(at.session_state["_train_mp4"][1])
+    frames = [frame for frame in imageio.get_reader(str(video), "ffmpeg")]
+    held = round(EXPORT_HOLD * EXPORT_FPS)
+    assert len(frames) == len(STEPS) + held  # one per step, then the last step held
+    assert frames[0].shape == (540, 960, 3)
+    # Each step its own picture (the fronts differ), the held frames the last step's.
+    steps = [frame.astype(int) for frame in frames[: len(STEPS)]]
+    assert all(np.abs(a - b).mean() > 0.1 for a, b in zip(steps, steps[1:], strict=False))
+    assert all(np.abs(frame.astype(int) - steps[-1]).mean() < 1.0 for frame in frames[-held:])
+
+
 def test_the_link_chooses_the_step_and_a_wrong_one_is_noted(on_dst: Path) -> None:
     at = _training({"step": "200"})
     page_ok(at)

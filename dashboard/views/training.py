@@ -14,6 +14,8 @@ import streamlit as st
 from core.catalog import AgentAsset, snapshot_asset
 from core.envs import EnvSpec
 from core.recordings import EpisodeRequest
+from core.runs.evolution import evolution_mp4
+from core.runs.run import RunNotice
 from core.runs.sweep import STEP_COLUMN
 from dashboard import loaders, runs, sidebar, url_state
 from dashboard import preferences as prefs
@@ -31,6 +33,9 @@ HOLD_KEY = "_train_hold"
 PLAY_SECONDS = 1.0  # between steps while playing
 FADE = 4  # earlier fronts drawn behind the current one
 NOTICES_SHOWN = 5  # more than this go in an expander
+# The exported MP4: two steps a second (each front readable), the last step held a second.
+EXPORT_FPS = 2.0
+EXPORT_HOLD = 1.0
 
 
 def explain_not_a_run(ctx: sidebar.Context, agent: AgentAsset) -> None:
@@ -63,9 +68,9 @@ def show_run_problems(ctx: sidebar.Context) -> None:
         show_problem("warning", f"run {problem.path.name}", problem.message)
 
 
-def show_notices(notices: Sequence[object]) -> None:
+def show_notices(notices: Sequence[RunNotice]) -> None:
     """The snapshots (and logs) left out, each named with the reason."""
-    lines = runs.notice_lines(notices)  # type: ignore[arg-type]
+    lines = runs.notice_lines(notices)
     if len(lines) > NOTICES_SHOWN:
         st.warning(f"{len(lines)} snapshots or logs were left out; the rest of the run is shown.")
         with st.expander("What was left out"):
@@ -211,6 +216,47 @@ def show_evolution(
     scrubber_and_charts()
 
 
+def export_evolution(
+    spec: EnvSpec,
+    asset: AgentAsset,
+    data: runs.RunFronts,
+    axes: list[int],
+    reference_point: Sequence[float] | None,
+) -> None:
+    """The evolution as one MP4 for slides (`core.runs.evolution`): drawn when asked (a few
+    seconds), then offered for download until what it shows changes."""
+    reference = tuple(reference_point or ())
+    key = (asset.name, data.source, data.gamma, reference, tuple(axes), tuple(data.steps))
+    if st.button("Export the evolution as MP4", key="train_export", icon=":material/movie:"):
+        with st.spinner("Drawing the evolution…"):
+            video = evolution_mp4(
+                data.fronts,
+                spec.objective_names,
+                fps=EXPORT_FPS,
+                hold=EXPORT_HOLD,
+                axes=axes,
+                fade=FADE,
+                reference_point=reference_point,
+                hypervolumes=data.metrics["hypervolume"].tolist(),
+                title=asset.label,
+            )
+        st.session_state["_train_mp4"] = (key, video)
+    made = st.session_state.get("_train_mp4")
+    if made is not None and made[0] == key:
+        st.download_button(
+            "Download the evolution MP4",
+            made[1],
+            file_name=f"{asset.name}-evolution.mp4",
+            mime="video/mp4",
+            key="train_mp4_download",
+            on_click="ignore",
+        )
+        st.caption(
+            f"One step every {1 / EXPORT_FPS:g} s ({len(data.steps)} steps), the last held "
+            f"{EXPORT_HOLD:g} s; the same fronts, axes and hypervolumes as above."
+        )
+
+
 def show_video(
     ctx: sidebar.Context, asset: AgentAsset, step: int, playing: bool, snapshot_steps: list[int]
 ) -> None:
@@ -297,6 +343,8 @@ def training_page(ctx: sidebar.Context, asset: AgentAsset) -> None:
             f"At {discount}; hypervolume above the reference point {ctx.reference_point} (the "
             "sidebar's metric conventions); expected utility over each step's preferences."
         )
+    with guard("export"):
+        export_evolution(spec, asset, data, axes, ctx.reference_point)
     show_video(ctx, asset, step, playing, runs.training_run(asset).steps)
 
 
