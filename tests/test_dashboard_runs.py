@@ -25,6 +25,7 @@ from tests.run_fixtures import envelope_run, peda_run, policy_set_run, rollout_l
 
 DST = "deep-sea-treasure-v0"
 CHEETAH = "MO-HalfCheetah-v2"
+SWIMMER = "MO-Swimmer-v2"
 STEPS = [100, 200, 300]
 # Far enough below every step's returns that each step's front has a hypervolume.
 REFERENCE = (0.0, -200.0)
@@ -277,6 +278,37 @@ def test_a_run_mixing_architectures_names_the_odd_snapshot(
     captions = " ".join(caption.value for caption in at.sidebar.caption)
     assert "step=30" in captions, captions
     assert at.session_state["training_result"]["steps"] == STEPS  # the other run is shown
+
+
+def test_a_run_evaluated_on_the_command_line_is_read_not_recomputed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import core.evaluate
+    from core.cli import main
+    from core.results_store import ResultsStore
+
+    assets = tmp_path / "assets"
+    run = policy_set_run(assets / "agents" / "swim-run", env_id=SWIMMER, steps=(10, 20, 30))
+    plan = {"granularity": 2, "seeds": [0], "horizon": 5}
+    (assets / "manifest.json").write_text(json.dumps({"sweep": plan}))
+    command = ["evaluate", str(run), "--env", SWIMMER, "--granularity", "2", "--horizon", "5"]
+    assert main([*command, "--workers", "1", "--out", str(assets / "results")]) == 0
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    at = open_app({"env": SWIMMER})
+    page_ok(at)
+    simulated: list[object] = []
+    monkeypatch.setattr(core.evaluate, "evaluate_batch", lambda *args: simulated.append(args))
+    at.switch_page("views/training.py").run()
+    page_ok(at)
+    assert not simulated, "every episode was read from the command line's results"
+    result = at.session_state["training_result"]
+    assert result["steps"] == [10, 20, 30]
+    stored = ResultsStore(assets / "results").read(SWIMMER)
+    stored[STEP_COLUMN] = stored["agent"].str.rsplit("step=", n=1).str[1].astype(int)
+    expected = step_metrics(stored, SWIMMER)
+    for column in (STEP_COLUMN, "hypervolume", "expected_utility", "episodes"):
+        np.testing.assert_allclose(result["metrics"][column], expected[column], rtol=1e-12)
 
 
 # --- PEDA's logged evaluations --------------------------------------------------------------
