@@ -94,7 +94,8 @@ def evolution_figure(
                 y=returns[rows, b],
                 mode="lines+markers" if undominated else "markers",
                 name=step_trace_name(step, undominated),
-                line={"color": FRONT_COLOUR, "width": 1.5, "shape": "hv"},
+                # The staircase bounding what the front dominates (maximised objectives).
+                line={"color": FRONT_COLOUR, "width": 1.5, "shape": "vh"},
                 marker={
                     "size": 11,
                     "color": FRONT_COLOUR,
