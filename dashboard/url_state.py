@@ -123,7 +123,8 @@ def _url_problem(key: str, value: str) -> str | None:
             return "expected non-negative weights with a positive sum"
         if key != "pref" and (np.abs(numbers) > LARGEST_RETURN).any():
             return f"expected returns between {-LARGEST_RETURN:g} and {LARGEST_RETURN:g}"
-    if key == "traj" and (not value.isdigit() or len(value) > 12):
+    # ASCII digits only: "²" is a digit to str.isdigit but not to int().
+    if key == "traj" and not (value.isascii() and value.isdigit() and len(value) <= 12):
         return "expected a trajectory number (0, 1, ...)"
     if key == "step" and not (value.isascii() and value.isdigit() and len(value) <= 15):
         return "expected a training step (0, 1, ...)"
