@@ -23,7 +23,7 @@ from core.runs.evolution import StepFront, logged_step_fronts, step_fronts
 from core.runs.run import LoggedFront, RunNotice, TrainingRun, open_run, sniff_run
 from core.runs.sweep import STEP_COLUMN, front_metrics, step_metrics
 from dashboard import loaders
-from dashboard.messages import inert, log
+from dashboard.messages import log
 
 SWEEP = "sweep"
 LOGGED = "logged"
@@ -177,7 +177,3 @@ def run_problems(found: AssetCatalog) -> list[AssetProblem]:
         if is_run:
             problems.append(problem)
     return problems
-
-
-def describe_runs(runs: Sequence[AgentAsset]) -> str:
-    return ", ".join(f"{inert(run.label)} ({len(run.steps)} steps)" for run in runs)

@@ -145,7 +145,9 @@ def show_eaf_difference(
     }
 
 
-def show_training_curves(run_assets: Sequence[AgentAsset], labels: Mapping[str, str]) -> None:
+def show_training_curves(
+    ctx: sidebar.Context, run_assets: Sequence[AgentAsset], labels: Mapping[str, str]
+) -> None:
     """Two or more training runs: hypervolume and expected utility over their steps, one line
     per run (each from its trainer's logs where it has them, else from sweeping each snapshot)."""
     st.subheader("Training curves")
@@ -319,7 +321,7 @@ if sidebar.need(ctx, agent=False):
 
         run_assets = [asset for asset in assets if asset.is_run]
         if len(run_assets) >= 2:
-            show_training_curves(run_assets, labels)
+            show_training_curves(ctx, run_assets, labels)
 
         with guard("EAF difference"):
             show_eaf_difference(episodes, labels, spec)
