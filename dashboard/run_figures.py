@@ -28,13 +28,10 @@ def step_trace_name(step: int, undominated: bool = True) -> str:
     return f"step {step}" + ("" if undominated else " (dominated)")
 
 
-def fixed_ranges(
-    fronts: Sequence[StepFront], axes: Sequence[int], extra: Sequence[np.ndarray] = ()
-) -> list[list[float]]:
-    """Axis ranges that hold every step's points (and `extra` points), padded by 5%: the same
-    for every step, so the front is seen to move."""
+def fixed_ranges(fronts: Sequence[StepFront], axes: Sequence[int]) -> list[list[float]]:
+    """Axis ranges that hold every step's points, padded by 5%: the same for every step, so
+    the front is seen to move."""
     stacked = [np.asarray(front.returns, dtype=np.float64)[:, list(axes)] for front in fronts]
-    stacked += [np.asarray(point, dtype=np.float64)[list(axes)][None, :] for point in extra]
     points = np.vstack([block for block in stacked if len(block)] or [np.zeros((1, len(axes)))])
     low, high = points.min(axis=0), points.max(axis=0)
     pad = np.where(high > low, high - low, np.maximum(np.abs(high), 1.0)) * 0.05
@@ -106,20 +103,21 @@ def evolution_figure(
                 hovertemplate="%{hovertext}<extra>" + f"step {step}</extra>",
             )
         )
-    extra = []
+    # The ranges follow the fronts, not the reference point: one far below them (HalfCheetah's
+    # origin) would squash every front into a corner. The point is drawn when it is in view.
+    x_range, y_range = fixed_ranges(ordered, (a, b))
     if reference_point is not None:
         reference = np.asarray(reference_point, dtype=np.float64)
-        extra.append(reference)
-        figure.add_trace(
-            go.Scatter(
-                x=[reference[a]],
-                y=[reference[b]],
-                mode="markers",
-                name="reference point",
-                marker={"size": 12, "color": "black", "symbol": "x"},
+        if x_range[0] <= reference[a] <= x_range[1] and y_range[0] <= reference[b] <= y_range[1]:
+            figure.add_trace(
+                go.Scatter(
+                    x=[reference[a]],
+                    y=[reference[b]],
+                    mode="markers",
+                    name="reference point",
+                    marker={"size": 12, "color": "black", "symbol": "x"},
+                )
             )
-        )
-    x_range, y_range = fixed_ranges(ordered, (a, b), extra)
     figure.update_layout(
         height=height,
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
