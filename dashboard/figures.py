@@ -81,6 +81,17 @@ class Marker:
     label: str
 
 
+def reference_marker(reference: Sequence[float], axes: Sequence[int]) -> go.Scatter:
+    """The hypervolume's reference point, a black cross on the objectives `axes`."""
+    return go.Scatter(
+        x=[reference[axes[0]]],
+        y=[reference[axes[1]]],
+        mode="markers",
+        name="reference point",
+        marker={"color": "black", "size": 13, "symbol": "x"},
+    )
+
+
 def _text(text: str) -> str:
     """A user's string (an agent's label) as plotly text: plotly reads `<a href>`, `<b>` and
     entities in names and hover labels, so `<`, `>` and `&` are written as entities."""
@@ -760,15 +771,7 @@ def hypervolume_figure(
                 hovertemplate="%{hovertext}<extra></extra>",
             )
         )
-    figure.add_trace(
-        go.Scatter(
-            x=[reference[a]],
-            y=[reference[b]],
-            mode="markers",
-            name="reference point",
-            marker={"color": "black", "size": 13, "symbol": "x"},
-        )
-    )
+    figure.add_trace(reference_marker(reference, (a, b)))
     figure.update_layout(
         height=height,
         margin={"l": 10, "r": 10, "t": 30, "b": 10},

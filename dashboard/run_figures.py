@@ -14,7 +14,14 @@ from plotly.subplots import make_subplots
 from core.metrics import non_dominated
 from core.runs.evolution import StepFront
 from core.runs.sweep import STEP_COLUMN
-from dashboard.figures import CURRENT_COLOUR, PALETTE, _axis_title, _text, point_text
+from dashboard.figures import (
+    CURRENT_COLOUR,
+    PALETTE,
+    _axis_title,
+    _text,
+    point_text,
+    reference_marker,
+)
 
 FRONT_COLOUR = PALETTE[0]
 # The older fronts' opacity: the newest of them this much, fading linearly to a tenth.
@@ -109,15 +116,7 @@ def evolution_figure(
     if reference_point is not None:
         reference = np.asarray(reference_point, dtype=np.float64)
         if x_range[0] <= reference[a] <= x_range[1] and y_range[0] <= reference[b] <= y_range[1]:
-            figure.add_trace(
-                go.Scatter(
-                    x=[reference[a]],
-                    y=[reference[b]],
-                    mode="markers",
-                    name="reference point",
-                    marker={"size": 12, "color": "black", "symbol": "x"},
-                )
-            )
+            figure.add_trace(reference_marker(reference, (a, b)))
     figure.update_layout(
         height=height,
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
