@@ -12,8 +12,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from core.metrics import non_dominated
-from core.runs.evolution import StepFront
-from core.runs.sweep import STEP_COLUMN
+from core.runs.fronts import STEP_COLUMN, StepFront
 from dashboard.figures import (
     CURRENT_COLOUR,
     PALETTE,

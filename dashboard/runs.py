@@ -19,9 +19,15 @@ import streamlit as st
 
 from core.catalog import AgentAsset, AssetCatalog, AssetProblem, snapshot_asset
 from core.errors import ParetoscopeError
-from core.runs.evolution import StepFront, logged_step_fronts, step_fronts
+from core.runs.fronts import (
+    STEP_COLUMN,
+    StepFront,
+    front_metrics,
+    logged_step_fronts,
+    step_fronts,
+    step_metrics,
+)
 from core.runs.run import LoggedFront, RunNotice, TrainingRun, open_run, sniff_run
-from core.runs.sweep import STEP_COLUMN, front_metrics, step_metrics
 from dashboard import loaders
 from dashboard.messages import log
 

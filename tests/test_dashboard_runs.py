@@ -18,8 +18,8 @@ import pandas as pd
 import pytest
 
 from core.envs import get_spec
+from core.runs.fronts import STEP_COLUMN, step_metrics
 from core.runs.run import open_run
-from core.runs.sweep import STEP_COLUMN, step_metrics
 from tests.apptests import open_app, page_ok
 from tests.run_fixtures import envelope_run, peda_run, policy_set_run, rollout_log
 

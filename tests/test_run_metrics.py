@@ -1,4 +1,4 @@
-"""`core.runs.sweep.front_metrics`: the metrics of fronts that are already means per preference
+"""`core.runs.fronts.front_metrics`: the metrics of fronts that are already means per preference
 (a trainer's logged evaluations), against brute force and against `step_metrics` on a table
 whose episodes average to the same fronts."""
 
@@ -9,8 +9,7 @@ import pandas as pd
 import pytest
 
 from core.envs import get_spec
-from core.runs.evolution import StepFront
-from core.runs.sweep import STEP_COLUMN, front_metrics, step_metrics
+from core.runs.fronts import STEP_COLUMN, StepFront, front_metrics, step_metrics
 
 DST = "deep-sea-treasure-v0"
 

@@ -18,10 +18,11 @@ from core.envs import get_spec
 from core.errors import ParetoscopeError
 from core.evaluate import agent_fingerprint, objective_columns, sweep
 from core.results_store import ResultsStore
+from core.runs.fronts import STEP_COLUMN, step_metrics
 from core.runs.layout import snapshot_dir, step_in_name
 from core.runs.peda import read_rollout_log
 from core.runs.run import open_run, sniff_run, with_answers
-from core.runs.sweep import STEP_COLUMN, step_metrics, sweep_run
+from core.runs.sweep import sweep_run
 from tests.run_fixtures import (
     PEDA_CHECKPOINTS,
     envelope_run,

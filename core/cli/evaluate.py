@@ -225,8 +225,8 @@ def evaluate_run(args: argparse.Namespace, location: Path) -> int:
 
 def run_record(table: Any, env_id: str, root: Path, run_format: str) -> dict[str, Any]:
     """`summary_record` of the last step's rows, with ``run``, ``format`` and ``steps``: the
-    metrics of every step (`core.runs.sweep.step_metrics`) of that same table."""
-    from core.runs.sweep import STEP_COLUMN, step_metrics
+    metrics of every step (`core.runs.fronts.step_metrics`) of that same table."""
+    from core.runs.fronts import STEP_COLUMN, step_metrics
 
     last = int(table[STEP_COLUMN].max())
     record: dict[str, Any] = summary_record(table[table[STEP_COLUMN] == last], env_id)

@@ -1,8 +1,5 @@
-"""The front's evolution over a training run: its mean front step by step, as data and as one
-MP4 for slides.
-
-`step_fronts` reads a run's sweep table (`core.runs.sweep.sweep_run`), `logged_step_fronts`
-the fronts a trainer saved itself (PEDA); both give one `StepFront` per step, ordered by step.
+"""The front's evolution over a training run as one MP4 for slides: one picture per step of the
+`StepFront`s that `core.runs.fronts` makes (from a run's sweep, or a trainer's own logs).
 
 `evolution_frames` draws one RGB picture per step with Pillow (plotly cannot rasterise here):
 - left, the plot of objectives `axes`: the step's points that no other point dominates (over
@@ -28,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -36,74 +33,15 @@ from core.errors import ParetoscopeError
 from core.metrics import hypervolume, non_dominated
 from core.render.front_panel import AXIS, BACKGROUND, DOMINATED, FRONT, HIGHLIGHT
 from core.render.plot_area import PlotArea, tick_label, ticks
-from core.runs.sweep import STEP_COLUMN
+from core.runs.fronts import StepFront
 from core.text import printable
 from core.video import encode_mp4, fit_text, text_font
-
-if TYPE_CHECKING:
-    import pandas as pd
-
-    from core.runs.run import LoggedFront
 
 GRID = (232, 232, 232)
 MUTED = (120, 120, 120)  # secondary text, the sparkline's steps still to come
 TINT = (226, 236, 246)  # the region the step's front dominates above the reference point
 PAST_STRENGTH = 0.6  # the step just before is drawn at this share of the front colour
 SMALLEST = (240, 160)  # (width, height): below this the labels do not fit
-
-
-@dataclass(frozen=True, eq=False)
-class StepFront:
-    """The mean return per preference at one training step (P preferences, n objectives).
-
-    Compared by identity (`eq=False`): its fields are arrays."""
-
-    step: int
-    returns: np.ndarray  # (P, n_obj)
-    preferences: np.ndarray  # (P, n_obj)
-
-
-def step_fronts(table: pd.DataFrame, env_id: str) -> list[StepFront]:
-    """One front per step of a run's sweep table, ordered by step: the mean return over seeds
-    of each preference (and target, as `step_metrics` groups them), in the table's order."""
-    from core.envs import get_spec
-    from core.evaluate import objective_columns
-
-    spec = get_spec(env_id)
-    preference_columns = objective_columns("preference", spec)
-    return_columns = objective_columns("return", spec)
-    target_columns = [c for c in objective_columns("target", spec) if c in table.columns]
-    if STEP_COLUMN not in table.columns:
-        raise ParetoscopeError(f"a run's sweep table has a {STEP_COLUMN!r} column; this has not")
-    missing = [c for c in (*preference_columns, *return_columns) if c not in table.columns]
-    if missing:
-        raise ParetoscopeError(f"sweep table for {env_id}: missing columns {missing}")
-    if len(table) == 0:
-        raise ParetoscopeError("the run's sweep table is empty: no step to draw")
-    fronts = []
-    for step, rows in table.groupby(STEP_COLUMN, sort=True):
-        grouped = rows.groupby(preference_columns + target_columns, sort=False, as_index=False)
-        means = grouped[return_columns].mean()
-        fronts.append(
-            StepFront(
-                step=int(step),
-                returns=means[return_columns].to_numpy(dtype=np.float64),
-                preferences=means[preference_columns].to_numpy(dtype=np.float64),
-            )
-        )
-    return fronts
-
-
-def logged_step_fronts(fronts: Sequence[LoggedFront]) -> list[StepFront]:
-    """The fronts a trainer logged (`TrainingRun.logged_fronts`), ordered by step."""
-    return [
-        StepFront(
-            step=int(front.step),
-            returns=np.asarray(front.returns, dtype=np.float64),
-            preferences=np.asarray(front.preferences, dtype=np.float64),
-        )
-        for front in sorted(fronts, key=lambda front: front.step)
-    ]
 
 
 # --- layout --------------------------------------------------------------------------------

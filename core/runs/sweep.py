@@ -1,4 +1,4 @@
-"""Sweeping every snapshot of a run, and the front's metrics step by step.
+"""Sweeping every snapshot of a run.
 
 `sweep_run` runs `core.evaluate.sweep` on each snapshot in turn (same grid, seeds, horizon and
 discount), so everything a sweep does holds here too: episodes go to the results store as they
@@ -6,10 +6,7 @@ finish, a rerun computes only what is missing, batches run on local processes or
 snapshot is its own agent in the store (its fingerprint differs), and the table gains a
 ``step`` column. A snapshot that fails to load is left out with a notice; one whose network
 differs from the others stops the sweep naming it (a folder mixing two experiments).
-
-`step_metrics` summarises that table one step at a time (`core.evaluate.summarize`);
-`front_metrics` gives the same numbers for fronts that are already means per preference
-(`core.runs.evolution.StepFront`: the evaluations a trainer logged, such as PEDA's rollout logs).
+Its fronts and metrics step by step: `core.runs.fronts`.
 """
 
 from __future__ import annotations
@@ -25,6 +22,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from core.errors import ParetoscopeError
+from core.runs.fronts import STEP_COLUMN
 from core.runs.run import RunNotice, Snapshot, TrainingRun
 
 if TYPE_CHECKING:
@@ -32,9 +30,6 @@ if TYPE_CHECKING:
     from core.agents.importers import ImportAnswers
     from core.evaluate import Backend
     from core.results_store import ResultsStore
-    from core.runs.evolution import StepFront
-
-STEP_COLUMN = "step"
 
 
 @dataclass
@@ -184,73 +179,3 @@ def _check_same_network(
             "folder or evaluate it on its own"
         )
     return reference
-
-
-def step_metrics(
-    table: pd.DataFrame,
-    env_id: str,
-    reference_point: Sequence[float] | None = None,
-    weights: np.ndarray | None = None,
-) -> pd.DataFrame:
-    """One row per step: hypervolume, expected utility, cardinality, sparsity, episodes and
-    preferences of that step's mean front (and IGD / utility loss where the env's front is
-    known), each computed by `core.evaluate.summarize` on that step's rows only."""
-    from core.evaluate import summarize
-
-    if STEP_COLUMN not in table.columns:
-        raise ParetoscopeError(f"a run's sweep table has a {STEP_COLUMN!r} column; this has not")
-    rows: list[dict[str, Any]] = []
-    for step, rows_at_step in table.groupby(STEP_COLUMN, sort=True):
-        summary = summarize(rows_at_step, env_id, weights, reference_point)
-        row: dict[str, Any] = {
-            STEP_COLUMN: int(step),
-            "hypervolume": summary.front.hypervolume,
-            "expected_utility": summary.front.expected_utility,
-            "cardinality": summary.front.cardinality,
-            "sparsity": summary.front.sparsity,
-            "episodes": len(rows_at_step),
-            "preferences": len(summary.per_preference),
-        }
-        if summary.against_known is not None:
-            row["igd"] = summary.against_known.igd
-            row["maximum_utility_loss"] = summary.against_known.maximum_utility_loss
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def front_metrics(
-    fronts: Sequence[StepFront],
-    env_id: str,
-    reference_point: Sequence[float] | None = None,
-    weights: np.ndarray | None = None,
-    gamma: float = 1.0,
-) -> pd.DataFrame:
-    """One row per front, by step: the columns of `step_metrics` but episodes (a logged front
-    holds means only), from the front's points as they are. Expected utility uses `weights`
-    (default: each front's own preferences); IGD and utility loss are against the env's known
-    front at `gamma` (the discount the returns were measured at), where it has one."""
-    from core.envs import get_spec
-    from core.envs.known_fronts import against_known
-    from core.metrics import front_summary
-
-    spec = get_spec(env_id)
-    reference = spec.reference_point if reference_point is None else tuple(reference_point)
-    rows: list[dict[str, Any]] = []
-    for front in sorted(fronts, key=lambda front: front.step):
-        returns = np.asarray(front.returns, dtype=np.float64)
-        preferences = np.asarray(front.preferences, dtype=np.float64)
-        summary = front_summary(returns, reference, preferences if weights is None else weights)
-        row: dict[str, Any] = {
-            STEP_COLUMN: int(front.step),
-            "hypervolume": summary.hypervolume,
-            "expected_utility": summary.expected_utility,
-            "cardinality": summary.cardinality,
-            "sparsity": summary.sparsity,
-            "preferences": len(returns),
-        }
-        against = against_known(env_id, gamma, returns, preferences)
-        if against is not None and against.comparison is not None:
-            row["igd"] = against.comparison.igd
-            row["maximum_utility_loss"] = against.comparison.maximum_utility_loss
-        rows.append(row)
-    return pd.DataFrame(rows)

@@ -15,8 +15,8 @@ from core.catalog import AgentAsset, snapshot_asset
 from core.envs import EnvSpec
 from core.recordings import EpisodeRequest
 from core.runs.evolution import evolution_mp4
+from core.runs.fronts import STEP_COLUMN
 from core.runs.run import RunNotice
-from core.runs.sweep import STEP_COLUMN
 from dashboard import loaders, runs, sidebar, url_state
 from dashboard import preferences as prefs
 from dashboard.live import show_recording_live
