@@ -8,8 +8,13 @@ seconds (a seeded random walk, so sessions differ and sometimes meet) for the gi
 Checks that every session gets its videos and that no page shows an error or an exception;
 samples the server's memory (its whole process group: Python and the ffmpeg encoders) and
 requires it under 3 GB. Prints p50 / p95 of the time from a slider change to the first frame
-of the new episode (a streamed image, or the finished video when the episode was cached).
-Exits non-zero when a check fails.
+of the new episode (a streamed image, or the finished video when the episode was cached),
+and the stalls of the live streams: once a stream plays (its first new frame after a move), the
+longest time it showed no new frame, until it ends (its video is playable) or the viewer moves
+again; the gaps between successive new frames and the last frame's wait for that end both
+count. Prints the worst stall, the p95 of the streams' worst stalls, how many streams stalled
+over 1 s, the server's peak memory and the moves served (a first frame came) of those made.
+Exits non-zero when a check fails (the stalls are reported, not checked).
 """
 
 from __future__ import annotations
@@ -38,27 +43,51 @@ from tests.e2e.conftest import (  # noqa: E402
 )
 
 MEMORY_LIMIT = 3 * 2**30
+STALL_LIMIT = 1.0  # seconds: a stream without a new frame for longer stalled
 SLIDER = '[data-testid="stSlider"] input[type="range"]'
 # Armed just before a slider move: the time of the first new frame after it. A new frame is a
 # streamed image whose source was not on the page at the move, or (a cached episode) a
 # playable video under a caption that names the new preference. Also counts error elements.
+# A stream (first frame an image) is followed frame by frame: each image source not seen before
+# in it is a new frame; `gap` is the longest time between two new frames. It is closed (pushed
+# to window.__streams with `tail`, the time from its last frame to the end) when its video is
+# playable, at the next move, or by CLOSE at the end of the run.
 ARM = """
 (expected) => {
   const fresh = (element) => !element.closest('[data-stale="true"]');
-  const before = new Set(
+  const seen = new Set(
     Array.from(document.querySelectorAll('[data-testid="stImage"] img')).map((i) => i.src));
+  const close = (stream, how, now) => {
+    if (!stream || !stream.streamed || stream.ended) return;
+    stream.ended = how;
+    window.__streams = window.__streams || [];
+    window.__streams.push({
+      gap: stream.gap, tail: now - stream.last, frames: stream.frames, ended: how});
+  };
+  close(window.__load, 'move', performance.now());
   const names = (caption) => {
     const match = /^Preference \\S+ ([\\d.]+), \\S+ ([\\d.]+)/.exec(caption.textContent.trim());
     return match && Math.abs(parseFloat(match[2]) - expected) < 1e-6;
   };
-  const state = {start: performance.now(), frame: null, video: null, queued: false};
+  const state = {start: performance.now(), frame: null, video: null, queued: false,
+                 streamed: false, last: null, gap: 0, frames: 0, ended: null, close: close};
   window.__load = state;
   const check = () => {
     if (window.__load !== state) return;
     const now = performance.now();
-    if (state.frame === null) {
+    if (state.video === null) {
+      let new_frame = false;
       for (const image of document.querySelectorAll('[data-testid="stImage"] img')) {
-        if (fresh(image) && image.src && !before.has(image.src)) { state.frame = now; break; }
+        if (fresh(image) && image.src && !seen.has(image.src)) {
+          seen.add(image.src);
+          new_frame = true;
+        }
+      }
+      if (new_frame) {
+        if (state.frame === null) { state.frame = now; state.streamed = true; }
+        else if (state.streamed) state.gap = Math.max(state.gap, now - state.last);
+        state.last = now;
+        state.frames += 1;
       }
     }
     const captioned = Array.from(
@@ -67,12 +96,20 @@ ARM = """
     const video = document.querySelector('video[data-testid="stVideo"]');
     if (captioned && video && fresh(video) && video.readyState >= 2) {
       if (state.frame === null) state.frame = now;
-      if (state.video === null) state.video = now;
+      if (state.video === null) { state.video = now; close(state, 'video', now); }
     }
     if (document.body.innerText.includes('queued (')) state.queued = true;
     if (state.video === null) requestAnimationFrame(check);
   };
   requestAnimationFrame(check);
+}
+"""
+# At the end of the run: closes the stream still playing, if any, and returns every stream.
+CLOSE = """
+() => {
+  const state = window.__load;
+  if (state && state.close) state.close(state, 'open', performance.now());
+  return window.__streams || [];
 }
 """
 READ = """
@@ -102,6 +139,8 @@ class Session:
     moves: int = 0
     queued: int = 0
     errors: set[str] = field(default_factory=set)
+    # Per live stream: its worst stall (s), the part of it at its end, and how it ended.
+    streams: list[dict] = field(default_factory=list)
 
 
 def group_rss(group: int) -> int:
@@ -244,12 +283,24 @@ def main() -> int:
                 time.sleep(0.1)
             for session in sessions:
                 poll(session)
+                session.streams = session.page.evaluate(CLOSE)
             browser.close()
     finally:
         stop_sampling.set()
         stop_server(process)
 
     frames = [value for session in sessions for value in session.first_frames]
+    stalls = [
+        max(stream["gap"], stream["tail"]) / 1000.0
+        for session in sessions
+        for stream in session.streams
+    ]
+    tails = sum(
+        stream["tail"] > stream["gap"] and stream["tail"] / 1000.0 > STALL_LIMIT
+        for session in sessions
+        for stream in session.streams
+    )
+    moves = sum(session.moves for session in sessions)
     peak = max(memory) if memory else 0
     failures = []
     workers = os.environ.get("PARETOSCOPE_WORKERS") or os.cpu_count()
@@ -261,7 +312,7 @@ def main() -> int:
         print(
             f"  session {session.index}: {session.moves} moves, {len(session.first_frames)} "
             f"first frames, {session.videos} videos, {session.queued} queued, "
-            f"{len(session.errors)} errors"
+            f"{len(session.streams)} streams, {len(session.errors)} errors"
         )
         if session.armed or len(session.first_frames) < session.moves:
             failures.append(f"session {session.index} did not get all its videos")
@@ -273,6 +324,15 @@ def main() -> int:
     )
     if frames:
         print(f"  mean {statistics.fmean(frames):.2f} s")
+    stalled = sum(stall > STALL_LIMIT for stall in stalls)
+    print(
+        f"live stream stalls (longest time without a new frame once playing): n={len(stalls)}  "
+        f"max {max(stalls, default=float('nan')):.2f} s  p95 {percentile(stalls, 0.95):.2f} s  "
+        f"over {STALL_LIMIT:.0f} s: {stalled} ({tails} of them at the end: last frame -> "
+        "playable video or next move)"
+    )
+    print(f"moves served (first frame came) / made: {len(frames)} / {moves}")
+    print(f"server peak RSS: {peak / 2**20:.0f} MB")
     print(
         f"server memory (RSS of its process group): peak {peak / 2**20:.0f} MB, "
         f"last {(memory[-1] if memory else 0) / 2**20:.0f} MB, {len(memory)} samples"
