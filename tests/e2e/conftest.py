@@ -119,6 +119,18 @@ def stop_server(process: subprocess.Popen) -> None:
         process.wait()
 
 
+@contextlib.contextmanager
+def serving(started: tuple[subprocess.Popen, str]) -> Iterator[str]:
+    """The url of a server `start_server` or `start_cli_server` started, once it is healthy;
+    the server is stopped on leaving."""
+    process, url = started
+    try:
+        wait_healthy(url, process)
+        yield url
+    finally:
+        stop_server(process)
+
+
 @pytest.fixture(scope="session")
 def chromium() -> Path:
     # The README's test command installs both: their absence is a broken set-up, not a skip.
@@ -145,12 +157,8 @@ def e2e_assets(tmp_path_factory: pytest.TempPathFactory, chromium: Path) -> Path
 
 @pytest.fixture(scope="session")
 def server(e2e_assets: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    process, url = start_server(e2e_assets, tmp_path_factory.mktemp("e2e-cache"))
-    try:
-        wait_healthy(url, process)
+    with serving(start_server(e2e_assets, tmp_path_factory.mktemp("e2e-cache"))) as url:
         yield url
-    finally:
-        stop_server(process)
 
 
 @pytest.fixture(scope="session")

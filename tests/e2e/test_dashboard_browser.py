@@ -17,9 +17,8 @@ from tests.e2e.conftest import (
     FRAME_AT_TOP,
     PARALLEL_PLOT_AREA,
     screenshot,
+    serving,
     start_cli_server,
-    stop_server,
-    wait_healthy,
 )
 
 TIMEOUT_MS = 90_000
@@ -254,14 +253,10 @@ def plugin_server(tmp_path_factory: pytest.TempPathFactory, chromium: Path) -> I
     assets = tmp_path_factory.mktemp("plugin-assets") / DST
     (assets / "agents").mkdir(parents=True)
     shutil.copy(ENVELOPE, assets / "agents" / ENVELOPE.name)
-    process, url = start_cli_server(
-        assets, tmp_path_factory.mktemp("plugin-cache"), "--agent", PLUGIN, "--agent", FRUIT_PLUGIN
-    )
-    try:
-        wait_healthy(url, process)
+    flags = ("--agent", PLUGIN, "--agent", FRUIT_PLUGIN)
+    cache = tmp_path_factory.mktemp("plugin-cache")
+    with serving(start_cli_server(assets, cache, *flags)) as url:
         yield url
-    finally:
-        stop_server(process)
 
 
 def test_a_plug_in_from_the_command_line_plays_beside_imported_and_random(

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.e2e.conftest import screenshot, start_server, stop_server, wait_healthy
+from tests.e2e.conftest import screenshot, serving, start_server
 from tests.e2e.test_dashboard_browser import TIMEOUT_MS, wait_for_playing_video
 from tests.run_fixtures import envelope_run
 
@@ -34,12 +34,8 @@ pytestmark = pytest.mark.slow
 def run_server(tmp_path_factory: pytest.TempPathFactory, chromium: Path) -> Iterator[str]:
     assets = tmp_path_factory.mktemp("run-assets")
     envelope_run(assets / "agents", steps=STEPS)
-    process, url = start_server(assets, tmp_path_factory.mktemp("run-cache"))
-    try:
-        wait_healthy(url, process)
+    with serving(start_server(assets, tmp_path_factory.mktemp("run-cache"))) as url:
         yield url
-    finally:
-        stop_server(process)
 
 
 def url_step(page) -> str:  # noqa: ANN001
