@@ -9,7 +9,7 @@ long as the agent's own arithmetic does not depend on the batch size.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass
 
 import gymnasium as gym
@@ -304,7 +304,7 @@ def stream_rollout(
     target: np.ndarray | None = None,
     horizon: int | None = None,
     render: bool = False,
-) -> Iterator[StepRecord]:
+) -> Generator[StepRecord, None, None]:
     """One episode as a stream of `StepRecord`s; the same episode `rollout_batch` gives a row.
 
     `render`: the caller draws frames, so envs that draw themselves are made to (rgb_array).

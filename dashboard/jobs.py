@@ -17,14 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from core.pacing.gate import Cancelled
 from dashboard.heap import IdleTrim
 
 # (on_frame, on_wait) -> the result: a `core.recordings.Recording`, a sweep's table, ...
-Produce = Callable[[Callable[[Any], None], Callable[[int], None]], Any]
+# `on_wait(ahead)` while the job waits in line, `on_wait(None)` while it runs; both raise
+# `Cancelled` once nobody follows the job (so a producer may call it just to ask).
+Produce = Callable[[Callable[[Any], None], Callable[[int | None], None]], Any]
 
-
-class Cancelled(Exception):
-    """Raised inside a job's thread once nobody follows it any more."""
+__all__ = ["Cancelled", "Job", "JobBoard", "JobState", "Produce", "shared_board"]
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ class Job:
                 self._frames, self._latest, self._ahead, self._done, self._result, self._error
             )
 
-    def _on_wait(self, ahead: int) -> None:
+    def _on_wait(self, ahead: int | None) -> None:
         with self._condition:
             if self._cancelled:
                 raise Cancelled

@@ -14,6 +14,7 @@ a waiting one leaves the line, a running one stops at its next frame.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -29,11 +30,13 @@ from core.render.backend import one_policy_thread
 from dashboard.figures import episode_figure
 from dashboard.jobs import Produce, shared_board
 from dashboard.messages import MESSAGE_LIMIT, inert
-from dashboard.pool import WaitCallback, shared_pool
+from dashboard.pool import shared_pool
 
 # Frames shown per second while streaming (the MP4 gets every frame).
 STREAM_RATE = 12.0
 CHART_RATE = 2.0
+# Seconds a live stream's first frame may take before the page says the server is busy.
+FIRST_FRAME_PATIENCE = 1.0
 
 Result = TypeVar("Result")
 
@@ -78,12 +81,14 @@ def stop_if_asked() -> None:
         st.empty()
 
 
-def queued_notice(slot: object) -> WaitCallback:
-    """Shows "queued (k ahead)" in `slot`."""
+def queued_notice(slot: object) -> Callable[[int | None], None]:
+    """Shows "queued (k ahead)" in `slot` (k unknown: a live stream waiting for its first
+    frame while every worker is busy)."""
 
-    def on_wait(ahead: int) -> None:
+    def on_wait(ahead: int | None) -> None:
+        where = "waiting for a free worker" if ahead is None else f"queued ({ahead} ahead)"
         slot.info(  # type: ignore[attr-defined]
-            f"queued ({ahead} ahead): the server renders a few episodes at a time; this one "
+            f"{where}: the server renders a few episodes at a time; this one "
             "starts as soon as a worker is free",
             icon=":material/hourglass_top:",
         )
@@ -95,14 +100,25 @@ def queued_notice(slot: object) -> WaitCallback:
 
 
 def recording_producer(request: RecordingRequest, agents: Sequence[LoadedAgent]) -> Produce:
-    """`produce` for a job that records `request` with `agents` (borrowed for the job) in a pool
-    slot; when nothing renders, the returns alone (with the reason) unless the request is
-    video-only. Runs in the job's thread: no Streamlit calls here."""
+    """`produce` for a job that records `request` with `agents` (borrowed for the job): paced,
+    frame by frame, when the request can be (`record_live`), else in a worker held for the
+    whole recording; when nothing renders, the returns alone (with the reason) unless the
+    request is video-only. Runs in the job's thread: no Streamlit calls here."""
 
-    def produce(on_frame: Callable[[Any], None], on_wait: WaitCallback) -> Recording:
+    def produce(
+        on_frame: Callable[[Any], None], on_wait: Callable[[int | None], None]
+    ) -> Recording:
         one_policy_thread()  # this job's thread renders too: the renderer needs the cores
-        with shared_pool().slot(on_wait), borrow_all(agents) as borrowed:
+        record_live = getattr(request, "record_live", None)
+        with contextlib.ExitStack() as stack:
+            if record_live is None:
+                stack.enter_context(shared_pool().slot(on_wait))
+            borrowed = stack.enter_context(borrow_all(agents))
             try:
+                if record_live is not None:
+                    return record_live(
+                        borrowed, shared_pool().gate, on_frame, lambda: on_wait(None)
+                    )
                 return request.record(borrowed, on_frame)
             except RenderingUnavailable as error:
                 if request.video_only:
@@ -117,7 +133,7 @@ def compute_in_pool(key: str, compute: Callable[[], Result]) -> Result:
     """`compute()` as a job on the board, in a pool slot like a rollout (viewers asking for the
     same `key` share it); waits for it. No Streamlit calls: safe inside cached functions."""
 
-    def produce(on_frame: Callable[[Any], None], on_wait: WaitCallback) -> Result:
+    def produce(on_frame: Callable[[Any], None], on_wait: Callable[[int | None], None]) -> Result:
         with shared_pool().slot(on_wait):
             return compute()
 
@@ -201,6 +217,7 @@ def show_recording_live(
     job = shared_board().follow(
         key, recording_producer(request, agents), lambda finished: library.put(key, finished)
     )
+    followed = time.monotonic()
     try:
         frames_seen = 0
         charted = 0
@@ -211,10 +228,13 @@ def show_recording_live(
             state = job.wait(frames_seen, ahead_seen, timeout=0.25)
             stop_if_asked()
             # While queued, the notice is renewed every second: each update is also where
-            # Streamlit itself stops a run whose viewer moved on.
-            queued = state.ahead is not None and not state.frames
-            if queued and (state.ahead != ahead_seen or time.monotonic() - noticed > 1.0):
-                notice(state.ahead)  # type: ignore[arg-type]
+            # Streamlit itself stops a run whose viewer moved on. A live stream has no place in
+            # a line: it says so only if its first frame is late.
+            queued = not state.frames and not state.done
+            late = time.monotonic() - followed > FIRST_FRAME_PATIENCE
+            renew = state.ahead != ahead_seen or time.monotonic() - noticed > 1.0
+            if queued and (state.ahead is not None or late) and renew:
+                notice(state.ahead)
                 noticed = time.monotonic()
             ahead_seen = state.ahead
             if state.frames != frames_seen and state.latest is not None:

@@ -1,86 +1,53 @@
-"""One bounded pool of rollout workers per server process, served first come, first served.
+"""One bounded set of rendering workers per server process, shared fairly.
 
-Every page that simulates an episode (live rollouts, replays, comparisons, tours) takes a slot
-here first, so a room full of viewers cannot start more simulations than the machine has
-cores. A request beyond the limit waits in line; while it waits, `on_wait(ahead)` is called a
-few times a second with the number of requests before it. That callback is where a Streamlit
-page shows "queued (k ahead)", and where the page's own stop signal (the viewer moved the
-slider again or closed the tab) interrupts the wait: whatever it raises leaves the line and
-gives the place up.
+Every page that simulates or renders takes its workers here. Live episodes (`Explore`, the
+Training page, Decide) are paced and granted one frame at a time by the server's
+`core.pacing.gate.FrameGate`: a new viewer's first frame comes before other streams' later
+frames, and nobody's frames are drawn faster than they are watched. Other work (sweeps, the
+other kinds of recording) holds a worker for its whole length with `RolloutPool.slot`, first
+come, first served, and always leaves one worker to live frames. A request beyond the limit
+waits in line; while it waits, `on_wait(ahead)` is called a few times a second with the number
+of requests before it. That callback is where a Streamlit page shows "queued (k ahead)", and
+where the page's own stop signal (the viewer moved the slider again or closed the tab)
+interrupts the wait: whatever it raises leaves the line and gives the place up.
 """
 
 from __future__ import annotations
 
 import contextlib
-import itertools
 import threading
-from collections import deque
-from collections.abc import Callable, Iterator
+import time
 
+from core.pacing.gate import FrameGate, WaitCallback
+from core.pacing.scheduler import FrameScheduler
 from dashboard.limits import rollout_workers
 
-WaitCallback = Callable[[int], None]
+__all__ = ["RolloutPool", "WaitCallback", "set_shared_pool", "shared_pool"]
 
 
 class RolloutPool:
-    """At most `workers` holders at once; the others wait in arrival order."""
+    """`workers` rendering workers: frames for live streams (`gate`), whole tasks (`slot`)."""
 
     def __init__(self, workers: int, poll_seconds: float = 0.2) -> None:
         if workers < 1:
             raise ValueError(f"workers: expected at least 1, got {workers}")
         self.workers = int(workers)
-        self.poll_seconds = float(poll_seconds)
-        self._condition = threading.Condition()
-        self._line: deque[int] = deque()
-        self._tickets = itertools.count()
-        self._running = 0
+        self.gate = FrameGate(FrameScheduler(self.workers, time.monotonic), poll_seconds)
 
     @property
     def running(self) -> int:
-        """Slots in use now."""
-        with self._condition:
-            return self._running
+        """Workers busy now."""
+        return self.gate.counts()[0]
 
     @property
     def waiting(self) -> int:
-        """Requests in line now."""
-        with self._condition:
-            return len(self._line)
+        """Tasks in line now."""
+        return self.gate.counts()[1]
 
-    @contextlib.contextmanager
-    def slot(self, on_wait: WaitCallback | None = None) -> Iterator[None]:
-        """Hold one worker slot for the block; wait in line (calling `on_wait(ahead)`) first
-        when all are taken. An exception from `on_wait` leaves the line and propagates."""
-        ticket = next(self._tickets)
-        with self._condition:
-            self._line.append(ticket)
-        try:
-            while True:
-                with self._condition:
-                    if self._running < self.workers and self._line[0] == ticket:
-                        self._line.popleft()
-                        self._running += 1
-                        # The next in line may fit too (several slots freed at once).
-                        self._condition.notify_all()
-                        break
-                    ahead = self._line.index(ticket)
-                if on_wait is not None:
-                    on_wait(ahead)
-                with self._condition:
-                    if not (self._running < self.workers and self._line[0] == ticket):
-                        self._condition.wait(self.poll_seconds)
-        except BaseException:
-            with self._condition:
-                with contextlib.suppress(ValueError):
-                    self._line.remove(ticket)
-                self._condition.notify_all()
-            raise
-        try:
-            yield
-        finally:
-            with self._condition:
-                self._running -= 1
-                self._condition.notify_all()
+    def slot(self, on_wait: WaitCallback | None = None) -> contextlib.AbstractContextManager[None]:
+        """Hold one worker for the block; wait in line (calling `on_wait(ahead)`) first when
+        none is free to tasks. An exception from `on_wait` leaves the line and propagates."""
+        return self.gate.hold(on_wait)
 
 
 _shared: RolloutPool | None = None

@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import streamlit as st
 
+from core.agents.loaded import LoadedAgent
 from core.catalog import AgentAsset, AssetCatalog, DatasetAsset, default_sweep_plan
 from core.envs import EnvSpec, get_spec, list_ids
-from core.recordings import RecordingLibrary
+from core.recordings import EpisodeRequest, RecordingLibrary
 from core.results_store import LayeredStore
 from core.sweeps import sweep_horizon
 from dashboard import loaders
@@ -61,6 +63,41 @@ class Context:
         assert self.env_id is not None
         plan = self.agent.sweep_plan() if self.agent else None
         return sweep_horizon(plan, self.env_id) if plan else get_spec(self.env_id).horizon
+
+    def episode_request(
+        self,
+        loaded: LoadedAgent,
+        preference: Sequence[float] | np.ndarray,
+        target: Sequence[float] | np.ndarray | None = None,
+    ) -> EpisodeRequest:
+        """The episode a page plays of `loaded` at `preference` (and `target`): the sidebar's
+        env, agent, seed, size and horizon, with the frame stride of a real-time video."""
+        from core.render import default_every
+
+        assert self.env_id is not None and self.agent is not None
+        return EpisodeRequest(
+            fingerprint=loaded.fingerprint,
+            env_id=self.env_id,
+            preference=tuple(float(value) for value in preference),
+            target=None if target is None else tuple(float(value) for value in target),
+            seed=self.seed,
+            size=self.size,
+            horizon=self.horizon,
+            every=default_every(self.env_id),
+            label=self.agent.name,
+        )
+
+    def shows_defaults(self) -> bool:
+        """Whether the sidebar is on the assets' default env and agent, seed 0 and the default
+        video size: what most viewers watch, and what is worth pre-rendering."""
+        defaults = self.catalog.defaults
+        return (
+            self.agent is not None
+            and self.env_id == defaults.get("env")
+            and self.agent.name == defaults.get("agent")
+            and self.seed == 0
+            and self.size == DEFAULT_VIDEO_SIZE
+        )
 
     @property
     def granularity(self) -> int:

@@ -22,3 +22,24 @@ def page_ok(at) -> None:  # noqa: ANN001 - an AppTest
     """No exception and no error message on the page."""
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+def count_episode_recordings(monkeypatch) -> list[tuple[float, ...]]:  # noqa: ANN001
+    """The preference of every single-episode recording made from now on (paced live ones and
+    others alike), in order."""
+    from core.recordings import EpisodeRequest
+
+    calls: list[tuple[float, ...]] = []
+    record, record_live = EpisodeRequest.record, EpisodeRequest.record_live
+
+    def counting(self, agents, on_frame=None, render=True):  # noqa: ANN001, ANN202
+        calls.append(self.preference)
+        return record(self, agents, on_frame, render)
+
+    def counting_live(self, agents, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        calls.append(self.preference)
+        return record_live(self, agents, *args, **kwargs)
+
+    monkeypatch.setattr(EpisodeRequest, "record", counting)
+    monkeypatch.setattr(EpisodeRequest, "record_live", counting_live)
+    return calls

@@ -17,7 +17,7 @@ from core.agents import load
 from core.metrics import front_summary, hypervolume
 from core.rollout import rollout_batch
 from dashboard.demo_fixture import build_tiny_assets
-from tests.apptests import open_app, page_ok
+from tests.apptests import count_episode_recordings, open_app, page_ok
 from tests.conftest import FIXTURES_DIR, PEDA_FIXTURES
 
 HORIZON = 30
@@ -102,16 +102,7 @@ def test_explore_streams_a_rollout_that_matches_core(app_env: Path, assets: Path
 def test_slider_change_renders_once_per_preference(
     app_env: Path, assets: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from core.recordings import EpisodeRequest
-
-    calls = []
-    original = EpisodeRequest.record
-
-    def counting(self, agents, on_frame=None, render=True):  # noqa: ANN001, ANN202
-        calls.append(self.preference)
-        return original(self, agents, on_frame, render)
-
-    monkeypatch.setattr(EpisodeRequest, "record", counting)
+    calls = count_episode_recordings(monkeypatch)
     at = open_app()
     at.slider[0].set_value(0.8).run()
     page_ok(at)
@@ -540,6 +531,7 @@ def test_errors_are_messages_and_the_page_goes_on(
         raise RenderingUnavailable("rendering unavailable: no OpenGL here (test)")
 
     monkeypatch.setattr("core.render.frames.stream_frames", unavailable)
+    monkeypatch.setattr("core.recordings.paced.ensure_gl_backend", unavailable)  # live episodes
     at.slider[0].set_value(0.3).run()
     assert not at.exception and not at.error
     assert any("no OpenGL here" in warning.value for warning in at.warning)

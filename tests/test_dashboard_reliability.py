@@ -21,7 +21,7 @@ from core.recordings import EpisodeRequest, Recording, read_recording
 from dashboard import pool as pool_module
 from dashboard.pool import RolloutPool
 from tests.agents_for_tests import LinearAgent
-from tests.apptests import page_ok
+from tests.apptests import count_episode_recordings, page_ok
 from tests.conftest import REPO_DIR
 
 APP = str(REPO_DIR / "dashboard" / "app.py")
@@ -40,7 +40,8 @@ def _wait_until(condition, timeout: float = 5.0) -> None:  # noqa: ANN001
 
 
 def test_pool_bounds_concurrency_and_serves_in_order() -> None:
-    pool = RolloutPool(2, poll_seconds=0.01)
+    # Three workers: tasks hold at most two at once, one stays free for live frames.
+    pool = RolloutPool(3, poll_seconds=0.01)
     lock = threading.Lock()
     inside = [0]
     most = [0]
@@ -262,18 +263,6 @@ def _stored_hypervolume(assets: Path, agent: str) -> float:
     return float(hypervolume(rows[["return_run", "return_energy"]].to_numpy(), (0.0, 0.0)))
 
 
-def _count_renders(monkeypatch: pytest.MonkeyPatch) -> list[tuple[float, ...]]:
-    calls: list[tuple[float, ...]] = []
-    original = EpisodeRequest.record
-
-    def counting(self, agents, on_frame=None, render=True):  # noqa: ANN001, ANN202
-        calls.append(self.preference)
-        return original(self, agents, on_frame, render)
-
-    monkeypatch.setattr(EpisodeRequest, "record", counting)
-    return calls
-
-
 def test_a_queued_request_says_so_then_plays(
     cache: Path, small_pool: RolloutPool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -285,7 +274,7 @@ def test_a_queued_request_says_so_then_plays(
     def recording_notice(slot):  # noqa: ANN001, ANN202
         shown = original(slot)
 
-        def on_wait(ahead: int) -> None:
+        def on_wait(ahead: int | None) -> None:
             notices.append(ahead)
             shown(ahead)
 
@@ -296,16 +285,17 @@ def test_a_queued_request_says_so_then_plays(
     done = threading.Event()
 
     def another_viewer() -> None:
-        with small_pool.slot():
+        with small_pool.slot():  # a sweep holds the only worker for 2.5 s
             busy.set()
-            time.sleep(1.0)
+            time.sleep(2.5)
         done.set()
 
     threading.Thread(target=another_viewer).start()
     busy.wait(5)
     at = _app()
     page_ok(at)
-    assert done.is_set() and notices and set(notices) == {0}
+    # The live episode has no place in the sweeps' line: it says it waits for a worker.
+    assert done.is_set() and notices and set(notices) == {None}
     assert at.session_state["explore_result"]["has_video"]
 
 
@@ -324,7 +314,7 @@ def test_a_corrupted_cached_video_is_rendered_again(
     video.write_bytes(bytes(broken))
     assert read_recording([cache / "rollouts"], key) is None  # detected by its checksum
     st.cache_resource.clear()  # a fresh server process: nothing in memory
-    renders = _count_renders(monkeypatch)
+    renders = count_episode_recordings(monkeypatch)
     again = _app()
     page_ok(again)
     assert renders == [(0.5, 0.5)]  # rendered again, not shown
@@ -499,6 +489,7 @@ def test_without_rendering_every_page_still_works(
 
     monkeypatch.setattr("core.render.frames.stream_frames", unavailable)
     monkeypatch.setattr("core.render.stream_frames", unavailable)
+    monkeypatch.setattr("core.recordings.paced.ensure_gl_backend", unavailable)  # live episodes
     at = _app()
     page_ok(at)
     assert any("no OpenGL here" in warning.value for warning in at.warning)

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from core.agents.base import Agent
 from core.envs import get_spec
+from core.pacing.scheduler import Kind
 from core.recordings.lanes import (
     FrameCallback,
     RecordingWriter,
@@ -19,6 +20,9 @@ from core.recordings.lanes import (
     playback_rate,
 )
 from core.recordings.recording import Recording, recording_key
+
+if TYPE_CHECKING:
+    from core.pacing.gate import FrameGate
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,38 @@ class EpisodeRequest:
             self.meta(),
             on_frame,
             render,
+        )
+
+    def record_live(
+        self,
+        agents: Sequence[Agent],
+        gate: FrameGate,
+        on_frame: FrameCallback | None,
+        check: Callable[[], None],
+        kind: Kind = Kind.LIVE,
+    ) -> Recording:
+        """The same episode paced to its viewer: each frame drawn when `gate` grants it
+        (`core.recordings.paced`); `check` raises once nobody watches. `Kind.IDLE`: every
+        frame, whenever nothing else wants a worker."""
+        from core.recordings.paced import record_paced
+
+        (agent,) = expect_agents(agents, 1, "an episode")
+        return record_paced(
+            agent,
+            self.env_id,
+            self.label,
+            np.asarray(self.preference, dtype=np.float64),
+            None if self.target is None else np.asarray(self.target, dtype=np.float64),
+            self.seed,
+            self.size,
+            self.horizon,
+            self.every,
+            self.meta(),
+            self.key(),
+            gate,
+            on_frame,
+            check,
+            kind,
         )
 
 

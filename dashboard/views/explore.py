@@ -8,7 +8,6 @@ import streamlit as st
 
 from core.envs.known_fronts import against_known
 from core.metrics import non_dominated
-from core.recordings import EpisodeRequest
 from core.sweeps import mean_per_preference, objective_arrays
 from dashboard import loaders, sidebar, url_state
 from dashboard import preferences as prefs
@@ -16,6 +15,7 @@ from dashboard.figures import FrontSeries, Marker, front_figure, target_grid
 from dashboard.known_front import describe_front, indicator_values, indicators_text
 from dashboard.live import show_recording_live
 from dashboard.messages import describe, guard, inert
+from dashboard.prerender import offer_grid
 from dashboard.widgets import charts
 from dashboard.widgets.preference_control import preference_control
 
@@ -95,19 +95,9 @@ if loaded is not None:
             url_state.set_url(tm=None, target=None)
             st.caption("The agent asks itself for " + describe(names, own_target) + " here.")
 
-    from core.render import default_every
-
-    request = EpisodeRequest(
-        fingerprint=loaded.fingerprint,
-        env_id=env_id,
-        preference=tuple(float(v) for v in preference),
-        target=None if target is None else tuple(float(v) for v in target),
-        seed=ctx.seed,
-        size=ctx.size,
-        horizon=ctx.horizon,
-        every=default_every(env_id),
-        label=ctx.agent.name,
-    )
+    request = ctx.episode_request(loaded, preference, target)
+    if ctx.shows_defaults() and not target_mode:
+        offer_grid(ctx, loaded, preference)
     key = request.key()
     recording = ctx.library.get(key)
     achieved = None if recording is None else recording.returns[0]

@@ -1,0 +1,174 @@
+"""A single episode recorded *live*: drawn as fast as its viewer watches, never faster, and
+fairly beside every other viewer's (`core.pacing`).
+
+The simulation and the policy run a little ahead of the pictures (they are cheaper), keeping
+each frame step (`core.render.deferred`); a frame is drawn only when the server's scheduler
+grants it: the first at once, then each about when the viewer's playback reaches it. A stream
+that falls behind is granted the frame due now, skipping the ones between (fewer frames, never
+a frozen picture). The video gets every frame in order: while nothing was skipped, the frames
+shown; then the rest, drawn again at backfill priority once the live stream has shown its last
+frame. The recording is the same episode, with the same key, as `EpisodeRequest.record` makes
+(its pictures drawn from the kept states, see `core.render.deferred`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import math
+from collections.abc import Callable, Generator
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from core.agents.base import Agent
+from core.envs import get_spec
+from core.pacing.gate import FrameGate
+from core.pacing.scheduler import Kind
+from core.recordings.lanes import FrameCallback, LiveFrame, RecordingWriter, playback_rate
+from core.recordings.recording import Recording
+from core.render.backend import ensure_gl_backend
+from core.render.deferred import FrameSource, frame_source
+from core.rollout import StepRecord, stream_rollout
+
+# Seconds of playback the simulation may run ahead of the pictures shown: enough to skip
+# ahead when a stream falls behind, not the whole episode (a viewer who moves on after a few
+# seconds would leave most of it unwatched; an env that draws itself keeps ~300 kB a picture).
+SIMULATE_AHEAD_SECONDS = 2.0
+
+# Each recording is its own stream, even of a key being recorded already (a viewer who left
+# and came back may start one while the old one winds down).
+_streams = itertools.count()
+
+
+class _Kept:
+    """The frame steps of one episode as the simulation passes them."""
+
+    def __init__(
+        self, rollout: Generator[StepRecord, None, None], every: int, spec: Any, size: int
+    ) -> None:
+        self._rollout = rollout
+        self._every = every
+        self._spec = spec
+        self._size = (size, size)
+        self.records: list[StepRecord] = []
+        self.kept: list[Any] = []
+        self.source: FrameSource | None = None
+        self.last: int | None = None  # the last frame's index, once the episode has ended
+
+    @property
+    def ready(self) -> int:
+        return len(self.records) - 1
+
+    def advance(self) -> None:
+        """Simulate up to the next frame step and keep it (or learn that the episode ended)."""
+        for record in self._rollout:
+            if record.step % self._every and not record.done:
+                continue
+            plain = replace(record, model=None, data=None, env=None)
+            if self.source is None:
+                self.source = frame_source(record, self._spec, self._size)
+            drawable = record.env is not None or record.data is not None
+            if self.source is None or not (drawable or self.kept):
+                self.last = len(self.records) - 1  # nothing to draw, not even a last picture
+                return
+            # A step that stopped before it was taken (a non-finite action) has no state of its
+            # own: it shows the last picture again.
+            self.kept.append(self.source.keep(record) if drawable else self.kept[-1])
+            self.records.append(plain)
+            if record.done or not drawable:
+                self.last = self.ready
+            return
+        self.last = self.ready
+
+    def draw(self, index: int) -> np.ndarray:
+        assert self.source is not None
+        return self.source.draw(self.kept[index])
+
+    def forget(self, index: int) -> None:
+        """Frame `index` will not be drawn again: drop a kept picture (states are tiny)."""
+        if self.source is not None and not self.source.skippable:
+            self.kept[index] = None
+
+
+def record_paced(
+    agent: Agent,
+    env_id: str,
+    label: str,
+    preference: np.ndarray,
+    target: np.ndarray | None,
+    seed: int,
+    size: int,
+    horizon: int,
+    every: int,
+    meta: dict[str, Any],
+    key: str,
+    gate: FrameGate,
+    on_frame: FrameCallback | None,
+    check: Callable[[], None],
+    kind: Kind = Kind.LIVE,
+) -> Recording:
+    """One episode of recording `key`, each frame drawn when `gate` grants it, shown through
+    `on_frame`. `check` raises once nobody watches (the stream stops there). A `Kind.IDLE`
+    recording draws every frame, in order, whenever nothing else wants a worker. Raises
+    `RenderingUnavailable` before the first step when nothing renders."""
+    spec = get_spec(env_id)
+    if spec.camera is not None:
+        ensure_gl_backend()
+    fps = playback_rate(env_id, every, render=True)
+    assert fps is not None
+    rollout = stream_rollout(agent, env_id, preference, seed, target, horizon, render=True)
+    episode = _Kept(rollout, every, spec, size)
+    encoded = 0  # frames given to the video, which takes them in order
+    with (
+        RecordingWriter((label,), spec.n_obj, fps) as writer,
+        contextlib.closing(rollout),
+        contextlib.ExitStack() as cleanup,
+    ):
+        episode.advance()
+        if episode.source is not None:
+            cleanup.callback(episode.source.close)
+        stream = f"{key}#{next(_streams)}"
+        skippable = kind is Kind.LIVE and episode.source is not None and episode.source.skippable
+        gate.open(stream, fps, kind, skippable)
+        cleanup.callback(gate.close, stream)
+        ahead = max(8, math.ceil(SIMULATE_AHEAD_SECONDS * fps))
+
+        def draw(index: int) -> np.ndarray:
+            nonlocal encoded
+            image = episode.draw(index)
+            if index == encoded:
+                writer.add(image, (episode.records[index],))
+                episode.forget(index)
+                encoded += 1
+            return image
+
+        shown = -1
+        while episode.ready >= 0 and shown != episode.last:
+            check()
+            if episode.last is None and episode.ready < gate.playing(stream):
+                episode.advance()  # late: the frame due now must exist before it is drawn
+                continue
+            can_simulate = episode.last is None and episode.ready - shown < ahead
+            if can_simulate:
+                grant = gate.poll(stream, episode.ready, episode.last)
+                if grant is None:
+                    episode.advance()
+                    continue
+            else:
+                grant = gate.wait(stream, episode.ready, episode.last, check)
+            image = draw(grant.index)
+            gate.finish(grant)
+            shown = grant.index
+            if on_frame is not None:
+                on_frame(LiveFrame(image, (episode.records[shown],), shown))
+        # The frames the live stream skipped, for the video, when no viewer is waiting.
+        if episode.last is not None and encoded <= episode.last:
+            gate.demote(stream, Kind.BACKFILL, encoded)
+            while encoded <= episode.last:
+                check()
+                grant = gate.wait(stream, episode.last, episode.last, check)
+                draw(grant.index)
+                gate.finish(grant)
+        return writer.finish({**meta, "every": every})

@@ -1,0 +1,161 @@
+"""Pre-rendering while nobody watches: the default view's episodes, recorded ahead.
+
+When a viewer opens Explore on the default agent, seed and video size, the page offers the
+episodes at every preference of its slider's grid (nearest the current one first). One
+background thread records those the library lacks, as `Kind.IDLE` streams: a frame is drawn
+only when no live stream, task or backfill wants a worker, so a viewer never waits for it, and
+its simulation runs at the lowest OS priority. Recordings go to the library like any other, so
+the next viewer to pick one of those preferences gets the finished video at once. It stops when
+the recordings would take more than `share` of the library's memory budget, and skips an
+episode a viewer is recording live (and abandons one a viewer starts meanwhile).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from core.agents.loaded import LoadedAgent
+from core.pacing.gate import Cancelled, FrameGate
+from core.pacing.scheduler import Kind
+from core.recordings import EpisodeRequest, RecordingLibrary
+
+if TYPE_CHECKING:
+    from dashboard.sidebar import Context
+
+log = logging.getLogger("paretoscope.prerender")
+
+
+@dataclass
+class _Offer:
+    library: RecordingLibrary
+    requests: list[EpisodeRequest]
+    agent: LoadedAgent
+
+
+DEFAULT_SHARE = 0.5  # of the library's memory budget
+
+
+def lower_this_threads_priority() -> None:
+    """Nice this thread alone (Linux threads are scheduled as tasks) as low as it goes."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+
+
+class Prerenderer:
+    """Records offered episodes into `library` at idle priority, one at a time."""
+
+    def __init__(
+        self, gate: FrameGate, busy: Callable[[str], bool], share: float = DEFAULT_SHARE
+    ) -> None:
+        self.gate = gate
+        self.busy = busy  # whether a viewer's job records this key now
+        self.share = share
+        self._condition = threading.Condition()
+        self._offer: _Offer | None = None
+        self._thread: threading.Thread | None = None
+        self.recorded: list[str] = []  # keys recorded here, in order
+
+    def offer(
+        self, library: RecordingLibrary, requests: Sequence[EpisodeRequest], agent: LoadedAgent
+    ) -> None:
+        """Record `requests` (in order, those `library` lacks) with `agent` into `library`;
+        replaces an earlier offer once the episode under way ends. Starts the thread on first
+        use."""
+        with self._condition:
+            self._offer = _Offer(library, list(requests), agent)
+            self._condition.notify_all()
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="paretoscope-prerender", daemon=True
+                )
+                self._thread.start()
+
+    def idle(self, timeout: float) -> bool:
+        """Wait until nothing is left to record (True) or `timeout` seconds pass (False)."""
+        with self._condition:
+            return self._condition.wait_for(lambda: self._offer is None, timeout)
+
+    def _next(self) -> tuple[_Offer, EpisodeRequest] | None:
+        """The next episode to record, or None after waiting for an offer."""
+        with self._condition:
+            while (offer := self._offer) is not None:
+                library = offer.library
+                full = library.memory_bytes > self.share * library.capacity_bytes
+                if not offer.requests or full:
+                    self._offer = None
+                    self._condition.notify_all()
+                    break
+                request = offer.requests.pop(0)
+                key = request.key()
+                if not self.busy(key) and library.get(key) is None:
+                    return offer, request
+            self._condition.wait()
+            return None
+
+    def _run(self) -> None:
+        from core.render.backend import one_policy_thread
+
+        lower_this_threads_priority()
+        one_policy_thread()
+        while True:
+            chosen = self._next()
+            if chosen is None:
+                continue
+            offer, request = chosen
+            key = request.key()
+
+            def check(key: str = key) -> None:
+                if self.busy(key):
+                    raise Cancelled  # a viewer records it live now
+
+            try:
+                with offer.agent.borrow() as borrowed:
+                    recording = request.record_live([borrowed], self.gate, None, check, Kind.IDLE)
+                offer.library.put(key, recording)
+                self.recorded.append(key)
+            except Cancelled:
+                continue
+            except Exception as error:  # noqa: BLE001 - a viewer's page reports it; stop here
+                log.warning("pre-rendering stopped: %s", error)
+                with self._condition:
+                    self._offer = None
+                    self._condition.notify_all()
+
+
+def offer_grid(ctx: Context, loaded: LoadedAgent, preference: Sequence[float] | np.ndarray) -> None:
+    """Offer the episodes at every preference of the page's grid, nearest `preference` first
+    (those recorded or under way are skipped when their turn comes)."""
+    from core.metrics.preferences import preference_grid
+
+    spec = ctx.spec
+    if spec is None:
+        return
+    grid = preference_grid(spec.n_obj, ctx.granularity)
+    distance = np.abs(grid - np.asarray(preference, dtype=np.float64)).sum(axis=1)
+    nearest_first = grid[np.argsort(distance, kind="stable")]
+    requests = [ctx.episode_request(loaded, weights) for weights in nearest_first]
+    shared_prerenderer().offer(ctx.library, requests, loaded)
+
+
+_shared: Prerenderer | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_prerenderer() -> Prerenderer:
+    """The server's pre-renderer, on the server's workers."""
+    from dashboard.jobs import shared_board
+    from dashboard.pool import shared_pool
+
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = Prerenderer(shared_pool().gate, lambda key: key in shared_board().running())
+        return _shared

@@ -1,0 +1,333 @@
+"""The frame scheduler with a fake clock: first frames first, pacing, skipping when behind,
+tasks and idle work in their place; and its thread adapter with real threads."""
+
+from __future__ import annotations
+
+import heapq
+import threading
+import time
+
+import pytest
+
+from core.errors import ParetoscopeError
+from core.pacing.gate import Cancelled, FrameGate
+from core.pacing.scheduler import FrameScheduler, Grant, Kind
+
+
+class FakeClock:
+    def __init__(self, now: float = 0.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def started(scheduler: FrameScheduler, key: str, fps: float = 20.0, frames: int = 500) -> None:
+    """Open `key`, asking for frames up to `frames - 1`, and render its first frame."""
+    scheduler.open(key, fps)
+    scheduler.request(key, frames - 1, frames - 1)
+    grant = scheduler.next_grant()
+    assert grant == Grant(key, 0, Kind.LIVE)
+    scheduler.finish(grant)
+
+
+def test_a_new_streams_first_frame_comes_before_other_streams_next_frames() -> None:
+    clock = FakeClock()
+    scheduler = FrameScheduler(workers=1, clock=clock, lead=0.5)
+    started(scheduler, "a")
+    scheduler.request("a", 499, 499)  # a has frames due 0.05 s, 0.10 s, ... within its lead
+    clock.advance(0.2)  # a is now behind by three frames, yet b opened last
+    scheduler.open("b", 20.0)
+    scheduler.request("b", 499, 499)
+    assert scheduler.next_grant() == Grant("b", 0, Kind.LIVE)
+    # With b's first frame shown, a is next: the frame due earliest.
+    scheduler.finish(Grant("b", 0, Kind.LIVE))
+    scheduler.request("b", 499, 499)
+    assert scheduler.next_grant() == Grant("a", 1, Kind.LIVE)
+
+
+def test_first_frames_are_served_oldest_request_first() -> None:
+    clock = FakeClock()
+    scheduler = FrameScheduler(workers=1, clock=clock)
+    for key in ("x", "y", "z"):
+        scheduler.open(key, 20.0)
+        clock.advance(0.01)
+    for key in ("z", "x", "y"):  # the order they ask in does not matter
+        scheduler.request(key, 10)
+    served = []
+    while (grant := scheduler.next_grant()) is not None:
+        served.append(grant.key)
+        scheduler.finish(grant)
+    assert served == ["x", "y", "z"]
+
+
+def test_a_stream_renders_at_most_lead_seconds_ahead_and_wakes_exactly_on_time() -> None:
+    clock = FakeClock(100.0)
+    scheduler = FrameScheduler(workers=2, clock=clock, lead=0.5)
+    started(scheduler, "a", fps=20.0)
+    rendered = [0]
+    while True:
+        scheduler.request("a", 499, 499)
+        grant = scheduler.next_grant()
+        if grant is None:
+            break
+        rendered.append(grant.index)
+        scheduler.finish(grant)
+    # Frame i is due at 100 + i / 20: frames 1..10 are within 0.5 s, frame 11 is not.
+    assert rendered == list(range(11))
+    assert scheduler.wake_at() == pytest.approx(100.0 + 11 / 20 - 0.5)
+    clock.now = scheduler.wake_at() - 1e-6
+    assert scheduler.next_grant() is None
+    clock.now += 2e-6
+    assert scheduler.next_grant() == Grant("a", 11, Kind.LIVE)
+
+
+def test_a_late_stream_skips_to_the_frame_due_now_but_never_past_its_last_or_ready_frame() -> None:
+    clock = FakeClock()
+    scheduler = FrameScheduler(workers=1, clock=clock, lead=0.5, late=0.25)
+    started(scheduler, "a", fps=20.0, frames=100)
+    clock.advance(0.2)  # frame 1 is 0.15 s late: within `late`, nothing is skipped
+    scheduler.request("a", 99, 99)
+    grant = scheduler.next_grant()
+    assert grant == Grant("a", 1, Kind.LIVE)
+    scheduler.finish(grant)
+    clock.advance(1.0)  # now 1.2 s: frame 24 is due, frame 2 is 1.1 s late
+    scheduler.request("a", 99, 99)
+    grant = scheduler.next_grant()
+    assert grant == Grant("a", 24, Kind.LIVE)
+    scheduler.finish(grant)
+    assert scheduler.skipped("a") == 22
+    clock.advance(1.0)  # frame 44 is due, but the simulation has reached only frame 30
+    scheduler.request("a", 30, None)
+    grant = scheduler.next_grant()
+    assert grant == Grant("a", 30, Kind.LIVE)
+    scheduler.finish(grant)
+    clock.advance(10.0)  # long past the end: the last frame is still shown
+    scheduler.request("a", 99, 99)
+    assert scheduler.next_grant() == Grant("a", 99, Kind.LIVE)
+
+
+def test_a_stream_that_cannot_skip_gets_every_frame_in_order() -> None:
+    clock = FakeClock()
+    scheduler = FrameScheduler(workers=1, clock=clock)
+    scheduler.open("grid", 4.0, skippable=False)
+    indices = []
+    for _ in range(5):
+        scheduler.request("grid", 99, 99)
+        grant = scheduler.next_grant()
+        assert grant is not None
+        indices.append(grant.index)
+        scheduler.finish(grant)
+        clock.advance(5.0)  # far behind every time
+    assert indices == [0, 1, 2, 3, 4] and scheduler.skipped("grid") == 0
+
+
+def simulate(
+    scheduler: FrameScheduler,
+    clock: FakeClock,
+    cost: float,
+    until: float,
+    frames: int = 500,
+) -> dict[str, list[float]]:
+    """Workers rendering each granted frame in `cost` seconds of fake time, every open stream
+    asking again as soon as its frame is done; returns each stream's frame times."""
+    shown: dict[str, list[float]] = {}
+    busy: list[tuple[float, int, Grant]] = []  # (done at, tie-break, grant)
+    counter = 0
+    while clock.now < until:
+        while (grant := scheduler.next_grant()) is not None:
+            heapq.heappush(busy, (clock.now + cost, counter, grant))
+            counter += 1
+        wake = scheduler.wake_at()
+        moments = [moment for moment in (wake, busy[0][0] if busy else None) if moment]
+        if not moments:
+            break
+        clock.now = min(moments)
+        while busy and busy[0][0] <= clock.now:
+            _, _, grant = heapq.heappop(busy)
+            scheduler.finish(grant)
+            shown.setdefault(grant.key, []).append(clock.now)
+            if scheduler.is_open(grant.key):
+                scheduler.request(grant.key, frames - 1, frames - 1)
+    return shown
+
+
+def test_eight_streams_on_two_workers_degrade_to_fewer_frames_never_to_none() -> None:
+    clock = FakeClock()
+    scheduler = FrameScheduler(workers=2, clock=clock, lead=0.5)
+    keys = [f"viewer-{index}" for index in range(8)]
+    for key in keys:
+        scheduler.open(key, 20.0)
+        scheduler.request(key, 499, 499)
+    # 8 x 20 frames/s asked of workers that render 2 / 0.025 = 80 frames/s.
+    shown = simulate(scheduler, clock, cost=0.025, until=10.0)
+    assert set(shown) == set(keys)
+    for key in keys:
+        times = shown[key]
+        assert times[0] <= 8 * 0.025 / 2 + 1e-9  # every first frame within one round
+        gaps = [later - earlier for earlier, later in zip([0.0, *times], times, strict=False)]
+        assert max(gaps) < 1.0, key
+        assert 5 * 10 <= len(times) <= 15 * 10  # about 10 frames/s each, fairly shared
+        assert scheduler.skipped(key) > 0
+    # The load falls: seven leave; the one left plays every frame at its own pace again.
+    for key in keys[1:]:
+        scheduler.close(key)
+    skipped_before = scheduler.skipped(keys[0])
+    start = clock.now
+    shown = simulate(scheduler, clock, cost=0.025, until=start + 5.0)
+    assert scheduler.skipped(keys[0]) - skipped_before <= 30  # catching up once, then none
+    late = [moment for moment in shown[keys[0]] if moment > start + 2.0]
+    assert len(late) == pytest.approx(3.0 * 20, abs=2)
+
+
+def test_a_closed_stream_frees_its_worker_at_once_and_gets_nothing_more() -> None:
+    clock = FakeClock()
+    scheduler = FrameScheduler(workers=1, clock=clock)
+    scheduler.open("old", 20.0)
+    scheduler.request("old", 10)
+    assert scheduler.next_grant() == Grant("old", 0, Kind.LIVE)
+    scheduler.open("new", 20.0)
+    scheduler.request("new", 10)
+    assert scheduler.next_grant() is None  # the only worker is busy
+    scheduler.close("old")  # the viewer moved: its old stream is preempted
+    assert scheduler.running == 0
+    assert scheduler.next_grant() == Grant("new", 0, Kind.LIVE)
+    scheduler.finish(Grant("old", 0, Kind.LIVE))  # a late report from the old thread is moot
+    assert scheduler.running == 1
+
+
+def test_tasks_queue_in_order_and_leave_a_worker_to_live_frames() -> None:
+    clock = FakeClock()
+    scheduler = FrameScheduler(workers=2, clock=clock)
+    for key in ("sweep-1", "sweep-2", "sweep-3"):
+        scheduler.open(key, kind=Kind.TASK)
+        scheduler.request(key)
+    assert scheduler.next_grant() == Grant("sweep-1", 0, Kind.TASK)
+    assert scheduler.next_grant() is None  # the second worker is kept for live frames
+    assert (scheduler.ahead("sweep-2"), scheduler.ahead("sweep-3")) == (0, 1)
+    assert scheduler.tasks_waiting() == 2
+    scheduler.open("live", 20.0)
+    scheduler.request("live", 10)
+    assert scheduler.next_grant() == Grant("live", 0, Kind.LIVE)
+    scheduler.finish(Grant("sweep-1", 0, Kind.TASK))
+    scheduler.close("sweep-1")
+    assert scheduler.next_grant() == Grant("sweep-2", 0, Kind.TASK)
+
+
+def test_a_single_worker_serves_tasks_too() -> None:
+    scheduler = FrameScheduler(workers=1, clock=FakeClock())
+    scheduler.open("sweep", kind=Kind.TASK)
+    scheduler.request("sweep")
+    assert scheduler.next_grant() == Grant("sweep", 0, Kind.TASK)
+
+
+def test_backfill_and_idle_work_fill_the_gaps_and_yield_to_live_frames() -> None:
+    clock = FakeClock()
+    scheduler = FrameScheduler(workers=1, clock=clock, lead=0.5)
+    scheduler.open("idle", 20.0, kind=Kind.IDLE, skippable=False)
+    scheduler.open("backfill", 20.0)
+    scheduler.demote("backfill", Kind.BACKFILL, from_index=7)
+    started(scheduler, "live", frames=100)
+    # live has 10 frames within its lead: those come first, then backfill, then idle work.
+    for key in ("idle", "backfill", "live"):
+        scheduler.request(key, 99, 99)
+    order = []
+    for _ in range(14):
+        grant = scheduler.next_grant()
+        assert grant is not None
+        order.append((grant.key, grant.index))
+        scheduler.finish(grant)
+        scheduler.request(grant.key, 99, 99)
+    assert order[:10] == [("live", index) for index in range(1, 11)]
+    assert order[10:] == [("backfill", 7), ("backfill", 8), ("backfill", 9), ("backfill", 10)]
+    scheduler.close("backfill")
+    assert scheduler.next_grant() == Grant("idle", 0, Kind.IDLE)
+    scheduler.finish(Grant("idle", 0, Kind.IDLE))
+    scheduler.request("idle", 99, 99)
+    clock.advance(0.1)  # live frame 11 is due within the lead again: it goes first
+    assert scheduler.next_grant() == Grant("live", 11, Kind.LIVE)
+
+
+def test_bad_settings_and_misuse_are_refused() -> None:
+    clock = FakeClock()
+    with pytest.raises(ParetoscopeError, match="workers"):
+        FrameScheduler(workers=0, clock=clock)
+    with pytest.raises(ParetoscopeError, match="lead"):
+        FrameScheduler(workers=1, clock=clock, lead=float("nan"))
+    scheduler = FrameScheduler(workers=1, clock=clock)
+    with pytest.raises(ParetoscopeError, match="fps"):
+        scheduler.open("a", 0.0)
+    scheduler.open("a", 20.0)
+    with pytest.raises(ParetoscopeError, match="already open"):
+        scheduler.open("a", 20.0)
+    scheduler.request("a", 5)
+    scheduler.next_grant()
+    with pytest.raises(ParetoscopeError, match="holds a grant"):
+        scheduler.request("a", 5)
+    with pytest.raises(ParetoscopeError, match="no open stream"):
+        scheduler.request("nobody", 5)
+
+
+# --- the gate, with threads --------------------------------------------------------------------
+
+
+def test_gate_threads_are_granted_in_deadline_order_and_paced_in_real_time() -> None:
+    gate = FrameGate(FrameScheduler(workers=1, clock=time.monotonic, lead=0.1), poll_seconds=0.05)
+    gate.open("a", 50.0)
+    times: list[float] = []
+    for _ in range(16):
+        grant = gate.wait("a", 99, 99, check=lambda: None)
+        times.append(time.monotonic())
+        gate.finish(grant)
+    gate.close("a")
+    # 50 frames/s with 0.1 s of lead: 16 frames take at least (15 - 5) / 50 = 0.2 s.
+    assert times[-1] - times[0] >= 0.2 - 0.01
+    assert times[-1] - times[0] < 2.0
+
+
+def test_gate_wait_stops_when_the_check_raises_and_frees_the_stream() -> None:
+    gate = FrameGate(FrameScheduler(workers=1, clock=time.monotonic), poll_seconds=0.01)
+    with gate.hold():  # the only worker is held by a task
+        gate.open("live", 20.0)
+        calls = [0]
+
+        def check() -> None:
+            calls[0] += 1
+            if calls[0] >= 3:
+                raise Cancelled
+
+        with pytest.raises(Cancelled):
+            gate.wait("live", 5, None, check)
+        gate.close("live")
+    assert gate.counts() == (0, 0)
+
+
+def test_gate_holds_serve_tasks_in_arrival_order_with_their_place_in_line() -> None:
+    gate = FrameGate(FrameScheduler(workers=1, clock=time.monotonic), poll_seconds=0.01)
+    order: list[int] = []
+    first_ahead: dict[int, int] = {}
+    release = threading.Event()
+
+    def work(index: int) -> None:
+        with gate.hold(lambda ahead: first_ahead.setdefault(index, ahead)):
+            order.append(index)
+            release.wait(5)
+
+    threads = []
+    for index in range(4):
+        thread = threading.Thread(target=work, args=(index,))
+        thread.start()
+        threads.append(thread)
+        deadline = time.monotonic() + 5
+        while sum(gate.counts()) != index + 1:
+            assert time.monotonic() < deadline
+            time.sleep(0.002)
+    release.set()
+    for thread in threads:
+        thread.join(5)
+    assert order == [0, 1, 2, 3]
+    assert {index: first_ahead[index] for index in (1, 2, 3)} == {1: 0, 2: 1, 3: 2}
+    assert gate.counts() == (0, 0)

@@ -1,0 +1,147 @@
+"""Idle pre-rendering and paced live recordings, on real episodes: the same recording as the
+plain path, every frame in the video however many the live stream skipped, the library's
+budget kept, and a viewer's own recording never done twice."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.agents.loaded import LoadedAgent
+from core.pacing.gate import Cancelled, FrameGate
+from core.pacing.scheduler import FrameScheduler
+from core.recordings import EpisodeRequest, RecordingLibrary
+from dashboard.prerender import Prerenderer
+from tests.agents_for_tests import LinearAgent
+
+CHEETAH = "MO-HalfCheetah-v2"
+
+
+def _request(agent: LinearAgent, preference: float, **changes: object) -> EpisodeRequest:
+    values: dict[str, object] = {
+        "fingerprint": agent.fingerprint,
+        "env_id": CHEETAH,
+        "preference": (1.0 - preference, preference),
+        "target": None,
+        "seed": 3,
+        "size": 64,
+        "horizon": 24,
+        "every": 1,
+        "label": "linear",
+    }
+    values.update(changes)
+    return EpisodeRequest(**values)  # type: ignore[arg-type]
+
+
+def _decoded(video: bytes, tmp_path: Path) -> np.ndarray:
+    import imageio.v2 as imageio
+
+    path = tmp_path / f"{abs(hash(video))}.mp4"
+    path.write_bytes(video)
+    return np.stack([frame for frame in imageio.get_reader(str(path), "ffmpeg").iter_data()])
+
+
+def _gate(workers: int = 2, lead: float = 0.5, late: float = 0.25) -> FrameGate:
+    scheduler = FrameScheduler(workers, time.monotonic, lead=lead, late=late)
+    return FrameGate(scheduler, poll_seconds=0.02)
+
+
+def test_a_live_recording_is_the_plain_recording_paced(tmp_path: Path) -> None:
+    agent = LinearAgent(CHEETAH, seed=1)
+    request = _request(agent, 0.7)
+    plain = request.record([agent])
+    shown: list[tuple[int, float]] = []
+    started = time.monotonic()
+    live = request.record_live(
+        [agent],
+        _gate(lead=0.2, late=1e9),  # never skips, however busy the machine
+        lambda frame: shown.append((frame.index, time.monotonic() - started)),
+        lambda: None,
+    )
+    np.testing.assert_array_equal(live.frame_steps, plain.frame_steps)
+    np.testing.assert_allclose(live.rewards, plain.rewards, rtol=1e-12, atol=1e-12)
+    assert live.meta == plain.meta
+    count = plain.length
+    assert count >= 10 and [index for index, _ in shown] == list(range(count))
+    # At 20 fps with 0.2 s of lead, the last frame is drawn (count - 1) / 20 - 0.2 s in.
+    assert shown[-1][1] >= (count - 1) / 20 - 0.2 - 0.05
+    frames, reference = _decoded(live.video, tmp_path), _decoded(plain.video, tmp_path)
+    assert frames.shape == reference.shape == (count, 64, 64, 3)
+    # Drawn from kept states (positions brought up to date): the same scene, a substep apart.
+    assert np.abs(frames.astype(int) - reference).mean() < 20
+
+
+def test_a_stream_that_falls_behind_skips_frames_but_its_video_has_them_all(
+    tmp_path: Path,
+) -> None:
+    agent = LinearAgent(CHEETAH, seed=1)
+    request = _request(agent, 0.4, horizon=40)
+    plain = request.record([agent])
+    shown: list[int] = []
+
+    def slow_viewer(frame: object) -> None:
+        shown.append(frame.index)  # type: ignore[attr-defined]
+        time.sleep(0.15)  # three frames' time at 20 fps: the stream falls behind
+
+    live = request.record_live([agent], _gate(workers=1), slow_viewer, lambda: None)
+    last = plain.length - 1
+    assert shown[0] == 0 and shown[-1] == last  # the first and the last are always shown
+    assert len(shown) < 0.75 * plain.length and shown == sorted(set(shown))
+    np.testing.assert_allclose(live.rewards, plain.rewards, rtol=1e-12, atol=1e-12)
+    assert _decoded(live.video, tmp_path).shape[0] == plain.length
+
+
+def test_a_live_recording_stops_when_nobody_watches() -> None:
+    agent = LinearAgent(CHEETAH, seed=1)
+    gate = _gate(workers=1)
+    shown: list[int] = []
+
+    def check() -> None:
+        if len(shown) >= 3:
+            raise Cancelled
+
+    with pytest.raises(Cancelled):
+        _request(agent, 0.5, horizon=200).record_live(
+            [agent], gate, lambda frame: shown.append(frame.index), check
+        )
+    assert len(shown) == 3 and gate.counts() == (0, 0)
+
+
+def _loaded(agent: LinearAgent) -> LoadedAgent:
+    return LoadedAgent(agent, agent.fingerprint, "linear")
+
+
+def test_idle_prerendering_fills_the_library_with_the_plain_recordings(tmp_path: Path) -> None:
+    agent = LinearAgent(CHEETAH, seed=2)
+    library = RecordingLibrary([], tmp_path / "cache")
+    requests = [_request(agent, weight) for weight in (0.5, 0.4, 0.6)]
+    prerenderer = Prerenderer(_gate(), busy=lambda key: False)
+    prerenderer.offer(library, requests, _loaded(agent))
+    assert prerenderer.idle(60)
+    assert prerenderer.recorded == [request.key() for request in requests]
+    for request in requests:
+        stored = library.get(request.key())
+        assert stored is not None and stored.video
+        truth = request.record([agent], render=False)
+        np.testing.assert_allclose(stored.returns, truth.returns, rtol=1e-12, atol=1e-9)
+        assert _decoded(stored.video, tmp_path).shape[0] == stored.length
+    # Offered again: nothing is recorded twice.
+    prerenderer.offer(library, requests, _loaded(agent))
+    assert prerenderer.idle(10) and len(prerenderer.recorded) == 3
+
+
+def test_prerendering_skips_what_a_viewer_records_and_stops_at_its_budget(tmp_path: Path) -> None:
+    agent = LinearAgent(CHEETAH, seed=2)
+    requests = [_request(agent, weight) for weight in (0.5, 0.4, 0.6, 0.3)]
+    viewers = {requests[0].key()}  # a viewer records this one live
+    one = requests[1].record([agent])
+    # Room in memory for a bit more than one recording at the pre-render's share (a half).
+    library = RecordingLibrary([], None, capacity_bytes=int(one.nbytes * 2.5))
+    prerenderer = Prerenderer(_gate(), busy=lambda key: key in viewers)
+    prerenderer.offer(library, requests, _loaded(agent))
+    assert prerenderer.idle(60)
+    assert prerenderer.recorded == [requests[1].key(), requests[2].key()]
+    assert library.get(requests[0].key()) is None and library.get(requests[3].key()) is None
