@@ -131,8 +131,8 @@ class Prerenderer:
 
 
 def offer_grid(ctx: Context, loaded: LoadedAgent, preference: Sequence[float] | np.ndarray) -> None:
-    """Offer the episodes at every preference of the page's grid, nearest `preference` first
-    (those recorded or under way are skipped when their turn comes)."""
+    """Offer the episodes at every other preference of the page's grid, nearest `preference`
+    first (the page records its own; those recorded or under way are skipped in their turn)."""
     from core.metrics.preferences import preference_grid
 
     spec = ctx.spec
@@ -140,8 +140,8 @@ def offer_grid(ctx: Context, loaded: LoadedAgent, preference: Sequence[float] | 
         return
     grid = preference_grid(spec.n_obj, ctx.granularity)
     distance = np.abs(grid - np.asarray(preference, dtype=np.float64)).sum(axis=1)
-    nearest_first = grid[np.argsort(distance, kind="stable")]
-    requests = [ctx.episode_request(loaded, weights) for weights in nearest_first]
+    order = [row for row in np.argsort(distance, kind="stable") if distance[row] > 1e-9]
+    requests = [ctx.episode_request(loaded, grid[row]) for row in order]
     shared_prerenderer().offer(ctx.library, requests, loaded)
 
 

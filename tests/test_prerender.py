@@ -10,12 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from core.agents import load
 from core.agents.loaded import LoadedAgent
 from core.pacing.gate import Cancelled, FrameGate
 from core.pacing.scheduler import FrameScheduler
 from core.recordings import EpisodeRequest, RecordingLibrary
+from core.rollout import rollout_batch
 from dashboard.prerender import Prerenderer
 from tests.agents_for_tests import LinearAgent
+from tests.apptests import count_episode_recordings, open_app, page_ok
 
 CHEETAH = "MO-HalfCheetah-v2"
 
@@ -145,3 +148,40 @@ def test_prerendering_skips_what_a_viewer_records_and_stops_at_its_budget(tmp_pa
     assert prerenderer.idle(60)
     assert prerenderer.recorded == [requests[1].key(), requests[2].key()]
     assert library.get(requests[0].key()) is None and library.get(requests[3].key()) is None
+
+
+def test_explore_on_the_default_view_prerenders_its_grid_once_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import streamlit as st
+
+    from core.metrics.preferences import preference_grid
+    from dashboard.demo_fixture import build_tiny_assets
+    from dashboard.prerender import shared_prerenderer
+    from dashboard.url_state import DEFAULT_VIDEO_SIZE
+
+    assets = build_tiny_assets(tmp_path / "assets", horizon=8, with_hopper=False)
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    recorded = count_episode_recordings(monkeypatch)
+    at = open_app({"size": str(DEFAULT_VIDEO_SIZE)})  # the assets' defaults: cheetah-morvs
+    page_ok(at)
+    assert shared_prerenderer().idle(180)
+    grid = {tuple(float(value) for value in row) for row in preference_grid(2, 20)}
+    # The page's own episode live, and every other preference of the slider's grid: once each.
+    assert (0.5, 0.5) in recorded
+    assert sorted(recorded) == sorted(grid)
+    # A viewer who moves to one of them is served the finished video, nothing recorded.
+    before = len(recorded)
+    at.slider[0].set_value(0.15).run()
+    page_ok(at)
+    assert len(recorded) == before
+    assert at.session_state["explore_result"]["has_video"]
+    result = at.session_state["explore_result"]
+    assert result["preference"] == pytest.approx([0.85, 0.15])
+    truth = rollout_batch(
+        load(assets / "agents" / "cheetah-morvs"), CHEETAH, np.array([[0.85, 0.15]]), [0], horizon=8
+    )
+    np.testing.assert_allclose(result["returns"], truth.returns[0], rtol=1e-9)
