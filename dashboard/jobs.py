@@ -1,13 +1,13 @@
 """Work done in background threads (recordings, sweeps), shared by every viewer who asks for
 the same thing.
 
-A `Job` runs `produce(on_frame, on_wait)` in a thread of its own (the worker pool bounds how
-many run at once; the others wait in its line). Viewers *subscribe*: each page run that needs
-the result follows its progress (queued, frames, finished) without running it. When the last
-subscriber leaves (the viewer moved the slider or closed the tab) the job is cancelled: a
-queued one leaves the line, a running one stops at its next frame. A second viewer asking for
-work that is under way joins it instead of doing it again, and keeps it alive if the first one
-leaves. No Streamlit here: pages read the job's state and draw it themselves.
+A `Job` runs `produce(on_frame, on_wait)` in a thread of its own (the server's rendering
+workers, `dashboard.pool`, bound how much of it runs at once). Viewers *subscribe*: each page
+run that needs the result follows its progress (queued, frames, finished) without running it.
+When the last subscriber leaves (the viewer moved the slider or closed the tab) the job is
+cancelled: a queued one leaves the line, a running one stops at its next frame. A second viewer
+asking for work that is under way joins it instead of doing it again, and keeps it alive if the
+first one leaves. No Streamlit here: pages read the job's state and draw it themselves.
 """
 
 from __future__ import annotations

@@ -1,15 +1,17 @@
 """The one live path: every recording a page shows, and every sweep computed on a cache miss,
-is a job on the server's board (`dashboard.jobs`) that runs in a slot of its bounded worker
-pool (`dashboard.pool`).
+is a job on the server's board (`dashboard.jobs`) that runs on the server's rendering workers
+(`dashboard.pool`): a single episode paced frame by frame (`core.recordings.paced`), other
+work holding a worker for its whole length.
 
 `show_recording_live` is what a page calls with a core recording request
 (`core.recordings`): a recording already in the library plays at once; otherwise the page
-follows the job that records it ("queued (k ahead)" while it waits for a worker, then frames
-as they are rendered, progressive `st.image` updates and a live reward chart), and when the
-recording is stored the page reruns so the finished MP4 replaces the stream. Viewers asking
-for the same recording follow the same job. A viewer who moves on (a rerun) or leaves (the
-session stops) stops following at once (`stop_if_asked`); a job nobody follows is cancelled:
-a waiting one leaves the line, a running one stops at its next frame.
+follows the job that records it (frames as they are drawn, progressive `st.image` updates and a
+live reward chart; "queued (k ahead)" while other work waits for a worker, or "waiting for a
+free worker" when a live stream's first frame is late), and when the recording is stored the
+page reruns so the finished MP4 replaces the stream. Viewers asking for the same recording
+follow the same job. A viewer who moves on (a rerun) or leaves (the session stops) stops
+following at once (`stop_if_asked`); a job nobody follows is cancelled: a waiting one leaves
+the line, a running one stops at its next frame.
 """
 
 from __future__ import annotations
