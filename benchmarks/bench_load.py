@@ -331,6 +331,13 @@ def main() -> int:
         f"over {STALL_LIMIT:.0f} s: {stalled} ({tails} of them at the end: last frame -> "
         "playable video or next move)"
     )
+    streams = [stream for session in sessions for stream in session.streams]
+    if streams:
+        worst = max(streams, key=lambda stream: max(stream["gap"], stream["tail"]))
+        print(
+            f"  worst stream: {worst['frames']} frames, longest gap {worst['gap'] / 1000:.2f} s, "
+            f"last frame -> end {worst['tail'] / 1000:.2f} s, ended by {worst['ended']}"
+        )
     print(f"moves served (first frame came) / made: {len(frames)} / {moves}")
     print(f"server peak RSS: {peak / 2**20:.0f} MB")
     print(
