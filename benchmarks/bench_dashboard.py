@@ -7,6 +7,8 @@ Measures, with a fresh video cache:
   slider usable), and on to the first frame and the first playing video;
 - slider change to the first streamed frame (a preference never seen before);
 - a previously seen preference: slider change to its video ready to play (readyState >= 2).
+The server runs with idle pre-rendering off ($PARETOSCOPE_PRERENDER=0): with it on, the
+"new" preferences next to the default one would be played from the cache (a seen preference).
 Defaults to the bundled demo (assets/ with a manifest), else tiny generated assets with
 full-length episodes. Prints medians (and all runs) of each figure.
 """
@@ -14,6 +16,7 @@ full-length episodes. Prints medians (and all runs) of each figure.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -111,6 +114,7 @@ def main() -> None:
     args = parser.parse_args()
     if not CHROMIUM.is_file():
         sys.exit(f"{CHROMIUM} is missing: apt-get install -y chromium")
+    os.environ["PARETOSCOPE_PRERENDER"] = "0"  # the servers started below inherit it
     note: list[str] = []
     assets = args.assets or default_assets(note)
     from playwright.sync_api import sync_playwright

@@ -16,6 +16,7 @@ from core.cli.dashboard import (
     DEFAULT_VIDEO_CACHE_MB,
     MAX_UPLOAD_ENV_VAR,
     PLUGINS_ENV_VAR,
+    PRERENDER_ENV_VAR,
     VIDEO_CACHE_ENV_VAR,
     WORKERS_ENV_VAR,
 )
@@ -40,6 +41,13 @@ def _positive_int(name: str, default: int) -> int:
 def rollout_workers() -> int:
     """Rollouts rendered at once by one server: ``$PARETOSCOPE_WORKERS``, else the core count."""
     return _positive_int(WORKERS_ENV_VAR, os.cpu_count() or 1)
+
+
+def prerender_enabled() -> bool:
+    """Whether idle workers pre-render the default view (``$PARETOSCOPE_PRERENDER``, on unless
+    it is 0, false, no or off)."""
+    raw = os.environ.get(PRERENDER_ENV_VAR, "").strip().lower()
+    return raw not in ("0", "false", "no", "off")
 
 
 def video_cache_bytes() -> int:

@@ -606,6 +606,9 @@ def test_the_limits_are_command_line_flags(
     printed = capsys.readouterr().out.split()
     assert printed[printed.index("--server.maxUploadSize") + 1] == "50"
     assert dashboard_cli.limits_environment(parse()) == {}
+    assert dashboard_cli.limits_environment(parse("--no-prerender")) == {
+        "PARETOSCOPE_PRERENDER": "0"
+    }
     with pytest.raises(ParetoscopeError, match="--workers: expected at least 1"):
         dashboard_cli.limits_environment(parse("--workers", "0"))
     with pytest.raises(ParetoscopeError, match="--allow-dir"):

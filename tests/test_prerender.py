@@ -185,3 +185,24 @@ def test_explore_on_the_default_view_prerenders_its_grid_once_each(
         load(assets / "agents" / "cheetah-morvs"), CHEETAH, np.array([[0.85, 0.15]]), [0], horizon=8
     )
     np.testing.assert_allclose(result["returns"], truth.returns[0], rtol=1e-9)
+
+
+def test_no_prerender_turns_it_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import streamlit as st
+
+    from dashboard.demo_fixture import build_tiny_assets
+    from dashboard.limits import prerender_enabled
+    from dashboard.url_state import DEFAULT_VIDEO_SIZE
+
+    assert prerender_enabled()
+    assets = build_tiny_assets(tmp_path / "assets", horizon=8, with_hopper=False)
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("PARETOSCOPE_PRERENDER", "0")
+    assert not prerender_enabled()
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    recorded = count_episode_recordings(monkeypatch)
+    page_ok(open_app({"size": str(DEFAULT_VIDEO_SIZE)}))
+    time.sleep(2.0)  # a pre-render would have started by now
+    assert recorded == [(0.5, 0.5)]  # the page's own episode only

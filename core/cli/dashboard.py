@@ -22,6 +22,7 @@ DEFAULT_PORT = 8501
 CACHE_ENV_VAR = "PARETOSCOPE_CACHE"
 WORKERS_ENV_VAR = "PARETOSCOPE_WORKERS"
 VIDEO_CACHE_ENV_VAR = "PARETOSCOPE_VIDEO_CACHE_MB"
+PRERENDER_ENV_VAR = "PARETOSCOPE_PRERENDER"
 MAX_UPLOAD_ENV_VAR = "PARETOSCOPE_MAX_UPLOAD_MB"
 ALLOWED_DIRS_ENV_VAR = "PARETOSCOPE_ALLOWED_DIRS"
 # The plug-ins of --agent, one per line (a plug-in's name holds colons, the path separator).
@@ -63,8 +64,16 @@ def register(subparsers: Any) -> None:
         "--workers",
         type=int,
         default=None,
-        help=f"episodes simulated and rendered at once; more requests wait in line "
-        f"(default: ${WORKERS_ENV_VAR} or the number of cores)",
+        help=f"frames drawn at once, shared fairly by the viewers' live episodes; sweeps and "
+        f"other recordings hold one each and wait in line (default: ${WORKERS_ENV_VAR} or the "
+        "number of cores)",
+    )
+    parser.add_argument(
+        "--no-prerender",
+        dest="prerender",
+        action="store_false",
+        help="do not pre-render the default view's episodes while the server is idle "
+        f"(${PRERENDER_ENV_VAR}=0)",
     )
     parser.add_argument(
         "--video-cache-mb",
@@ -176,6 +185,8 @@ def limits_environment(args: argparse.Namespace) -> dict[str, str]:
         folders.append(str(resolved))
     if folders:
         values[ALLOWED_DIRS_ENV_VAR] = os.pathsep.join(folders)
+    if getattr(args, "prerender", True) is False:
+        values[PRERENDER_ENV_VAR] = "0"
     values.update(plugins_environment(getattr(args, "agents", None) or []))
     return values
 

@@ -13,6 +13,7 @@ from dashboard import loaders, sidebar, url_state
 from dashboard import preferences as prefs
 from dashboard.figures import FrontSeries, Marker, front_figure, target_grid
 from dashboard.known_front import describe_front, indicator_values, indicators_text
+from dashboard.limits import prerender_enabled
 from dashboard.live import show_recording_live
 from dashboard.messages import describe, guard, inert
 from dashboard.prerender import offer_grid
@@ -96,7 +97,7 @@ if loaded is not None:
             st.caption("The agent asks itself for " + describe(names, own_target) + " here.")
 
     request = ctx.episode_request(loaded, preference, target)
-    if ctx.shows_defaults() and not target_mode:
+    if ctx.shows_defaults() and not target_mode and prerender_enabled():
         offer_grid(ctx, loaded, preference)
     key = request.key()
     recording = ctx.library.get(key)
