@@ -114,6 +114,31 @@ def test_the_same_state_renders_the_same_frame() -> None:
             assert np.array_equal(first.render(data), second.render(data))
 
 
+def test_a_renderer_without_shadows_skips_the_shadow_map_and_draws_the_same_frames() -> None:
+    import mujoco
+
+    model, states = simulation_states(2)
+    camera = get_spec(ENV).camera
+    assert model.vis.quality.shadowsize == 4096  # the model's own: 64 MB of shadow map
+    with FrameRenderer(model, camera, SIZE) as renderer:
+        frames = [renderer.render(data) for data in states]
+    assert model.vis.quality.shadowsize == 4096  # the model is left as it was
+    # The same scenes drawn by MuJoCo's own renderer, with the full-size shadow map allocated.
+    with mujoco.Renderer(model, height=SIZE[1], width=SIZE[0]) as reference:
+        scene_option = mujoco.MjvOption()
+        for data, frame in zip(states, frames, strict=True):
+            camera_view = mujoco.MjvCamera()
+            camera_view.type = mujoco.mjtCamera.mjCAMERA_FREE
+            camera_view.distance, camera_view.elevation = camera.distance, camera.elevation
+            camera_view.azimuth = camera.azimuth
+            body = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, camera.body)
+            camera_view.lookat[:] = data.xpos[body] + np.array([0.0, 0.0, camera.lookat_height])
+            reference.update_scene(data, camera_view, scene_option)
+            reference.scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = False
+            reference.scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = False
+            assert np.array_equal(reference.render(), frame)
+
+
 def render_in_thread(model: object, states: list[object], results: dict, key: str) -> None:
     """Create, use and close a renderer in a new thread; store its frames under `key`."""
 

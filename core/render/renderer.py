@@ -71,6 +71,11 @@ class FrameRenderer:
         visual = model.vis.global_
         visual.offwidth = max(int(visual.offwidth), self.width)
         visual.offheight = max(int(visual.offheight), self.height)
+        # Without shadows the shadow map is never drawn, yet MuJoCo allocates it at the model's
+        # size (4096² by default: 64 MB a renderer); a 1-pixel one leaves frames unchanged.
+        shadow_size = int(model.vis.quality.shadowsize)
+        if not shadows:
+            model.vis.quality.shadowsize = 1
         try:
             self._gl_context = context_class(self.width, self.height)
             with self._gl_context.as_current():
@@ -79,6 +84,8 @@ class FrameRenderer:
         except Exception as error:  # every GL stack fails differently; the user needs one message
             self._release()
             raise RenderingUnavailable(backend_failure_message(backend, error)) from error
+        finally:
+            model.vis.quality.shadowsize = shadow_size
 
         self._option = mujoco.MjvOption()
         self._capture_lock = threading.Lock()
