@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -30,7 +30,7 @@ from core.recordings import Recording, RecordingLibrary, RecordingRequest
 from core.render import RenderingUnavailable
 from core.render.backend import one_policy_thread
 from dashboard.figures import episode_figure
-from dashboard.jobs import Produce, shared_board
+from dashboard.jobs import Job, Produce, shared_board
 from dashboard.messages import MESSAGE_LIMIT, inert
 from dashboard.pool import shared_pool
 
@@ -155,6 +155,33 @@ def compute_in_pool(key: str, compute: Callable[[], Result]) -> Result:
 # --- showing ------------------------------------------------------------------------------------
 
 
+def _follow(
+    library: RecordingLibrary, request: RecordingRequest, agents: Sequence[LoadedAgent]
+) -> Job:
+    key = request.key()
+    return shared_board().follow(
+        key, recording_producer(request, agents), lambda finished: library.put(key, finished)
+    )
+
+
+@contextlib.contextmanager
+def recording_started(
+    library: RecordingLibrary, request: RecordingRequest, agents: Sequence[LoadedAgent]
+) -> Iterator[Job | None]:
+    """Start recording `request` now, unless the library has it, and follow it for the block:
+    a page that draws something else first (Explore's front) hands the job to
+    `show_recording_live` afterwards, so the first frame is drawn meanwhile. The job is left
+    (cancelled if nobody else follows) when the block ends, however it ends."""
+    if library.get(request.key()) is not None:
+        yield None
+        return
+    job = _follow(library, request, agents)
+    try:
+        yield job
+    finally:
+        job.unsubscribe()
+
+
 def show_recording(
     recording: Recording,
     objective_names: Sequence[str],
@@ -200,11 +227,12 @@ def show_recording_live(
     widget_key: str = "video",
     chart: bool = True,
     progress_total: int | None = None,
+    started: Job | None = None,
 ) -> Recording | None:
     """Play `request`'s recording if the library has it; else follow the job that records it
-    (started if none runs), showing its frames as they come (and a progress bar out of
-    `progress_total` frames, when given), and rerun when it is stored. Returns the recording
-    when it is shown."""
+    (`started`, from `recording_started`, or one started now), showing its frames as they come
+    (and a progress bar out of `progress_total` frames, when given), and rerun when it is
+    stored. Returns the recording when it is shown."""
     key = request.key()
     recording = library.get(key)
     if recording is not None:
@@ -216,9 +244,10 @@ def show_recording_live(
     frame_throttle = Throttle(STREAM_RATE)
     chart_throttle = Throttle(CHART_RATE)
     notice = queued_notice(image_slot)
-    job = shared_board().follow(
-        key, recording_producer(request, agents), lambda finished: library.put(key, finished)
-    )
+    # A started job left meanwhile (a fragment rerun after the page's block ended) is not used.
+    own = started is None or started.cancelled
+    job = _follow(library, request, agents) if own else started
+    assert job is not None
     followed = time.monotonic()
     try:
         frames_seen = 0
@@ -272,7 +301,8 @@ def show_recording_live(
                     raise state.error
                 break
     finally:
-        job.unsubscribe()
+        if own:
+            job.unsubscribe()
     st.session_state["_last_streamed"] = key
     st.rerun()
     return None  # pragma: no cover - st.rerun does not return
