@@ -9,7 +9,6 @@ import streamlit as st
 from core.envs.known_fronts import against_known
 from core.metrics import non_dominated
 from core.recordings import EpisodeRequest
-from core.sweeps import mean_per_preference, objective_arrays
 from dashboard import loaders, sidebar, url_state
 from dashboard import preferences as prefs
 from dashboard.figures import FrontSeries, Marker, front_figure, target_grid
@@ -120,8 +119,8 @@ if loaded is not None:
     # --- the front (before a streamed video: it shows while frames come) ------------------------
     def draw_front() -> None:
         with front_column, guard("front"):
-            table = loaders.sweep_table(ctx.agent, ctx.catalog, gamma=front_gamma)
-            points = mean_per_preference(table, env_id)
+            swept = loaders.sweep_points(ctx.agent, ctx.catalog, gamma=front_gamma)
+            points = swept.front
             against = against_known(
                 request.env_id, front_gamma, points["returns"], points["preferences"]
             )
@@ -141,8 +140,8 @@ if loaded is not None:
             current = None
             if recording is not None and front_gamma == 1.0:
                 current = Marker(achieved, "this rollout")
-            elif target is None and len(table):
-                arrays = objective_arrays(table, env_id)
+            elif target is None and len(swept.episodes["seeds"]):
+                arrays = swept.episodes
                 same = (
                     (np.abs(arrays["preferences"] - preference[None, :]) < 1e-9).all(axis=1)
                     & (arrays["seeds"] == ctx.seed)
