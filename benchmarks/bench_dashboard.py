@@ -1,6 +1,6 @@
 """Dashboard speed in a real browser (Playwright + Debian's Chromium), as a user feels it.
 
-    python benchmarks/bench_dashboard.py [--assets DIR] [--size 320] [--repeats 5]
+    python benchmarks/bench_dashboard.py [--assets DIR] [--size 320] [--repeats 5] [--floor]
 
 Measures, with a fresh video cache:
 - cold start: from launching `paretoscope dashboard` to an interactive page (the preference
@@ -10,14 +10,21 @@ Measures, with a fresh video cache:
 The server runs with idle pre-rendering off ($PARETOSCOPE_PRERENDER=0): with it on, the
 "new" preferences next to the default one would be played from the cache (a seen preference).
 Defaults to the bundled demo (assets/ with a manifest), else tiny generated assets with
-full-length episodes. Prints medians (and all runs) of each figure.
+full-length episodes. Prints medians (and all runs) of each figure, and the load averages
+before and after (the machine is shared: compare figures taken at a similar load).
+
+--floor measures the same cold start and seen-preference figures on `floor_app.py`, a bare
+Streamlit page with the same flags, slider, caption and two of the run's MP4s: what Streamlit
+and Chromium alone cost on this machine now, the bound under the dashboard's figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -71,6 +78,7 @@ ARM = """
 """
 READ = "() => window.__bench"
 SLIDER = '[data-testid="stSlider"] input[type="range"]'
+FLOOR_APP = Path(__file__).resolve().parent / "floor_app.py"
 
 
 def default_assets(size_note: list[str]) -> Path:
@@ -106,11 +114,65 @@ def move(page, key: str) -> None:  # noqa: ANN001
     page.keyboard.press(key)
 
 
+def load_averages() -> str:
+    return ", ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def start_floor(videos: list[Path]) -> tuple[subprocess.Popen, str]:
+    """`floor_app.py` served by plain Streamlit with the dashboard's flags; (process, url)."""
+    from core.cli.dashboard import streamlit_command
+    from tests.e2e.conftest import free_port
+
+    port = free_port()
+    command = streamlit_command(Path(tempfile.gettempdir()), "127.0.0.1", port)
+    flags = command[5 : command.index("--")]
+    floor = [sys.executable, "-m", "streamlit", "run", str(FLOOR_APP), *flags, "--"]
+    process = subprocess.Popen(
+        [*floor, *map(str, videos)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    return process, f"http://127.0.0.1:{port}"
+
+
+def measure_floor(browser, videos: list[Path], runs: int, repeats: int) -> dict[str, list[float]]:  # noqa: ANN001
+    """Cold starts of the floor page (launch -> answers, -> slider), then `repeats` moves each
+    way (slider -> the other MP4 playable)."""
+    figures: dict[str, list[float]] = {"healthy": [], "cold": [], "seen": []}
+    for run in range(runs):
+        started = time.monotonic()
+        process, url = start_floor(videos)
+        try:
+            wait_healthy(url, process)
+            figures["healthy"].append(time.monotonic() - started)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(url)
+            page.locator(SLIDER).first.wait_for(state="attached", timeout=120_000)
+            figures["cold"].append(time.monotonic() - started)
+            page.wait_for_function(
+                "() => { const v = document.querySelector('video'); "
+                "return v && v.readyState >= 2; }",
+                timeout=120_000,
+            )
+            if run == 0:
+                for key in ["ArrowRight"] * repeats + ["ArrowLeft"] * repeats:
+                    move(page, key)
+                    figures["seen"].append(wait_bench(page, "video"))
+            page.close()
+        finally:
+            stop_server(process)
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--assets", type=Path, default=None)
     parser.add_argument("--size", type=int, default=320)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--floor", action="store_true", help="also measure a bare Streamlit page (floor_app.py)"
+    )
     args = parser.parse_args()
     if not CHROMIUM.is_file():
         sys.exit(f"{CHROMIUM} is missing: apt-get install -y chromium")
@@ -121,12 +183,16 @@ def main() -> None:
 
     cold, to_frame, to_video, new_frames, new_videos, seen = [], [], [], [], [], []
     healthy: list[float] = []
+    floor: dict[str, list[float]] = {}
+    caches: list[Path] = []
+    load_before = load_averages()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
         )
         for run in range(max(1, args.repeats // 2)):
             cache = Path(tempfile.mkdtemp(prefix="bench-cache-"))
+            caches.append(cache)
             started = time.monotonic()
             process, url = start_server(assets, cache)
             try:
@@ -157,7 +223,13 @@ def main() -> None:
                 page.close()
             finally:
                 stop_server(process)
+        videos = sorted((caches[0] / "rollouts").glob("*.mp4"))[:2]
+        if args.floor and len(videos) == 2:
+            floor = measure_floor(browser, videos, max(1, args.repeats // 2), args.repeats)
         browser.close()
+    load_after = load_averages()
+    for cache in caches:
+        shutil.rmtree(cache, ignore_errors=True)
 
     def line(name: str, values: list[float]) -> str:
         runs = ", ".join(f"{value:.2f}" for value in values)
@@ -171,6 +243,14 @@ def main() -> None:
     print(line("slider -> first streamed frame (new preference)", new_frames))
     print(line("slider -> finished video playable (new preference)", new_videos))
     print(line("slider -> video playable (seen preference)", seen))
+    if floor:
+        print("floor: a bare Streamlit page, same flags, slider, caption and two of these MP4s")
+        print(line("  cold start -> server answers", floor["healthy"]))
+        print(line("  cold start -> interactive page (slider)", floor["cold"]))
+        print(line("  slider -> other video playable", floor["seen"]))
+    elif args.floor:
+        print("floor: not measured (the first run made fewer than two videos)")
+    print(f"load averages (1, 5, 15 min): before {load_before}; after {load_after}")
 
 
 if __name__ == "__main__":

@@ -23,12 +23,6 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial import cKDTree
-
-with warnings.catch_warnings():
-    # pymoo 0.6.2 imports cKDTree from a scipy namespace that scipy deprecates.
-    warnings.simplefilter("ignore", DeprecationWarning)
-    from pymoo.mcdm.pseudo_weights import PseudoWeights
 
 from core.errors import ParetoscopeError
 from core.metrics._validation import FloatArray, as_point_set, as_vector, require_non_empty
@@ -184,6 +178,13 @@ def knee_point(points: object) -> int:
 
 
 def _pseudo_weights_of(front: _Front) -> FloatArray:
+    # Imported here: scipy and pymoo take 0.4 s, and every page's sidebar imports this module
+    # for NORMALISATIONS.
+    with warnings.catch_warnings():
+        # pymoo 0.6.2 imports cKDTree from a scipy namespace that scipy deprecates.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from pymoo.mcdm.pseudo_weights import PseudoWeights
+
     n_obj = front.points.shape[1]
     weights = np.full(front.points.shape, np.nan)
     # pymoo minimises: hand it 1 - scaled (ideal 0, nadir 1), whose pseudo-weights are the
@@ -239,6 +240,8 @@ def _tradeoff_knees(front: _Front) -> np.ndarray:
     largest mu if it lies more than 1 standard deviation above. Fewer than 3 distinct points
     or one objective: none. Every row equal to a knee is returned.
     """
+    from scipy.spatial import cKDTree  # see _pseudo_weights_of
+
     n_obj = front.points.shape[1]
     distinct, first = np.unique(front.front, axis=0, return_index=True)
     count = len(distinct)

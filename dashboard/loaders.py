@@ -9,8 +9,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -28,7 +29,7 @@ from core.catalog import (
 )
 from core.recordings import RecordingLibrary
 from core.results_store import LayeredStore, layered_store
-from core.sweeps import SweepRequest
+from core.sweeps import SweepRequest, mean_per_preference, objective_arrays
 from dashboard.limits import allowed_dirs, video_cache_bytes
 from dashboard.live import compute_in_pool
 from dashboard.memory import watch_library
@@ -178,6 +179,23 @@ def fitting_agent(asset: AgentAsset, env_id: str) -> LoadedAgent:
     return loaded
 
 
+class _SweepKey(NamedTuple):
+    """The plain values a sweep is cached by (`_sweep_table`'s arguments, in order)."""
+
+    path: str
+    stamp: float
+    fmt: str
+    env_id: str
+    kind: str
+    name: str
+    plan: tuple[int, tuple[int, ...], int | None]
+    preferences: tuple[tuple[float, ...], ...] | None
+    targets: tuple[tuple[float, ...], ...] | None
+    results_dirs: tuple[str, ...]
+    cache: str
+    gamma: float
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def _sweep_table(
     path: str,
@@ -214,6 +232,33 @@ def _sweep_table(
     return compute_in_pool(request.key(), compute)
 
 
+def _sweep_key(
+    asset: AgentAsset,
+    found: AssetCatalog,
+    preferences: np.ndarray | None,
+    targets: np.ndarray | None,
+    gamma: float,
+) -> _SweepKey:
+    plan = asset.sweep_plan()
+    assert asset.env_id is not None
+    as_rows = None if preferences is None else tuple(tuple(map(float, row)) for row in preferences)
+    target_rows = None if targets is None else tuple(tuple(map(float, row)) for row in targets)
+    return _SweepKey(
+        str(asset.path),
+        _stamp(asset),
+        asset.format,
+        asset.env_id,
+        asset.kind,
+        asset.name,
+        (plan.granularity, tuple(plan.seeds), plan.horizon),
+        as_rows,
+        target_rows,
+        tuple(str(folder) for folder in found.results_dirs),
+        str(cache_dir()),
+        float(gamma),
+    )
+
+
 def sweep_table(
     asset: AgentAsset,
     found: AssetCatalog,
@@ -223,25 +268,39 @@ def sweep_table(
 ) -> pd.DataFrame:
     """The agent's sweep (its plan's grid, or `preferences` with `targets`) with returns
     discounted by `gamma`, from the stores or computed once; cached by plain values."""
-    plan = asset.sweep_plan()
-    assert asset.env_id is not None
-    as_rows = None if preferences is None else tuple(tuple(map(float, row)) for row in preferences)
-    target_rows = None if targets is None else tuple(tuple(map(float, row)) for row in targets)
+    key = _sweep_key(asset, found, preferences, targets, gamma)
     with st.spinner(f"Evaluating {inert(asset.label)}…"):
-        return _sweep_table(
-            str(asset.path),
-            _stamp(asset),
-            asset.format,
-            asset.env_id,
-            asset.kind,
-            asset.name,
-            (plan.granularity, tuple(plan.seeds), plan.horizon),
-            as_rows,
-            target_rows,
-            tuple(str(folder) for folder in found.results_dirs),
-            str(cache_dir()),
-            float(gamma),
-        )
+        return _sweep_table(*key)
+
+
+@dataclass(frozen=True)
+class SweepPoints:
+    """A sweep as a front draws it: one point per (preference, target) with its episodes
+    averaged (`core.sweeps.mean_per_preference`), and every episode's own row
+    (`core.sweeps.objective_arrays`)."""
+
+    front: dict[str, np.ndarray]
+    episodes: dict[str, np.ndarray]
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _sweep_points(key: _SweepKey) -> SweepPoints:
+    table = _sweep_table(*key)
+    return SweepPoints(mean_per_preference(table, key.env_id), objective_arrays(table, key.env_id))
+
+
+def sweep_points(
+    asset: AgentAsset,
+    found: AssetCatalog,
+    preferences: np.ndarray | None = None,
+    targets: np.ndarray | None = None,
+    gamma: float = 1.0,
+) -> SweepPoints:
+    """`sweep_table`'s sweep as arrays, cached too: averaging the episodes per preference is a
+    pandas group-by that would otherwise run at every rerun of a page with a front."""
+    key = _sweep_key(asset, found, preferences, targets, gamma)
+    with st.spinner(f"Evaluating {inert(asset.label)}…"):
+        return _sweep_points(key)
 
 
 @st.cache_data(show_spinner="Reading the dataset…", max_entries=16)

@@ -12,17 +12,21 @@ import importlib
 import threading
 from collections.abc import Sequence
 
-# What the first run of a page needs before its first widget (pandas, plotly, the UI modules),
-# then what it needs to act (torch, agents, evaluation, rendering).
+# What the first run of a page needs before its first widget (pandas, plotly, the UI modules:
+# the app's, the sidebar's and the Explore page's), then what it needs to act (torch, the env
+# and agent checks, agents, evaluation, rendering).
 FIRST_STAGE = (
     "pandas",
     "plotly.graph_objects",
     "dashboard.sidebar",
+    "dashboard.plugins",
     "dashboard.figures",
     "dashboard.live",
+    "dashboard.known_front",
 )
 SECOND_STAGE = (
     "torch",
+    "core.rollout",
     "core.agents.checkpoint",
     "core.evaluate",
     "core.render.frames",

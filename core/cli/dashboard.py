@@ -138,6 +138,10 @@ def streamlit_command(
         "false",
         "--client.toolbarMode",
         "minimal",
+        # No page writes bare expressions: compiling each page without magic's rewrite saves
+        # about 0.1 s of the first run.
+        "--runner.magicEnabled",
+        "false",
         # Anything that escapes the pages' guards: a generic message in the browser, the
         # exception and traceback in the server's log only.
         "--client.showErrorDetails",

@@ -8,13 +8,13 @@ import streamlit as st
 
 from core.envs.known_fronts import against_known
 from core.metrics import non_dominated
-from core.sweeps import mean_per_preference, objective_arrays
 from dashboard import loaders, sidebar, url_state
 from dashboard import preferences as prefs
 from dashboard.figures import FrontSeries, Marker, front_figure, target_grid
+from dashboard.jobs import Job
 from dashboard.known_front import describe_front, indicator_values, indicators_text
 from dashboard.limits import prerender_enabled
-from dashboard.live import show_recording_live
+from dashboard.live import recording_started, show_recording_live
 from dashboard.messages import describe, guard, inert
 from dashboard.prerender import offer_grid
 from dashboard.widgets import charts
@@ -111,8 +111,8 @@ if loaded is not None:
     # --- the front (before a streamed video: it shows while frames come) ------------------------
     def draw_front() -> None:
         with front_column, guard("front"):
-            table = loaders.sweep_table(ctx.agent, ctx.catalog, gamma=front_gamma)
-            points = mean_per_preference(table, env_id)
+            swept = loaders.sweep_points(ctx.agent, ctx.catalog, gamma=front_gamma)
+            points = swept.front
             against = against_known(
                 request.env_id, front_gamma, points["returns"], points["preferences"]
             )
@@ -132,8 +132,8 @@ if loaded is not None:
             current = None
             if recording is not None and front_gamma == 1.0:
                 current = Marker(achieved, "this rollout")
-            elif target is None and len(table):
-                arrays = objective_arrays(table, env_id)
+            elif target is None and len(swept.episodes["seeds"]):
+                arrays = swept.episodes
                 same = (
                     (np.abs(arrays["preferences"] - preference[None, :]) < 1e-9).all(axis=1)
                     & (arrays["seeds"] == ctx.seed)
@@ -242,7 +242,7 @@ if loaded is not None:
                 )
 
     # --- the live rollout ---------------------------------------------------------------------
-    def draw_video() -> None:
+    def draw_video(started: Job | None) -> None:
         with video_column:
             if achieved is not None:
                 # Which episode plays: neighbouring preferences of a policy set can give the
@@ -265,6 +265,7 @@ if loaded is not None:
                         names,
                         request.horizon,
                         file_name=f"{ctx.agent.name}-{prefs.format_vector(preference, 3)}.mp4",
+                        started=started,
                     )
                     if shown is not None:
                         st.session_state["explore_result"] = {
@@ -279,10 +280,12 @@ if loaded is not None:
 
             video_part()
 
-    # A finished video goes first (it then plays sooner); a new one streams after the front.
+    # A finished video goes first (it then plays sooner); a new one streams after the front,
+    # its first frames drawn while the front is.
     if recording is not None:
-        draw_video()
+        draw_video(None)
         draw_front()
     else:
-        draw_front()
-        draw_video()
+        with recording_started(ctx.library, request, [loaded]) as started:
+            draw_front()
+            draw_video(started)
