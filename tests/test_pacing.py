@@ -224,14 +224,14 @@ def test_a_single_worker_serves_tasks_too() -> None:
     assert scheduler.next_grant() == Grant("sweep", 0, Kind.TASK)
 
 
-def test_backfill_and_idle_work_fill_the_gaps_and_yield_to_live_frames() -> None:
+def test_backfill_fills_the_gaps_and_idle_work_waits_until_no_one_streams() -> None:
     clock = FakeClock()
     scheduler = FrameScheduler(workers=1, clock=clock, lead=0.5)
     scheduler.open("idle", 20.0, kind=Kind.IDLE, skippable=False)
     scheduler.open("backfill", 20.0)
     scheduler.demote("backfill", Kind.BACKFILL, from_index=7)
     started(scheduler, "live", frames=100)
-    # live has 10 frames within its lead: those come first, then backfill, then idle work.
+    # live has 10 frames within its lead: those come first, then backfill in the gap.
     for key in ("idle", "backfill", "live"):
         scheduler.request(key, 99, 99)
     order = []
@@ -244,11 +244,19 @@ def test_backfill_and_idle_work_fill_the_gaps_and_yield_to_live_frames() -> None
     assert order[:10] == [("live", index) for index in range(1, 11)]
     assert order[10:] == [("backfill", 7), ("backfill", 8), ("backfill", 9), ("backfill", 10)]
     scheduler.close("backfill")
+    # The worker is free and live is paced out, but a viewer still has a stream open.
+    assert scheduler.next_grant() is None
+    clock.advance(0.1)  # live frame 11 is due within the lead again
+    assert scheduler.next_grant() == Grant("live", 11, Kind.LIVE)
+    scheduler.close("live")  # nobody streams any more: idle work may go on
     assert scheduler.next_grant() == Grant("idle", 0, Kind.IDLE)
     scheduler.finish(Grant("idle", 0, Kind.IDLE))
+    scheduler.open("viewer", 20.0)  # a viewer arrives: idle work stops at once
+    scheduler.request("viewer", 10)
     scheduler.request("idle", 99, 99)
-    clock.advance(0.1)  # live frame 11 is due within the lead again: it goes first
-    assert scheduler.next_grant() == Grant("live", 11, Kind.LIVE)
+    assert scheduler.next_grant() == Grant("viewer", 0, Kind.LIVE)
+    scheduler.finish(Grant("viewer", 0, Kind.LIVE))
+    assert scheduler.next_grant() is None
 
 
 def test_bad_settings_and_misuse_are_refused() -> None:

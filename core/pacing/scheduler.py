@@ -11,7 +11,7 @@ priority:
 3. whole tasks (a sweep, a recording of another kind), first come first served; they hold a
    worker until they end, and leave at least one worker to live frames;
 4. backfill: the frames a late live stream skipped, rendered again for its MP4;
-5. idle work (pre-rendering), only when nothing else waits.
+5. idle work (pre-rendering), only while no other stream or task is open at all.
 
 A live stream that falls behind does not freeze: its next grant skips to the frame due now
 (`Grant.index`), so it plays at a lower frame rate until the load falls, and a stream that
@@ -39,7 +39,7 @@ class Kind(enum.IntEnum):
     LIVE = 0  # a viewer watches it now
     TASK = 1  # a whole piece of work holding one worker (a sweep, another recording)
     BACKFILL = 2  # frames a live stream skipped, for its video
-    IDLE = 3  # pre-rendering while nobody waits
+    IDLE = 3  # pre-rendering while no one else has a stream open
 
 
 @dataclass(frozen=True)
@@ -260,6 +260,12 @@ class FrameScheduler:
         if stream.kind is Kind.TASK and tasks_full:
             return None
         # Tasks first come, first served; then backfill, then idle work, each oldest first.
+        # Idle work waits until no one else has a stream open at all: its drawing competes
+        # with the viewers' pages and browsers for the machine, not only for the workers.
+        if stream.kind is Kind.IDLE and any(
+            other.kind is not Kind.IDLE for other in self._streams.values()
+        ):
+            return None
         return (float(stream.kind) + 1.0, stream.opened, stream.order)
 
     def _index(self, stream: _Stream, now: float) -> int:

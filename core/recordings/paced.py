@@ -46,9 +46,15 @@ class _Kept:
     """The frame steps of one episode as the simulation passes them."""
 
     def __init__(
-        self, rollout: Generator[StepRecord, None, None], every: int, spec: Any, size: int
+        self,
+        rollout: Generator[StepRecord, None, None],
+        every: int,
+        spec: Any,
+        size: int,
+        warm: bool,
     ) -> None:
         self._rollout = rollout
+        self._warm = warm
         self._every = every
         self._spec = spec
         self._size = (size, size)
@@ -68,7 +74,7 @@ class _Kept:
                 continue
             plain = replace(record, model=None, data=None, env=None)
             if self.source is None:
-                self.source = frame_source(record, self._spec, self._size)
+                self.source = frame_source(record, self._spec, self._size, self._warm)
             drawable = record.env is not None or record.data is not None
             if self.source is None or not (drawable or self.kept):
                 self.last = len(self.records) - 1  # nothing to draw, not even a last picture
@@ -119,7 +125,8 @@ def record_paced(
     fps = playback_rate(env_id, every, render=True)
     assert fps is not None
     rollout = stream_rollout(agent, env_id, preference, seed, target, horizon, render=True)
-    episode = _Kept(rollout, every, spec, size)
+    # Idle work draws with a renderer of its own, made in (and as low-priority as) its thread.
+    episode = _Kept(rollout, every, spec, size, warm=kind is not Kind.IDLE)
     encoded = 0  # frames given to the video, which takes them in order
     with (
         RecordingWriter((label,), spec.n_obj, fps) as writer,

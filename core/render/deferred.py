@@ -46,9 +46,10 @@ class StateFrames:
 
     skippable = True
 
-    def __init__(self, model: Any, spec: EnvSpec, size: tuple[int, int]) -> None:
+    def __init__(self, model: Any, spec: EnvSpec, size: tuple[int, int], warm: bool = True) -> None:
         import mujoco
 
+        from core.render.renderer import FrameRenderer
         from core.render.warm import warm_renderers
 
         self._mujoco = mujoco
@@ -57,9 +58,15 @@ class StateFrames:
         self._length = mujoco.mj_stateSize(model, self._what)
         self._scratch = mujoco.MjData(model)
         self._lease = contextlib.ExitStack()
-        self._renderer = self._lease.enter_context(
-            warm_renderers().lend(model, spec, check_size(size))
-        )
+        if warm:
+            self._renderer = self._lease.enter_context(
+                warm_renderers().lend(model, spec, check_size(size))
+            )
+        else:  # its own, made (with its GL threads) at this thread's OS priority
+            assert spec.camera is not None
+            self._renderer = self._lease.enter_context(
+                FrameRenderer(model, spec.camera, check_size(size))
+            )
 
     def keep(self, record: StepRecord) -> np.ndarray:
         state = np.empty(self._length)
@@ -96,11 +103,14 @@ class DrawnFrames:
         pass
 
 
-def frame_source(record: StepRecord, spec: EnvSpec, size: tuple[int, int]) -> FrameSource | None:
+def frame_source(
+    record: StepRecord, spec: EnvSpec, size: tuple[int, int], warm: bool = True
+) -> FrameSource | None:
     """The source that draws the episode whose first frame step is `record` (None: this
-    record has nothing to draw, e.g. the episode diverged before its first step)."""
+    record has nothing to draw, e.g. the episode diverged before its first step); `warm`: a
+    MuJoCo one borrows a warm renderer, else makes its own."""
     if record.env is not None:
         return DrawnFrames(record.env, size)
     if record.model is not None and record.data is not None and spec.camera is not None:
-        return StateFrames(record.model, spec, size)
+        return StateFrames(record.model, spec, size, warm)
     return None
