@@ -101,23 +101,7 @@ class EpisodeRequest:
         from core.recordings.paced import record_paced
 
         (agent,) = expect_agents(agents, 1, "an episode")
-        return record_paced(
-            agent,
-            self.env_id,
-            self.label,
-            np.asarray(self.preference, dtype=np.float64),
-            None if self.target is None else np.asarray(self.target, dtype=np.float64),
-            self.seed,
-            self.size,
-            self.horizon,
-            self.every,
-            self.meta(),
-            self.key(),
-            gate,
-            on_frame,
-            check,
-            kind,
-        )
+        return record_paced(self, agent, gate, on_frame, check, kind)
 
 
 def record_one_lane(

@@ -26,6 +26,7 @@ from core.agents.base import Agent
 from core.envs import get_spec
 from core.pacing.gate import FrameGate
 from core.pacing.scheduler import Kind
+from core.recordings.episode import EpisodeRequest
 from core.recordings.lanes import FrameCallback, LiveFrame, RecordingWriter, playback_rate
 from core.recordings.recording import Recording
 from core.render.backend import ensure_gl_backend
@@ -99,37 +100,33 @@ class _Kept:
 
 
 def record_paced(
+    request: EpisodeRequest,
     agent: Agent,
-    env_id: str,
-    label: str,
-    preference: np.ndarray,
-    target: np.ndarray | None,
-    seed: int,
-    size: int,
-    horizon: int,
-    every: int,
-    meta: dict[str, Any],
-    key: str,
     gate: FrameGate,
     on_frame: FrameCallback | None,
     check: Callable[[], None],
     kind: Kind = Kind.LIVE,
 ) -> Recording:
-    """One episode of recording `key`, each frame drawn when `gate` grants it, shown through
-    `on_frame`. `check` raises once nobody watches (the stream stops there). A `Kind.IDLE`
-    recording draws every frame, in order, whenever nothing else wants a worker. Raises
-    `RenderingUnavailable` before the first step when nothing renders."""
+    """`request`'s episode, each frame drawn when `gate` grants it, shown through `on_frame`.
+    `check` raises once nobody watches (the stream stops there). A `Kind.IDLE` recording draws
+    every frame, in order, whenever no one else streams. Raises `RenderingUnavailable` before
+    the first step when nothing renders."""
+    env_id, every, size, key = request.env_id, request.every, request.size, request.key()
+    preference = np.asarray(request.preference, dtype=np.float64)
+    target = None if request.target is None else np.asarray(request.target, dtype=np.float64)
     spec = get_spec(env_id)
     if spec.camera is not None:
         ensure_gl_backend()
     fps = playback_rate(env_id, every, render=True)
     assert fps is not None
-    rollout = stream_rollout(agent, env_id, preference, seed, target, horizon, render=True)
+    rollout = stream_rollout(
+        agent, env_id, preference, request.seed, target, request.horizon, render=True
+    )
     # Idle work draws with a renderer of its own, made in (and as low-priority as) its thread.
     episode = _Kept(rollout, every, spec, size, warm=kind is not Kind.IDLE)
     encoded = 0  # frames given to the video, which takes them in order
     with (
-        RecordingWriter((label,), spec.n_obj, fps) as writer,
+        RecordingWriter((request.label,), spec.n_obj, fps) as writer,
         contextlib.closing(rollout),
         contextlib.ExitStack() as cleanup,
     ):
@@ -178,4 +175,4 @@ def record_paced(
                 grant = gate.wait(stream, episode.last, episode.last, check)
                 draw(grant.index)
                 gate.finish(grant)
-        return writer.finish({**meta, "every": every})
+        return writer.finish({**request.meta(), "every": every})
