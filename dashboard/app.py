@@ -16,11 +16,6 @@ _ROOT = Path(__file__).resolve().parents[1]
 if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
-# Served by `dashboard.serve`: let its warm-up imports finish before this thread imports.
-from dashboard import warmup  # noqa: E402
-
-warmup.wait()
-
 # The grid worlds draw with pygame: a server has no window or sound card, so SDL gets its dummy
 # drivers unless told otherwise (else every env it opens logs audio errors).
 from core.envs.dependencies import headless_pygame  # noqa: E402
@@ -35,11 +30,13 @@ with contextlib.suppress(RenderingUnavailable):
 
 import streamlit as st  # noqa: E402
 
-from dashboard import sidebar  # noqa: E402
+from dashboard import sidebar, warmup  # noqa: E402
 from dashboard.messages import guard, show_problem  # noqa: E402
 from dashboard.plugins import register_plugins  # noqa: E402
 
 _VIEWS = Path(__file__).resolve().parent / "views"
+
+warmup.page_started()  # served by `dashboard.serve`: this run imports what it needs itself
 
 st.set_page_config(page_title="paretoscope", page_icon=":material/insights:", layout="wide")
 page = st.navigation(

@@ -1,9 +1,10 @@
-"""Serve the dashboard: Streamlit's own command line, with the heavy imports warmed meanwhile.
+"""Serve the dashboard: Streamlit's own command line, with the imports warmed around it.
 
 ``python -m dashboard.serve run dashboard/app.py [streamlit flags] -- --assets DIR`` is
-``python -m streamlit run ...`` plus one background thread (`dashboard.warmup`) that, while the
-server starts and the browser loads the page, chooses the OpenGL backend and imports what the
-first page run needs (pandas, plotly, torch, the agents, evaluation, rendering).
+``python -m streamlit run ...`` that first chooses the OpenGL backend and imports what the
+first page run needs before its first widget (pandas, plotly, the UI modules), and imports the
+rest (torch, the agents, evaluation, rendering) in a background thread if no page starts within
+seconds: `dashboard.warmup` says why nothing heavy runs while a browser loads the page.
 """
 
 from __future__ import annotations
@@ -13,13 +14,12 @@ from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    # Streamlit first: importing it builds plotly objects, which must not meet a half-imported
-    # pandas from the warm-up thread.
     from streamlit.web import cli
 
     from dashboard import memory, warmup
 
     skip_direct_run_warning()
+    warmup.prepare()
     warmup.start()
     memory.start_log_from_env()
 
