@@ -26,6 +26,7 @@ import numpy as np
 import streamlit as st
 
 from core.agents.loaded import LoadedAgent, borrow_all
+from core.envs import get_spec
 from core.recordings import Recording, RecordingLibrary, RecordingRequest
 from core.render import RenderingUnavailable
 from core.render.backend import one_policy_thread
@@ -112,6 +113,11 @@ def recording_producer(request: RecordingRequest, agents: Sequence[LoadedAgent])
     ) -> Recording:
         one_policy_thread()  # this job's thread renders too: the renderer needs the cores
         record_live = getattr(request, "record_live", None)
+        if get_spec(request.env_id).camera is None:
+            # Envs that draw themselves render in a worker held for the whole recording, as
+            # before pacing: paced, they made a later Decide replay on the same server wait
+            # (tests/e2e/test_dashboard_browser.py, cause not found yet).
+            record_live = None
         with contextlib.ExitStack() as stack:
             if record_live is None:
                 stack.enter_context(shared_pool().slot(on_wait))

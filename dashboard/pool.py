@@ -5,7 +5,7 @@ Training page, Decide) are paced and granted one frame at a time by the server's
 `core.pacing.gate.FrameGate`: a new viewer's first frame comes before other streams' later
 frames, and nobody's frames are drawn faster than they are watched. Other work (sweeps, the
 other kinds of recording) holds a worker for its whole length with `RolloutPool.slot`, first
-come, first served, and always leaves one worker to live frames. A request beyond the limit
+come, first served, and from three workers on leaves one to live frames. A request beyond the limit
 waits in line; while it waits, `on_wait(ahead)` is called a few times a second with the number
 of requests before it. That callback is where a Streamlit page shows "queued (k ahead)", and
 where the page's own stop signal (the viewer moved the slider again or closed the tab)

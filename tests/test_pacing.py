@@ -201,19 +201,29 @@ def test_a_closed_stream_frees_its_worker_at_once_and_gets_nothing_more() -> Non
 
 def test_tasks_queue_in_order_and_leave_a_worker_to_live_frames() -> None:
     clock = FakeClock()
-    scheduler = FrameScheduler(workers=2, clock=clock)
-    for key in ("sweep-1", "sweep-2", "sweep-3"):
+    scheduler = FrameScheduler(workers=3, clock=clock)
+    for key in ("sweep-1", "sweep-2", "sweep-3", "sweep-4"):
         scheduler.open(key, kind=Kind.TASK)
         scheduler.request(key)
     assert scheduler.next_grant() == Grant("sweep-1", 0, Kind.TASK)
-    assert scheduler.next_grant() is None  # the second worker is kept for live frames
-    assert (scheduler.ahead("sweep-2"), scheduler.ahead("sweep-3")) == (0, 1)
+    assert scheduler.next_grant() == Grant("sweep-2", 0, Kind.TASK)
+    assert scheduler.next_grant() is None  # the third worker is kept for live frames
+    assert (scheduler.ahead("sweep-3"), scheduler.ahead("sweep-4")) == (0, 1)
     assert scheduler.tasks_waiting() == 2
     scheduler.open("live", 20.0)
     scheduler.request("live", 10)
     assert scheduler.next_grant() == Grant("live", 0, Kind.LIVE)
     scheduler.finish(Grant("sweep-1", 0, Kind.TASK))
     scheduler.close("sweep-1")
+    assert scheduler.next_grant() == Grant("sweep-3", 0, Kind.TASK)
+
+
+def test_with_two_workers_tasks_may_take_both() -> None:
+    scheduler = FrameScheduler(workers=2, clock=FakeClock())
+    for key in ("sweep-1", "sweep-2"):
+        scheduler.open(key, kind=Kind.TASK)
+        scheduler.request(key)
+    assert scheduler.next_grant() == Grant("sweep-1", 0, Kind.TASK)
     assert scheduler.next_grant() == Grant("sweep-2", 0, Kind.TASK)
 
 

@@ -95,7 +95,7 @@ class FrameGate:
     @contextlib.contextmanager
     def hold(self, on_wait: WaitCallback | None = None) -> Iterator[None]:
         """Hold one worker for the block, first come, first served among tasks (live frames
-        keep at least one worker); `on_wait(ahead)` is called while it waits."""
+        keep one worker from three workers on); `on_wait(ahead)` is called while it waits."""
         key = f"task-{next(self._tasks)}"
         self.open(key, 1.0, Kind.TASK)
         grant: Grant | None = None

@@ -9,7 +9,7 @@ priority:
    plays);
 2. live frames, earliest deadline first;
 3. whole tasks (a sweep, a recording of another kind), first come first served; they hold a
-   worker until they end, and leave at least one worker to live frames;
+   worker until they end, and (with three workers or more) leave one to live frames;
 4. backfill: the frames a late live stream skipped, rendered again for its MP4;
 5. idle work (pre-rendering), only while no other stream or task is open at all.
 
@@ -31,6 +31,9 @@ from dataclasses import dataclass, field
 from core.errors import ParetoscopeError
 
 Clock = Callable[[], float]
+
+# From this many workers on, tasks leave one of them to live frames.
+TASK_RESERVE_FROM = 3
 
 
 class Kind(enum.IntEnum):
@@ -255,8 +258,10 @@ class FrameScheduler:
                 return None  # paced out: far enough ahead of its viewer
             # The oldest frame still owed goes first, even when a grant skips past it.
             return (1.0, due, stream.order)
-        # At least one worker stays free for live frames.
-        tasks_full = self.workers > 1 and self._tasks_running >= self.workers - 1
+        # With three workers or more, at least one stays free for live frames. With two, tasks
+        # may take both, as one whole task may wait on another (a sweep a page computes while
+        # another viewer's runs): one slot for tasks alone would let a long one block the rest.
+        tasks_full = self.workers >= TASK_RESERVE_FROM and self._tasks_running >= self.workers - 1
         if stream.kind is Kind.TASK and tasks_full:
             return None
         # Tasks first come, first served; then backfill, then idle work, each oldest first.
