@@ -14,12 +14,15 @@ longest time it showed no new frame, until it ends (its video is playable) or th
 again; the gaps between successive new frames and the last frame's wait for that end both
 count. Prints the worst stall, the p95 of the streams' worst stalls, how many streams stalled
 over 1 s, the server's peak memory and the moves served (a first frame came) of those made.
+Splits the first-frame delay with the server's trace (`dashboard.trace`): key press -> the
+server starts the page's run, the run -> its first frame (or video) sent, sent -> on screen.
 Exits non-zero when a check fails (the stalls are reported, not checked).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
@@ -44,6 +47,10 @@ from tests.e2e.conftest import (  # noqa: E402
 
 MEMORY_LIMIT = 3 * 2**30
 STALL_LIMIT = 1.0  # seconds: a stream without a new frame for longer stalled
+# Seconds between two reads of each page. The delays are timed in the page itself (animation
+# frames), so this only sets when the next move is made; reading 8 pages 20 times a second
+# kept the browsers (and Playwright's driver) busy on the machine they share with the server.
+POLL_SECONDS = 0.25
 SLIDER = '[data-testid="stSlider"] input[type="range"]'
 # Armed just before a slider move: the time of the first new frame after it. A new frame is a
 # streamed image whose source was not on the page at the move, or (a cached episode) a
@@ -133,6 +140,8 @@ class Session:
     step: float = 0.05
     next_move: float = 0.0
     moved_at: float | None = None
+    # Per move: (key press on the monotonic clock, the preference's second weight).
+    presses: list[tuple[float, float]] = field(default_factory=list)
     armed: bool = False
     first_frames: list[float] = field(default_factory=list)
     videos: int = 0
@@ -181,6 +190,7 @@ def move(session: Session) -> None:
     page.evaluate(ARM, round(session.value, 2))  # type: ignore[attr-defined]
     slider = page.locator(SLIDER).first  # type: ignore[attr-defined]
     slider.focus()
+    session.presses.append((time.monotonic(), round(session.value, 2)))
     page.keyboard.press("ArrowRight" if direction > 0 else "ArrowLeft")  # type: ignore[attr-defined]
     session.moves += 1
     session.moved_at = time.monotonic()
@@ -201,6 +211,44 @@ def poll(session: Session) -> None:
     if load.get("video") is not None:
         session.videos += 1
         session.armed = False
+
+
+def split_delays(sessions: list[Session], trace: Path) -> dict[str, list[float]]:
+    """Each served move's first-frame delay in three parts, from the server's trace: the first
+    run with the new preference that starts after the key press, and that run session's first
+    frame or video after it."""
+    lines = trace.read_text().splitlines() if trace.is_file() else []
+    events = [json.loads(line) for line in lines]
+    parts: dict[str, list[float]] = {"press -> run": [], "run -> sent": [], "sent -> shown": []}
+    for session in sessions:
+        for (pressed, value), delay in zip(session.presses, session.first_frames, strict=False):
+            shown = pressed + delay
+            runs = [
+                event
+                for event in events
+                if event["event"] == "run"
+                and pressed - 0.05 <= event["t"] <= shown
+                and abs(event["preference"][-1] - value) < 1e-6
+            ]
+            if not runs:
+                continue
+            run = min(runs, key=lambda event: event["t"])
+            sent = next(
+                (
+                    event
+                    for event in events
+                    if event["session"] == run["session"]
+                    and event["event"] in ("frame", "video")
+                    and run["t"] <= event["t"] <= shown + 0.05
+                ),
+                None,
+            )
+            if sent is None:
+                continue
+            parts["press -> run"].append(run["t"] - pressed)
+            parts["run -> sent"].append(sent["t"] - run["t"])
+            parts["sent -> shown"].append(max(0.0, shown - sent["t"]))
+    return parts
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -229,6 +277,8 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     cache = Path(tempfile.mkdtemp(prefix="bench-load-cache-"))
+    trace = cache / "trace.jsonl"
+    os.environ["PARETOSCOPE_TRACE"] = str(trace)
     process, url = start_server(args.assets, cache)
     memory: list[int] = []
     stop_sampling = threading.Event()
@@ -274,7 +324,7 @@ def main() -> int:
                     if now >= session.next_move and not waiting_for_frame:
                         move(session)
                         session.next_move = now + session.rng.uniform(*args.every)
-                time.sleep(0.05)
+                time.sleep(POLL_SECONDS)
             # Every session's last preference must end in a playable video.
             deadline = time.monotonic() + 300
             while any(s.armed for s in sessions) and time.monotonic() < deadline:
@@ -324,6 +374,11 @@ def main() -> int:
     )
     if frames:
         print(f"  mean {statistics.fmean(frames):.2f} s")
+    for part, values in split_delays(sessions, trace).items():
+        print(
+            f"  {part:<14} n={len(values)}  p50 {percentile(values, 0.5):.2f} s  "
+            f"p95 {percentile(values, 0.95):.2f} s"
+        )
     stalled = sum(stall > STALL_LIMIT for stall in stalls)
     print(
         f"live stream stalls (longest time without a new frame once playing): n={len(stalls)}  "

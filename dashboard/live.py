@@ -6,7 +6,8 @@ work holding a worker for its whole length.
 `show_recording_live` is what a page calls with a core recording request
 (`core.recordings`): a recording already in the library plays at once; otherwise the page
 follows the job that records it (frames as they are drawn, progressive `st.image` updates and a
-live reward chart; "queued (k ahead)" while other work waits for a worker, or "waiting for a
+reward chart: the whole episode's once a paced recording has simulated it, else a live one;
+"queued (k ahead)" while other work waits for a worker, or "waiting for a
 free worker" when a live stream's first frame is late), and when the recording is stored the
 page reruns so the finished MP4 replaces the stream. Viewers asking for the same recording
 follow the same job. A viewer who moves on (a rerun) or leaves (the session stops) stops
@@ -34,6 +35,7 @@ from dashboard.figures import episode_figure
 from dashboard.jobs import Job, Produce, shared_board
 from dashboard.messages import MESSAGE_LIMIT, inert
 from dashboard.pool import shared_pool
+from dashboard.trace import mark
 
 # Frames shown per second while streaming (the MP4 gets every frame).
 STREAM_RATE = 12.0
@@ -201,6 +203,7 @@ def show_recording(
     if recording.meta.get("stopped"):
         st.warning(inert(recording.meta["stopped"], MESSAGE_LIMIT), icon=":material/warning:")
     if recording.video:
+        mark("video")
         st.video(recording.video, format="video/mp4", autoplay=True, loop=True, muted=True)
         st.download_button(
             "Download MP4",
@@ -221,6 +224,17 @@ def show_recording(
             key=f"{key}_episode",
             width="stretch",
         )
+
+
+def _chart(
+    slot: Any, objective_names: Sequence[str], steps: Sequence[Any], horizon: int, key: str
+) -> None:
+    """The reward chart of a stream's first lane, `steps` (its frame steps so far), in `slot`."""
+    frames = np.asarray([int(step.step) for step in steps])
+    totals = np.asarray([np.asarray(step.cumulative_return, float) for step in steps])
+    slot.plotly_chart(
+        episode_figure(objective_names, frames, totals, horizon), width="stretch", key=key
+    )
 
 
 def show_recording_live(
@@ -257,7 +271,8 @@ def show_recording_live(
     followed = time.monotonic()
     try:
         frames_seen = 0
-        charted = 0
+        frames_shown = 0
+        charted = 0  # frame steps charted so far; -1 once the whole episode is
         first_lane: list[Any] = []
         ahead_seen: int | None = None
         noticed = 0.0
@@ -281,27 +296,29 @@ def show_recording_live(
                     progress.progress(min(1.0, frames_seen / progress_total), text="Rendering…")
                 image = state.latest.image
                 if image is not None and (frame_throttle.ready() or record.done):
+                    if not frames_shown:
+                        mark("frame")
+                    frames_shown += 1
                     image_slot.image(
                         image,
                         caption=f"step {record.step} / {horizon}",
                         output_format="JPEG",
                         width="stretch",
                     )
-                if chart and (chart_throttle.ready() or record.done):
+                whole = getattr(state.latest, "episode", None)
+                if chart and whole is not None and charted >= 0:
+                    # The whole episode was simulated ahead: its chart, once (a new chart is
+                    # the browser's most costly update while a stream plays).
+                    _chart(chart_slot, objective_names, whole, horizon, f"{widget_key}_whole")
+                    charted = -1
+                if chart and charted >= 0 and (chart_throttle.ready() or record.done):
                     first_lane = [records[0] for records in list(job.history)]
                 # Drawn again only with new steps: the same figure twice in one run is a
                 # duplicate element to Streamlit.
-                if chart and len(first_lane) > charted:
+                if chart and charted >= 0 and len(first_lane) > charted:
                     charted = len(first_lane)
-                    steps = np.asarray([int(step.step) for step in first_lane])
-                    totals = np.asarray(
-                        [np.asarray(step.cumulative_return, float) for step in first_lane]
-                    )
-                    chart_slot.plotly_chart(
-                        episode_figure(objective_names, steps, totals, horizon),
-                        width="stretch",
-                        key=f"{widget_key}_streamed_chart_{charted}",
-                    )
+                    key = f"{widget_key}_streamed_chart_{charted}"
+                    _chart(chart_slot, objective_names, first_lane, horizon, key)
             if state.done:
                 if state.error is not None:
                     raise state.error

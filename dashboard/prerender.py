@@ -4,7 +4,9 @@ When a viewer opens Explore on the default agent, seed and video size, the page 
 episodes at every preference of its slider's grid (nearest the current one first). One
 background thread records those the library lacks, as `Kind.IDLE` streams: a frame is drawn
 only when no live stream, task or backfill wants a worker, so a viewer never waits for it, and
-its simulation runs at the lowest OS priority. Recordings go to the library like any other, so
+its simulation runs at the lowest OS priority; and only once no page has run for a few
+seconds (`dashboard.activity`: a page serving a finished video opens no stream, yet needs the
+cores the software renderer's threads would take). Recordings go to the library like any other, so
 the next viewer to pick one of those preferences gets the finished video at once. It stops when
 the recordings would take more than `share` of the library's memory budget, and skips an
 episode a viewer is recording live (and abandons one a viewer starts meanwhile).
@@ -26,6 +28,7 @@ from core.agents.loaded import LoadedAgent
 from core.pacing.gate import Cancelled, FrameGate
 from core.pacing.scheduler import Kind
 from core.recordings import EpisodeRequest, RecordingLibrary
+from dashboard.activity import QUIET_SECONDS, Activity
 
 if TYPE_CHECKING:
     from dashboard.sidebar import Context
@@ -53,11 +56,18 @@ class Prerenderer:
     """Records offered episodes into `library` at idle priority, one at a time."""
 
     def __init__(
-        self, gate: FrameGate, busy: Callable[[str], bool], share: float = DEFAULT_SHARE
+        self,
+        gate: FrameGate,
+        busy: Callable[[str], bool],
+        share: float = DEFAULT_SHARE,
+        activity: Activity | None = None,
+        quiet_seconds: float = QUIET_SECONDS,
     ) -> None:
         self.gate = gate
         self.busy = busy  # whether a viewer's job records this key now
         self.share = share
+        self.activity = activity  # page runs: each step waits for a quiet server
+        self.quiet_seconds = quiet_seconds
         self._condition = threading.Condition()
         self._offer: _Offer | None = None
         self._thread: threading.Thread | None = None
@@ -112,11 +122,17 @@ class Prerenderer:
             offer, request = chosen
             key = request.key()
 
-            def check(key: str = key) -> None:
+            def stop_if_busy(key: str = key) -> None:
                 if self.busy(key):
                     raise Cancelled  # a viewer records it live now
 
+            def check() -> None:
+                stop_if_busy()
+                if self.activity is not None:
+                    self.activity.wait_quiet(self.quiet_seconds, stop_if_busy)
+
             try:
+                check()  # before the episode makes its renderer (0.3 s holding the lock)
                 with offer.agent.borrow() as borrowed:
                     recording = request.record_live([borrowed], self.gate, None, check, Kind.IDLE)
                 offer.library.put(key, recording)
@@ -151,11 +167,16 @@ _shared_lock = threading.Lock()
 
 def shared_prerenderer() -> Prerenderer:
     """The server's pre-renderer, on the server's workers."""
+    from dashboard.activity import shared_activity
     from dashboard.jobs import shared_board
     from dashboard.pool import shared_pool
 
     global _shared
     with _shared_lock:
         if _shared is None:
-            _shared = Prerenderer(shared_pool().gate, lambda key: key in shared_board().running())
+            _shared = Prerenderer(
+                shared_pool().gate,
+                lambda key: key in shared_board().running(),
+                activity=shared_activity(),
+            )
         return _shared

@@ -20,6 +20,7 @@ from core.recordings import EpisodeRequest, RecordingLibrary
 from core.results_store import LayeredStore
 from core.sweeps import sweep_horizon
 from dashboard import loaders
+from dashboard.activity import shared_activity
 from dashboard.messages import MESSAGE_LIMIT, inert, show_problem
 from dashboard.url_state import (
     DEFAULT_GAMMA,
@@ -108,7 +109,9 @@ class Context:
 
 
 def context() -> Context:
-    """The context built by the sidebar in this run (see `sidebar`)."""
+    """The context built by the sidebar in this run (see `sidebar`). Every page run calls it:
+    it marks the server busy (`dashboard.activity`)."""
+    shared_activity().touch()
     found = st.session_state.get("_context")
     if found is None:
         found = sidebar()

@@ -15,6 +15,7 @@ interpreter lock with it.
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import logging
 import threading
@@ -74,9 +75,18 @@ def _no_runtime_notes() -> Iterator[None]:
         logger.setLevel(level)
 
 
+def freeze_imports() -> None:
+    """Leave what is alive now (the imported modules, before any session exists) out of every
+    later garbage collection: a full collection walks every tracked object, and the imports
+    are most of them (0.16 s a collection with torch, MuJoCo and plotly, 0.02 ms frozen)."""
+    gc.collect()
+    gc.freeze()
+
+
 def prepare() -> None:
     """Choose the GL backend (before mujoco is imported), import the first stage and register
-    the server's plug-ins (once per process; a failure is reported by the page)."""
+    the server's plug-ins (once per process; a failure is reported by the page), and freeze
+    them (`freeze_imports`)."""
     with contextlib.suppress(Exception):
         from core.render.backend import ensure_gl_backend
 
@@ -87,11 +97,14 @@ def prepare() -> None:
         from dashboard.plugins import register_plugins
 
         register_plugins()
+    freeze_imports()
 
 
 def _second_stage(modules: Sequence[str], idle_start: float) -> None:
     if not _page_started.wait(idle_start):
         import_all(modules)
+        if not _page_started.is_set():  # else a session's objects may be alive: not frozen
+            freeze_imports()
 
 
 def start(modules: Sequence[str] = SECOND_STAGE, idle_start: float = IDLE_START) -> None:

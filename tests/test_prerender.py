@@ -15,7 +15,9 @@ from core.agents.loaded import LoadedAgent
 from core.pacing.gate import Cancelled, FrameGate
 from core.pacing.scheduler import FrameScheduler
 from core.recordings import EpisodeRequest, RecordingLibrary
+from core.recordings.lanes import LiveFrame
 from core.rollout import rollout_batch
+from dashboard.activity import Activity
 from dashboard.prerender import Prerenderer
 from tests.agents_for_tests import LinearAgent
 from tests.apptests import count_episode_recordings, open_app, page_ok
@@ -57,11 +59,18 @@ def test_a_live_recording_is_the_plain_recording_paced(tmp_path: Path) -> None:
     request = _request(agent, 0.7)
     plain = request.record([agent])
     shown: list[tuple[int, float]] = []
+    episodes: list[tuple[int, tuple]] = []  # (frame, the whole episode it carried)
     started = time.monotonic()
+
+    def on_frame(frame: LiveFrame) -> None:
+        shown.append((frame.index, time.monotonic() - started))
+        if frame.episode is not None:
+            episodes.append((frame.index, frame.episode))
+
     live = request.record_live(
         [agent],
         _gate(lead=0.2, late=1e9),  # never skips, however busy the machine
-        lambda frame: shown.append((frame.index, time.monotonic() - started)),
+        on_frame,
         lambda: None,
     )
     np.testing.assert_array_equal(live.frame_steps, plain.frame_steps)
@@ -69,6 +78,12 @@ def test_a_live_recording_is_the_plain_recording_paced(tmp_path: Path) -> None:
     assert live.meta == plain.meta
     count = plain.length
     assert count >= 10 and [index for index, _ in shown] == list(range(count))
+    # The simulation ran to the end while the first frames played (0.2 s of lead: 4 frames):
+    # from then on each frame carries the whole episode, whose returns are the recording's.
+    first, whole = episodes[0]
+    assert first <= 6 and [index for index, _ in episodes] == list(range(first, count))
+    assert [record.step for record in whole] == list(plain.frame_steps[0])
+    np.testing.assert_allclose(whole[-1].cumulative_return, plain.returns[0], rtol=1e-9)
     # At 20 fps with 0.2 s of lead, the last frame is drawn (count - 1) / 20 - 0.2 s in.
     assert shown[-1][1] >= (count - 1) / 20 - 0.2 - 0.05
     frames, reference = _decoded(live.video, tmp_path), _decoded(plain.video, tmp_path)
@@ -148,6 +163,44 @@ def test_prerendering_skips_what_a_viewer_records_and_stops_at_its_budget(tmp_pa
     assert prerenderer.idle(60)
     assert prerenderer.recorded == [requests[1].key(), requests[2].key()]
     assert library.get(requests[0].key()) is None and library.get(requests[3].key()) is None
+
+
+def test_prerendering_waits_until_no_page_has_run_for_a_while() -> None:
+    agent = LinearAgent(CHEETAH, seed=4)
+    request = _request(agent, 0.5)
+    library = RecordingLibrary([], None)
+    now = [100.0]
+    activity = Activity(clock=lambda: now[0])
+    activity.touch()  # a page ran at 100 s
+    prerenderer = Prerenderer(_gate(), busy=lambda key: False, activity=activity, quiet_seconds=3.0)
+    prerenderer.offer(library, [request], _loaded(agent))
+    assert not prerenderer.idle(1.5)  # still 100 s: the server is not quiet, nothing recorded
+    assert prerenderer.recorded == [] and library.get(request.key()) is None
+    now[0] = 103.5  # no page run for 3.5 s
+    assert prerenderer.idle(60)
+    assert prerenderer.recorded == [request.key()]
+
+
+def test_waiting_for_quiet_checks_meanwhile_and_can_be_given_up() -> None:
+    now = [0.0]
+    activity = Activity(clock=lambda: now[0])
+    assert activity.quiet_for() == float("inf")  # no page has run yet
+    activity.touch()
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        now[0] += seconds
+
+    activity.wait_quiet(1.0, lambda: None, sleep)
+    assert sum(slept) == pytest.approx(1.0) and max(slept) <= 0.25
+    activity.touch()
+
+    def give_up() -> None:
+        raise Cancelled
+
+    with pytest.raises(Cancelled):
+        activity.wait_quiet(1.0, give_up, sleep)
 
 
 def test_explore_on_the_default_view_prerenders_its_grid_once_each(

@@ -27,6 +27,9 @@ class LiveFrame:
     image: np.ndarray | None  # the picture the video shows; None when nothing renders
     records: tuple[StepRecord | None, ...]  # each lane's latest step (None: not started)
     index: int  # 0-based frame number
+    # A live recording whose simulation ran to the episode's end before this frame was drawn:
+    # the single lane's frame steps of the whole episode (its returns, known before they show).
+    episode: tuple[StepRecord, ...] | None = None
 
     @property
     def record(self) -> StepRecord:

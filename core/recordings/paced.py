@@ -1,8 +1,9 @@
 """A single episode recorded *live*: drawn as fast as its viewer watches, never faster, and
 fairly beside every other viewer's (`core.pacing`).
 
-The simulation and the policy run a little ahead of the pictures (they are cheaper), keeping
-each frame step (`core.render.deferred`); a frame is drawn only when the server's scheduler
+The simulation and the policy run ahead of the pictures (they are cheaper; a MuJoCo episode to
+its end at once, so its returns are known while it plays), keeping each frame step
+(`core.render.deferred`); a frame is drawn only when the server's scheduler
 grants it: the first at once, then each about when the viewer's playback reaches it. A stream
 that falls behind is granted the frame due now, skipping the ones between (fewer frames, never
 a frozen picture). The video gets every frame in order: while nothing was skipped, the frames
@@ -33,9 +34,11 @@ from core.render.backend import ensure_gl_backend
 from core.render.deferred import FrameSource, frame_source
 from core.rollout import StepRecord, stream_rollout
 
-# Seconds of playback the simulation may run ahead of the pictures shown: enough to skip
-# ahead when a stream falls behind, not the whole episode (a viewer who moves on after a few
-# seconds would leave most of it unwatched; an env that draws itself keeps ~300 kB a picture).
+# Seconds of playback the simulation may run ahead of the pictures shown, for an env that
+# draws itself (it keeps ~300 kB a picture): enough to skip ahead when its stream falls behind.
+# A MuJoCo episode keeps a physics state a frame (~1 kB), so its simulation runs to the end
+# at once (500 HalfCheetah steps with the policy: ~0.1 s), and its returns are known before
+# its second second plays.
 SIMULATE_AHEAD_SECONDS = 2.0
 
 # Each recording is its own stream, even of a key being recorded already (a viewer who left
@@ -137,7 +140,11 @@ def record_paced(
         skippable = kind is Kind.LIVE and episode.source is not None and episode.source.skippable
         gate.open(stream, fps, kind, skippable)
         cleanup.callback(gate.close, stream)
-        ahead = max(8, math.ceil(SIMULATE_AHEAD_SECONDS * fps))
+        ahead = (
+            math.inf
+            if episode.source is not None and episode.source.skippable
+            else max(8, math.ceil(SIMULATE_AHEAD_SECONDS * fps))
+        )
 
         def draw(index: int) -> np.ndarray:
             nonlocal encoded
@@ -149,6 +156,7 @@ def record_paced(
             return image
 
         shown = -1
+        whole: tuple[StepRecord, ...] | None = None  # the episode's frame steps, once simulated
         while episode.ready >= 0 and shown != episode.last:
             check()
             if episode.last is None and episode.ready < gate.playing(stream):
@@ -165,8 +173,10 @@ def record_paced(
             image = draw(grant.index)
             gate.finish(grant)
             shown = grant.index
+            if whole is None and episode.last is not None:
+                whole = tuple(episode.records)
             if on_frame is not None:
-                on_frame(LiveFrame(image, (episode.records[shown],), shown))
+                on_frame(LiveFrame(image, (episode.records[shown],), shown, whole))
         # The frames the live stream skipped, for the video, when no viewer is waiting.
         if episode.last is not None and encoded <= episode.last:
             gate.demote(stream, Kind.BACKFILL, encoded)

@@ -8,7 +8,7 @@ import streamlit as st
 
 from core.envs.known_fronts import against_known
 from core.metrics import non_dominated
-from dashboard import loaders, sidebar, url_state
+from dashboard import loaders, sidebar, trace, url_state
 from dashboard import preferences as prefs
 from dashboard.figures import FrontSeries, Marker, front_figure, target_grid
 from dashboard.jobs import Job
@@ -32,6 +32,7 @@ loaded = None
 if sidebar.need(ctx):
     # The slider first: it works while the agent loads.
     preference = preference_control(ctx.spec, ctx.granularity)
+    trace.mark("run", preference=[float(value) for value in preference])
     with guard(f"agent {ctx.agent.name}"):
         loaded = loaders.fitting_agent(ctx.agent, ctx.env_id)
 
