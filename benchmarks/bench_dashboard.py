@@ -48,6 +48,8 @@ from tests.e2e.conftest import (  # noqa: E402
 # video can play.
 ARM = """
 (expected) => {
+  // A streamed frame, not the reward chart's SVG picture.
+  const FRAME = '[data-testid="stImage"] img:not([src^="data:image/svg"])';
   window.__bench = {start: performance.now(), frame: null, video: null};
   const pattern = /^Preference \\S+ ([\\d.]+), \\S+ ([\\d.]+)/;
   const showsExpected = () => {
@@ -60,16 +62,14 @@ ARM = """
   };
   const check = () => {
     const now = performance.now();
-    if (window.__bench.frame === null &&
-        document.querySelector('[data-testid="stImage"] img')) window.__bench.frame = now;
+    if (window.__bench.frame === null && document.querySelector(FRAME)) window.__bench.frame = now;
     const video = document.querySelector('video[data-testid="stVideo"]');
     if (window.__bench.video === null && video && video.readyState >= 2 && showsExpected())
       window.__bench.video = now;
     if (window.__bench.video === null) requestAnimationFrame(check);
   };
   new MutationObserver(() => {
-    if (window.__bench.frame === null &&
-        document.querySelector('[data-testid="stImage"] img')) {
+    if (window.__bench.frame === null && document.querySelector(FRAME)) {
       window.__bench.frame = performance.now();
     }
   }).observe(document.body, {subtree: true, childList: true});
@@ -77,6 +77,7 @@ ARM = """
 }
 """
 READ = "() => window.__bench"
+FRAME = '[data-testid="stImage"] img:not([src^="data:image/svg"])'  # a streamed frame
 SLIDER = '[data-testid="stSlider"] input[type="range"]'
 FLOOR_APP = Path(__file__).resolve().parent / "floor_app.py"
 
@@ -118,8 +119,9 @@ def load_averages() -> str:
     return ", ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-def start_floor(videos: list[Path]) -> tuple[subprocess.Popen, str]:
-    """`floor_app.py` served by plain Streamlit with the dashboard's flags; (process, url)."""
+def start_floor(arguments: list[str]) -> tuple[subprocess.Popen, str]:
+    """`floor_app.py ARGUMENTS` (MP4 paths, or --stream) served by plain Streamlit with the
+    dashboard's flags; (process, url)."""
     from core.cli.dashboard import streamlit_command
     from tests.e2e.conftest import free_port
 
@@ -128,7 +130,7 @@ def start_floor(videos: list[Path]) -> tuple[subprocess.Popen, str]:
     flags = command[5 : command.index("--")]
     floor = [sys.executable, "-m", "streamlit", "run", str(FLOOR_APP), *flags, "--"]
     process = subprocess.Popen(
-        [*floor, *map(str, videos)],
+        [*floor, *arguments],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
@@ -142,7 +144,7 @@ def measure_floor(browser, videos: list[Path], runs: int, repeats: int) -> dict[
     figures: dict[str, list[float]] = {"healthy": [], "cold": [], "seen": []}
     for run in range(runs):
         started = time.monotonic()
-        process, url = start_floor(videos)
+        process, url = start_floor([str(video) for video in videos])
         try:
             wait_healthy(url, process)
             figures["healthy"].append(time.monotonic() - started)
@@ -202,7 +204,10 @@ def main() -> None:
                 page.goto(f"{url}/?size={args.size}")
                 page.locator(SLIDER).first.wait_for(state="attached", timeout=120_000)
                 cold.append(time.monotonic() - started)
-                page.wait_for_selector('[data-testid="stImage"] img, video', timeout=120_000)
+                page.wait_for_selector(
+                    '[data-testid="stImage"] img:not([src^="data:image/svg"]), video',
+                    timeout=120_000,
+                )
                 to_frame.append(time.monotonic() - started)
                 page.wait_for_function(
                     "() => { const v = document.querySelector('video'); "

@@ -53,8 +53,9 @@ STALL_LIMIT = 1.0  # seconds: a stream without a new frame for longer stalled
 POLL_SECONDS = 0.25
 SLIDER = '[data-testid="stSlider"] input[type="range"]'
 # Armed just before a slider move: the time of the first new frame after it. A new frame is a
-# streamed image whose source was not on the page at the move, or (a cached episode) a
-# playable video under a caption that names the new preference. Also counts error elements.
+# streamed image (not the SVG reward chart) whose source was not on the page at the move, or (a
+# cached episode) a playable video under a caption that names the new preference. Also counts
+# error elements.
 # A stream (first frame an image) is followed frame by frame: each image source not seen before
 # in it is a new frame; `gap` is the longest time between two new frames. It is closed (pushed
 # to window.__streams with `tail`, the time from its last frame to the end) when its video is
@@ -62,8 +63,10 @@ SLIDER = '[data-testid="stSlider"] input[type="range"]'
 ARM = """
 (expected) => {
   const fresh = (element) => !element.closest('[data-stale="true"]');
-  const seen = new Set(
-    Array.from(document.querySelectorAll('[data-testid="stImage"] img')).map((i) => i.src));
+  // Streamed frames are images; the reward chart beside them is an SVG picture, not a frame.
+  const frames = () => Array.from(document.querySelectorAll('[data-testid="stImage"] img')).filter(
+    (image) => !image.src.startsWith('data:image/svg'));
+  const seen = new Set(frames().map((i) => i.src));
   const close = (stream, how, now) => {
     if (!stream || !stream.streamed || stream.ended) return;
     stream.ended = how;
@@ -84,7 +87,7 @@ ARM = """
     const now = performance.now();
     if (state.video === null) {
       let new_frame = false;
-      for (const image of document.querySelectorAll('[data-testid="stImage"] img')) {
+      for (const image of frames()) {
         if (fresh(image) && image.src && !seen.has(image.src)) {
           seen.add(image.src);
           new_frame = true;
@@ -267,6 +270,11 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=320)
     parser.add_argument("--every", type=float, nargs=2, default=(3.0, 6.0), metavar=("MIN", "MAX"))
     parser.add_argument("--workers", type=int, default=None, help="rollout workers (cores)")
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="serve benchmarks/floor_app.py --stream instead (Streamlit and Chromium alone)",
+    )
     args = parser.parse_args()
     if not CHROMIUM.is_file():
         sys.exit(f"{CHROMIUM} is missing: apt-get install -y chromium")
@@ -279,7 +287,12 @@ def main() -> int:
     cache = Path(tempfile.mkdtemp(prefix="bench-load-cache-"))
     trace = cache / "trace.jsonl"
     os.environ["PARETOSCOPE_TRACE"] = str(trace)
-    process, url = start_server(args.assets, cache)
+    if args.floor:
+        from benchmarks.bench_dashboard import start_floor
+
+        process, url = start_floor(["--stream"])
+    else:
+        process, url = start_server(args.assets, cache)
     memory: list[int] = []
     stop_sampling = threading.Event()
     sessions: list[Session] = []
@@ -354,8 +367,9 @@ def main() -> int:
     peak = max(memory) if memory else 0
     failures = []
     workers = os.environ.get("PARETOSCOPE_WORKERS") or os.cpu_count()
+    served = "floor_app.py --stream (the floor)" if args.floor else f"assets: {args.assets}"
     print(
-        f"assets: {args.assets}; {len(sessions)} sessions for {args.seconds:.0f} s, video "
+        f"{served}; {len(sessions)} sessions for {args.seconds:.0f} s, video "
         f"{args.size}x{args.size}, workers {workers}"
     )
     for session in sessions:

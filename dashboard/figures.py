@@ -472,6 +472,20 @@ def ternary_figure(
 # --- one episode ----------------------------------------------------------------------------------
 
 
+def episode_series(
+    n_obj: int, steps: np.ndarray, cumulative: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(steps, reward per step, cumulative return) of one episode read at `steps` (T,): where
+    two reads are more than one step apart, the reward per step is the mean between them."""
+    totals = np.asarray(cumulative, dtype=np.float64).reshape(-1, n_obj)
+    step_values = np.asarray(steps, dtype=np.float64).reshape(-1)
+    previous_steps = np.concatenate([[0.0], step_values[:-1]]) if len(step_values) else step_values
+    increments = np.diff(totals, axis=0, prepend=np.zeros((1, n_obj)))
+    spans = np.maximum(step_values - previous_steps, 1.0)[:, None]
+    per_step = increments / spans if len(totals) else increments
+    return step_values, per_step, totals
+
+
 def episode_figure(
     objective_names: Sequence[str],
     steps: np.ndarray,
@@ -484,13 +498,7 @@ def episode_figure(
     `steps` (T,) are the env steps at which `cumulative` (T, n_obj) returns were read; where
     they are more than one step apart the top panel shows the mean reward per step between.
     """
-    n_obj = len(objective_names)
-    totals = np.asarray(cumulative, dtype=np.float64).reshape(-1, n_obj)
-    step_values = np.asarray(steps, dtype=np.float64).reshape(-1)
-    previous_steps = np.concatenate([[0.0], step_values[:-1]]) if len(step_values) else step_values
-    increments = np.diff(totals, axis=0, prepend=np.zeros((1, n_obj)))
-    spans = np.maximum(step_values - previous_steps, 1.0)[:, None]
-    per_step = increments / spans if len(totals) else increments
+    step_values, per_step, totals = episode_series(len(objective_names), steps, cumulative)
     # The two panels of make_subplots(rows=2, shared_xaxes=True), laid out by hand: built in
     # one go, the figure costs a third of make_subplots' (it is redrawn at every rerun that
     # shows a video and twice a second while one streams).

@@ -28,17 +28,18 @@ import streamlit as st
 
 from core.agents.loaded import LoadedAgent, borrow_all
 from core.envs import get_spec
+from core.pacing.display import MOST, shown_rate
 from core.recordings import Recording, RecordingLibrary, RecordingRequest
 from core.render import RenderingUnavailable
 from core.render.backend import one_policy_thread
+from dashboard.episode_svg import episode_svg
 from dashboard.figures import episode_figure
 from dashboard.jobs import Job, Produce, shared_board
 from dashboard.messages import MESSAGE_LIMIT, inert
 from dashboard.pool import shared_pool
 from dashboard.trace import mark
 
-# Frames shown per second while streaming (the MP4 gets every frame).
-STREAM_RATE = 12.0
+# Redraws of a stream's growing reward chart per second (an env simulated step by step).
 CHART_RATE = 2.0
 # Seconds a live stream's first frame may take before the page says the server is busy.
 FIRST_FRAME_PATIENCE = 1.0
@@ -50,12 +51,12 @@ class Throttle:
     """True at most `rate` times a second (and always on the first call), for UI updates."""
 
     def __init__(self, rate: float) -> None:
-        self.interval = 1.0 / rate
+        self.rate = float(rate)
         self._last = -np.inf
 
     def ready(self) -> bool:
         now = time.perf_counter()
-        if now - self._last >= self.interval:
+        if now - self._last >= 1.0 / self.rate:
             self._last = now
             return True
         return False
@@ -217,24 +218,24 @@ def show_recording(
         why = recording.meta.get("why", "rendering failed")
         st.warning("video unavailable: " + inert(why, MESSAGE_LIMIT))
     if chart and recording.length:
-        st.plotly_chart(
-            episode_figure(
-                objective_names, recording.frame_steps[0], recording.cumulative(0), horizon
-            ),
-            key=f"{key}_episode",
-            width="stretch",
-        )
+        steps, cumulative = recording.frame_steps[0], recording.cumulative(0)
+        # A picture by default (cheap for every viewer's browser); the interactive chart (hover
+        # for values, zoom) on request.
+        if st.toggle("Interactive reward chart", key=f"{key}_interactive"):
+            st.plotly_chart(
+                episode_figure(objective_names, steps, cumulative, horizon),
+                key=f"{key}_episode",
+                width="stretch",
+            )
+        else:
+            st.image(episode_svg(objective_names, steps, cumulative, horizon), width="stretch")
 
 
-def _chart(
-    slot: Any, objective_names: Sequence[str], steps: Sequence[Any], horizon: int, key: str
-) -> None:
+def _chart(slot: Any, objective_names: Sequence[str], steps: Sequence[Any], horizon: int) -> None:
     """The reward chart of a stream's first lane, `steps` (its frame steps so far), in `slot`."""
     frames = np.asarray([int(step.step) for step in steps])
     totals = np.asarray([np.asarray(step.cumulative_return, float) for step in steps])
-    slot.plotly_chart(
-        episode_figure(objective_names, frames, totals, horizon), width="stretch", key=key
-    )
+    slot.image(episode_svg(objective_names, frames, totals, horizon), width="stretch")
 
 
 def show_recording_live(
@@ -261,7 +262,7 @@ def show_recording_live(
     progress = st.progress(0.0, text="Rendering…") if progress_total else None
     image_slot = st.empty()
     chart_slot = st.empty()
-    frame_throttle = Throttle(STREAM_RATE)
+    frame_throttle = Throttle(MOST)
     chart_throttle = Throttle(CHART_RATE)
     notice = queued_notice(image_slot)
     # A started job left meanwhile (a fragment rerun after the page's block ended) is not used.
@@ -295,6 +296,8 @@ def show_recording_live(
                 if progress is not None and progress_total:
                     progress.progress(min(1.0, frames_seen / progress_total), text="Rendering…")
                 image = state.latest.image
+                # Fewer frames a second each while many streams play (`core.pacing.display`).
+                frame_throttle.rate = shown_rate(shared_pool().gate.live_streams())
                 if image is not None and (frame_throttle.ready() or record.done):
                     if not frames_shown:
                         mark("frame")
@@ -307,18 +310,14 @@ def show_recording_live(
                     )
                 whole = getattr(state.latest, "episode", None)
                 if chart and whole is not None and charted >= 0:
-                    # The whole episode was simulated ahead: its chart, once (a new chart is
-                    # the browser's most costly update while a stream plays).
-                    _chart(chart_slot, objective_names, whole, horizon, f"{widget_key}_whole")
+                    # The whole episode was simulated ahead: its chart, once.
+                    _chart(chart_slot, objective_names, whole, horizon)
                     charted = -1
                 if chart and charted >= 0 and (chart_throttle.ready() or record.done):
                     first_lane = [records[0] for records in list(job.history)]
-                # Drawn again only with new steps: the same figure twice in one run is a
-                # duplicate element to Streamlit.
                 if chart and charted >= 0 and len(first_lane) > charted:
                     charted = len(first_lane)
-                    key = f"{widget_key}_streamed_chart_{charted}"
-                    _chart(chart_slot, objective_names, first_lane, horizon, key)
+                    _chart(chart_slot, objective_names, first_lane, horizon)
             if state.done:
                 if state.error is not None:
                     raise state.error

@@ -348,8 +348,32 @@ def test_target_mode_asks_for_a_return(app_env: Path, assets: Path) -> None:
 def test_policy_set_has_no_target_mode(app_env: Path) -> None:
     at = open_app({"agent": "cheetah-policies"})
     page_ok(at)
-    assert not at.toggle
+    assert not [toggle for toggle in at.toggle if toggle.key == "target_mode"]
     assert at.session_state["explore_result"]["has_video"]
+
+
+def test_episode_chart_is_a_picture_and_the_interactive_chart_a_toggle_away(app_env: Path) -> None:
+    import base64
+
+    at = open_app({"agent": "cheetah-policies"})
+    page_ok(at)
+    result = at.session_state["explore_result"]
+    pictures = [
+        url
+        for element in at.get("image")
+        for url in element.value
+        if url.startswith("data:image/svg+xml;base64,")
+    ]
+    assert len(pictures) == 1  # the reward chart under the video
+    svg = base64.b64decode(pictures[0].split(",", 1)[1]).decode()
+    assert svg.count("<polyline") == 2 * len(result["returns"])  # two panels, a line each
+    charts = len(at.get("plotly_chart"))
+    at.toggle(key="video_interactive").set_value(True).run()
+    page_ok(at)
+    assert len(at.get("plotly_chart")) == charts + 1
+    assert not [
+        url for element in at.get("image") for url in element.value if url.startswith("data:")
+    ]
 
 
 # --- the other pages ---------------------------------------------------------------------------

@@ -377,3 +377,54 @@ def test_metrics_table_measures_against_the_known_front() -> None:
         [AgentMetrics("near", near, prefs, env_id="deep-sea-treasure-v0")], (0.0, -25.0)
     )
     assert "IGD" not in without.columns
+
+
+def _polylines(svg: str) -> list[np.ndarray]:
+    """Each polyline's points (n, 2) in the SVG picture, in drawing order."""
+    import xml.etree.ElementTree as ElementTree
+
+    root = ElementTree.fromstring(svg)
+    lines = root.iter("{http://www.w3.org/2000/svg}polyline")
+    return [
+        np.array([[float(v) for v in pair.split(",")] for pair in line.get("points").split()])
+        for line in lines
+    ]
+
+
+def test_episode_svg_draws_the_same_series_as_the_interactive_chart() -> None:
+    from dashboard.episode_svg import HEIGHT, LEFT, RIGHT, WIDTH, episode_svg
+
+    steps = np.array([2, 4, 5])
+    cumulative = np.array([[2.0, -1.0], [6.0, -2.0], [7.0, 0.0]])
+    svg = episode_svg(("run", "energy"), steps, cumulative, horizon=10)
+    reward_run, reward_energy, total_run, total_energy = _polylines(svg)
+    # x: steps 2, 4, 5 of 0..10 across the plot area.
+    width = WIDTH - LEFT - RIGHT
+    np.testing.assert_allclose(reward_run[:, 0], LEFT + width * steps / 10, atol=0.06)
+    # y grows downwards: the mean reward per step 1, 2, 1 (hand-computed) goes up then down by
+    # the same amount; the cumulative run return 2, 6, 7 rises ever less.
+    up, down = np.diff(reward_run[:, 1])
+    assert up < 0 and down == pytest.approx(-up, abs=0.15)
+    rises = -np.diff(total_run[:, 1])
+    assert rises[0] > 0 and rises[1] > 0 and rises[0] == pytest.approx(4 * rises[1], rel=0.02)
+    # energy's reward per step -0.5, -0.5, 2.0: flat, then up; its total -1, -2, 0.
+    assert reward_energy[0, 1] == pytest.approx(reward_energy[1, 1], abs=0.06)
+    assert reward_energy[2, 1] < reward_energy[1, 1]
+    assert total_energy[1, 1] > total_energy[0, 1] > total_energy[2, 1]
+    # Every point inside the picture.
+    for line in (reward_run, reward_energy, total_run, total_energy):
+        assert (line[:, 0] >= 0).all() and (line[:, 0] <= WIDTH).all()
+        assert (line[:, 1] >= 0).all() and (line[:, 1] <= HEIGHT).all()
+
+
+def test_episode_svg_escapes_names_and_skips_non_finite_values() -> None:
+    from dashboard.episode_svg import episode_svg
+
+    cumulative = np.array([[1.0, np.nan], [2.0, np.inf], [3.0, np.nan]])
+    svg = episode_svg(("<b>run</b>", 'a "quote"'), np.array([1, 2, 3]), cumulative)
+    assert "<b>" not in svg and "&lt;b&gt;run&lt;/b&gt;" in svg
+    lines = _polylines(svg)  # parses: the picture is well-formed XML
+    assert [len(line) for line in lines] == [3, 3]  # no line for the objective without values
+    assert np.isfinite(np.concatenate(lines)).all()
+    empty = episode_svg(("a", "b"), np.zeros(0), np.zeros((0, 2)), horizon=5)
+    assert _polylines(empty) == []

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from core.errors import ParetoscopeError
+from core.pacing.display import LEAST, MOST, SHOWN_FRAMES_PER_SECOND, shown_rate
 from core.pacing.gate import Cancelled, FrameGate
 from core.pacing.scheduler import FrameScheduler, Grant, Kind
 
@@ -349,3 +350,35 @@ def test_gate_holds_serve_tasks_in_arrival_order_with_their_place_in_line() -> N
     assert order == [0, 1, 2, 3]
     assert {index: first_ahead[index] for index in (1, 2, 3)} == {1: 0, 2: 1, 3: 2}
     assert gate.counts() == (0, 0)
+
+
+def test_live_streams_count_viewers_streams_only() -> None:
+    clock = FakeClock()
+    scheduler = FrameScheduler(2, clock)
+    scheduler.open("a", 20.0)
+    scheduler.open("b", 20.0)
+    scheduler.open("task", kind=Kind.TASK)
+    scheduler.open("idle", 20.0, kind=Kind.IDLE)
+    assert scheduler.live_streams() == 2
+    scheduler.demote("b", Kind.BACKFILL, 0)  # its viewer saw the last frame: no longer live
+    assert scheduler.live_streams() == 1
+    gate = FrameGate(scheduler)
+    gate.close("a")
+    assert gate.live_streams() == 0
+
+
+def test_shown_frames_share_a_budget_between_a_floor_and_a_ceiling() -> None:
+    assert shown_rate(0) == shown_rate(1) == MOST  # alone: full rate
+    for streams in range(1, 40):
+        rate = shown_rate(streams)
+        assert LEAST <= rate <= MOST
+        # Within the budget whenever the floor allows it, and never slower than needed.
+        assert streams * rate <= SHOWN_FRAMES_PER_SECOND + 1e-9 or rate == LEAST
+        assert rate in (MOST, LEAST) or streams * rate == pytest.approx(SHOWN_FRAMES_PER_SECOND)
+        assert shown_rate(streams + 1) <= rate  # more streams, never faster
+    assert shown_rate(100) == LEAST  # a slower picture, never a frozen one
+    assert shown_rate(4, budget=8.0, most=5.0, least=1.0) == 2.0
+    with pytest.raises(ParetoscopeError):
+        shown_rate(2, least=0.0)
+    with pytest.raises(ParetoscopeError):
+        shown_rate(2, most=2.0, least=3.0)

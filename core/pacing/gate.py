@@ -122,6 +122,11 @@ class FrameGate:
         with self._condition:
             return self.scheduler.running, self.scheduler.tasks_waiting()
 
+    def live_streams(self) -> int:
+        """Streams open for viewers now."""
+        with self._condition:
+            return self.scheduler.live_streams()
+
     # --- inside --------------------------------------------------------------------------------
 
     def _dispatch(self) -> None:

@@ -228,6 +228,10 @@ class FrameScheduler:
         """Workers busy now (granted, rendering or holding a task)."""
         return self._running
 
+    def live_streams(self) -> int:
+        """Streams open for viewers now (`Kind.LIVE`; one shared by several viewers counts once)."""
+        return sum(1 for stream in self._streams.values() if stream.kind is Kind.LIVE)
+
     # --- inside --------------------------------------------------------------------------------
 
     def _stream(self, key: str) -> _Stream:

@@ -41,7 +41,9 @@ WATCH_FRAMES = """
 () => {
   window.__framesSeen = 0;
   const count = () => {
-    if (document.querySelector('[data-testid="stImage"] img')) window.__framesSeen += 1;
+    // A streamed frame, not the reward chart's SVG picture.
+    const frame = '[data-testid="stImage"] img:not([src^="data:image/svg"])';
+    if (document.querySelector(frame)) window.__framesSeen += 1;
   };
   new MutationObserver(count).observe(document.body, {subtree: true, childList: true,
                                                      attributes: true});

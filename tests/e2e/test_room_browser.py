@@ -54,7 +54,7 @@ VIDEO_SHOWS = """
 # an element the page marks stale (left over from the run before).
 ARM = """
 (expected) => {
-  const frames = '[data-testid="stImage"] img';
+  const frames = '[data-testid="stImage"] img:not([src^="data:image/svg"])';
   const fresh = (element) => !element.closest('[data-stale="true"]');
   const near = (text) => text !== null && Math.abs(parseFloat(text) - expected) < 1e-6;
   const seen = new Set([...document.querySelectorAll(frames)].map((image) => image.src));
