@@ -285,9 +285,13 @@ def test_a_queued_request_says_so_then_plays(
     done = threading.Event()
 
     def another_viewer() -> None:
-        with small_pool.slot():  # a sweep holds the only worker for 2.5 s
+        # A sweep holds the only worker until the page has said it waits (a fixed hold raced the
+        # page's own start on a loaded machine), at most 60 s.
+        with small_pool.slot():
             busy.set()
-            time.sleep(2.5)
+            deadline = time.monotonic() + 60
+            while not notices and time.monotonic() < deadline:
+                time.sleep(0.05)
         done.set()
 
     threading.Thread(target=another_viewer).start()
