@@ -37,6 +37,7 @@ if str(REPO) not in sys.path:
 from tests.e2e.conftest import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
+    STREAMED_FRAME,
     start_server,
     stop_server,
     wait_healthy,
@@ -48,8 +49,7 @@ from tests.e2e.conftest import (  # noqa: E402
 # video can play.
 ARM = """
 (expected) => {
-  // A streamed frame, not the reward chart's SVG picture.
-  const FRAME = '[data-testid="stImage"] img:not([src^="data:image/svg"])';
+  const FRAME = 'STREAMED_FRAME';
   window.__bench = {start: performance.now(), frame: null, video: null};
   const pattern = /^Preference \\S+ ([\\d.]+), \\S+ ([\\d.]+)/;
   const showsExpected = () => {
@@ -75,9 +75,8 @@ ARM = """
   }).observe(document.body, {subtree: true, childList: true});
   requestAnimationFrame(check);
 }
-"""
+""".replace("STREAMED_FRAME", STREAMED_FRAME)
 READ = "() => window.__bench"
-FRAME = '[data-testid="stImage"] img:not([src^="data:image/svg"])'  # a streamed frame
 SLIDER = '[data-testid="stSlider"] input[type="range"]'
 FLOOR_APP = Path(__file__).resolve().parent / "floor_app.py"
 
@@ -204,10 +203,7 @@ def main() -> None:
                 page.goto(f"{url}/?size={args.size}")
                 page.locator(SLIDER).first.wait_for(state="attached", timeout=120_000)
                 cold.append(time.monotonic() - started)
-                page.wait_for_selector(
-                    '[data-testid="stImage"] img:not([src^="data:image/svg"]), video',
-                    timeout=120_000,
-                )
+                page.wait_for_selector(f"{STREAMED_FRAME}, video", timeout=120_000)
                 to_frame.append(time.monotonic() - started)
                 page.wait_for_function(
                     "() => { const v = document.querySelector('video'); "

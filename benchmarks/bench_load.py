@@ -40,6 +40,7 @@ if str(REPO) not in sys.path:
 from tests.e2e.conftest import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
+    STREAMED_FRAME,
     start_server,
     stop_server,
     wait_healthy,
@@ -63,9 +64,7 @@ SLIDER = '[data-testid="stSlider"] input[type="range"]'
 ARM = """
 (expected) => {
   const fresh = (element) => !element.closest('[data-stale="true"]');
-  // Streamed frames are images; the reward chart beside them is an SVG picture, not a frame.
-  const frames = () => Array.from(document.querySelectorAll('[data-testid="stImage"] img')).filter(
-    (image) => !image.src.startsWith('data:image/svg'));
+  const frames = () => Array.from(document.querySelectorAll('STREAMED_FRAME'));
   const seen = new Set(frames().map((i) => i.src));
   const close = (stream, how, now) => {
     if (!stream || !stream.streamed || stream.ended) return;
@@ -113,7 +112,7 @@ ARM = """
   };
   requestAnimationFrame(check);
 }
-"""
+""".replace("STREAMED_FRAME", STREAMED_FRAME)
 # At the end of the run: closes the stream still playing, if any, and returns every stream.
 CLOSE = """
 () => {

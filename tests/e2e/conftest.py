@@ -28,6 +28,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--autoplay-policy=no-user-gesture-required",
 ]
+# A frame streamed into the page (an st.image), not the reward chart's SVG picture beside it.
+STREAMED_FRAME = '[data-testid="stImage"] img:not([src^="data:image/svg"])'
 ARTIFACTS = REPO_DIR / "test-artifacts" / "e2e"
 E2E_HORIZON = 60
 

@@ -16,6 +16,7 @@ from tests.conftest import FIXTURES_DIR
 from tests.e2e.conftest import (
     FRAME_AT_TOP,
     PARALLEL_PLOT_AREA,
+    STREAMED_FRAME,
     screenshot,
     serving,
     start_cli_server,
@@ -41,14 +42,12 @@ WATCH_FRAMES = """
 () => {
   window.__framesSeen = 0;
   const count = () => {
-    // A streamed frame, not the reward chart's SVG picture.
-    const frame = '[data-testid="stImage"] img:not([src^="data:image/svg"])';
-    if (document.querySelector(frame)) window.__framesSeen += 1;
+    if (document.querySelector('STREAMED_FRAME')) window.__framesSeen += 1;
   };
   new MutationObserver(count).observe(document.body, {subtree: true, childList: true,
                                                      attributes: true});
 }
-"""
+""".replace("STREAMED_FRAME", STREAMED_FRAME)
 
 
 # Viewport centres of the points of the trace whose legend entry is `name`.

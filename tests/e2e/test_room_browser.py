@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import screenshot, serving, start_server
+from tests.e2e.conftest import STREAMED_FRAME, screenshot, serving, start_server
 from tests.e2e.test_dashboard_browser import TIMEOUT_MS, slider_value
 
 pytestmark = pytest.mark.slow
@@ -54,7 +54,7 @@ VIDEO_SHOWS = """
 # an element the page marks stale (left over from the run before).
 ARM = """
 (expected) => {
-  const frames = '[data-testid="stImage"] img:not([src^="data:image/svg"])';
+  const frames = 'STREAMED_FRAME';
   const fresh = (element) => !element.closest('[data-stale="true"]');
   const near = (text) => text !== null && Math.abs(parseFloat(text) - expected) < 1e-6;
   const seen = new Set([...document.querySelectorAll(frames)].map((image) => image.src));
@@ -83,7 +83,7 @@ ARM = """
   state.stop = () => { observer.disconnect(); clearInterval(timer); };
   check();
 }
-""".replace("VIDEO_SHOWS", VIDEO_SHOWS.strip())
+""".replace("VIDEO_SHOWS", VIDEO_SHOWS.strip()).replace("STREAMED_FRAME", STREAMED_FRAME)
 # The armed move's result (milliseconds to its first fresh frame, and how) and the page's errors.
 READ = """
 () => ({
