@@ -47,7 +47,10 @@ def test_pool_bounds_concurrency_and_serves_in_order() -> None:
     most = [0]
     order: list[int] = []
     first_ahead: dict[int, int] = {}
-    release = threading.Event()
+    # Each task is released on its own, one at a time: one worker frees, and the next task in
+    # line must be the one that gets it (a single release let two granted threads append their
+    # indices in whichever order they woke).
+    releases = [threading.Event() for _ in range(6)]
 
     def work(index: int) -> None:
         def on_wait(ahead: int) -> None:
@@ -58,8 +61,7 @@ def test_pool_bounds_concurrency_and_serves_in_order() -> None:
                 inside[0] += 1
                 most[0] = max(most[0], inside[0])
                 order.append(index)
-            release.wait(5)
-            time.sleep(0.02)
+            releases[index].wait(10)
             with lock:
                 inside[0] -= 1
 
@@ -71,7 +73,10 @@ def test_pool_bounds_concurrency_and_serves_in_order() -> None:
         # Arrival order is the index: wait until this one is running or in line.
         _wait_until(lambda n=index: pool.running + pool.waiting == n + 1)
     assert pool.running == 2 and pool.waiting == 4
-    release.set()
+    for index in range(6):
+        releases[index].set()
+        # The freed worker goes to the next task in line, which starts before the next release.
+        _wait_until(lambda n=index: len(order) == min(n + 3, 6))
     for thread in threads:
         thread.join(10)
     assert most[0] == 2
