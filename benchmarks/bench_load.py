@@ -15,7 +15,8 @@ again; the gaps between successive new frames and the last frame's wait for that
 count. Prints the worst stall, the p95 of the streams' worst stalls, how many streams stalled
 over 1 s, the server's peak memory and the moves served (a first frame came) of those made.
 Splits the first-frame delay with the server's trace (`dashboard.trace`): key press -> the
-server starts the page's run, the run -> its first frame (or video) sent, sent -> on screen.
+page's run reaches its slider ("run"; split again at the run's start: press -> start, start ->
+run), the run -> its first frame (or video) sent, sent -> on screen.
 Exits non-zero when a check fails (the stalls are reported, not checked).
 """
 
@@ -218,10 +219,17 @@ def poll(session: Session) -> None:
 def split_delays(sessions: list[Session], trace: Path) -> dict[str, list[float]]:
     """Each served move's first-frame delay in three parts, from the server's trace: the first
     run with the new preference that starts after the key press, and that run session's first
-    frame or video after it."""
+    frame or video after it. The first part is split again at the run's start (the page's
+    "run" mark comes after its sidebar and slider)."""
     lines = trace.read_text().splitlines() if trace.is_file() else []
     events = [json.loads(line) for line in lines]
-    parts: dict[str, list[float]] = {"press -> run": [], "run -> sent": [], "sent -> shown": []}
+    parts: dict[str, list[float]] = {
+        "press -> run": [],
+        "press -> start": [],
+        "start -> run": [],
+        "run -> sent": [],
+        "sent -> shown": [],
+    }
     for session in sessions:
         for (pressed, value), delay in zip(session.presses, session.first_frames, strict=False):
             shown = pressed + delay
@@ -247,6 +255,19 @@ def split_delays(sessions: list[Session], trace: Path) -> dict[str, list[float]]
             )
             if sent is None:
                 continue
+            start = max(
+                (
+                    event["t"]
+                    for event in events
+                    if event["session"] == run["session"]
+                    and event["event"] == "start"
+                    and pressed - 0.05 <= event["t"] <= run["t"]
+                ),
+                default=None,
+            )
+            if start is not None:
+                parts["press -> start"].append(start - pressed)
+                parts["start -> run"].append(run["t"] - start)
             parts["press -> run"].append(run["t"] - pressed)
             parts["run -> sent"].append(sent["t"] - run["t"])
             parts["sent -> shown"].append(max(0.0, shown - sent["t"]))

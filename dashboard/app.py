@@ -30,13 +30,14 @@ with contextlib.suppress(RenderingUnavailable):
 
 import streamlit as st  # noqa: E402
 
-from dashboard import sidebar, warmup  # noqa: E402
+from dashboard import sidebar, trace, warmup  # noqa: E402
 from dashboard.messages import guard, show_problem  # noqa: E402
 from dashboard.plugins import register_plugins  # noqa: E402
 
 _VIEWS = Path(__file__).resolve().parent / "views"
 
 warmup.page_started()  # served by `dashboard.serve`: this run imports what it needs itself
+trace.mark("start")  # the run began (the page's own "run" mark follows its sidebar and slider)
 
 st.set_page_config(page_title="paretoscope", page_icon=":material/insights:", layout="wide")
 page = st.navigation(

@@ -35,6 +35,9 @@ CLOUD_COLOUR = "rgba(120, 120, 120, 0.25)"
 CURRENT_COLOUR = "#ffb000"
 TARGET_COLOUR = "#e7298a"
 KNOWN_FRONT_COLOUR = "#333333"
+# The uids of the front's marker traces, drawn last: a slider move changes only them (and the
+# arrow between them), so the browser moves them without redrawing the front (`front_chart`).
+MOVING_TRACES = ("target", "current")
 # Above this many points a 2-D cloud is drawn with WebGL.
 WEBGL_THRESHOLD = 2000
 # The cloud is subsampled (deterministically) above this many points.
@@ -307,6 +310,7 @@ def front_figure(
     if target is not None:
         add(
             {
+                "uid": "target",
                 "mode": "markers",
                 "name": target.label,
                 "marker": {
@@ -322,6 +326,7 @@ def front_figure(
     if current is not None:
         add(
             {
+                "uid": "current",
                 "mode": "markers",
                 "name": current.label,
                 "marker": {
@@ -368,6 +373,8 @@ def front_figure(
     else:
         layout["xaxis_title"] = _axis_title(objective_names, axes[0])
         layout["yaxis_title"] = _axis_title(objective_names, axes[1])
+        # Room for the tick labels (Streamlit's theme gives it; the page's own chart has none).
+        layout["xaxis_automargin"] = layout["yaxis_automargin"] = True
     figure.update_layout(**layout)
     return figure
 

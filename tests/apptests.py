@@ -3,6 +3,9 @@ the check every page test makes that nothing failed."""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from tests.conftest import REPO_DIR
 
 APP = str(REPO_DIR / "dashboard" / "app.py")
@@ -22,6 +25,29 @@ def page_ok(at) -> None:  # noqa: ANN001 - an AppTest
     """No exception and no error message on the page."""
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+def component_arguments(at, name: str) -> list[dict[str, Any]]:  # noqa: ANN001 - an AppTest
+    """The arguments of every custom component on the page whose arguments include `name`
+    (the Explore page's front chart has ``front``)."""
+    from tests.page_markup import walk
+
+    found = []
+    for node in walk(at._tree):
+        if getattr(node, "type", "") == "component_instance":
+            arguments = json.loads(node.proto.json_args)
+            if name in arguments:
+                found.append(arguments)
+    return found
+
+
+def front_chart_figure(at) -> dict[str, Any]:  # noqa: ANN001 - an AppTest
+    """The figure the page's front chart draws (its front, then its marker traces), as JSON."""
+    (arguments,) = component_arguments(at, "front")
+    figure = json.loads(arguments["front"])
+    figure["data"] = figure["data"] + arguments["moving"]
+    figure["layout"]["annotations"] = arguments["annotations"]
+    return figure
 
 
 def count_episode_recordings(monkeypatch) -> list[tuple[float, ...]]:  # noqa: ANN001

@@ -57,7 +57,7 @@ def markup_of(markdown: str) -> set[tuple[str, str]]:
 
 def texts(at: Any) -> Iterator[str]:
     """Every Markdown-rendered string of an AppTest run: element bodies and widget labels."""
-    for node in _walk(at._tree):
+    for node in walk(at._tree):
         kind = getattr(node, "type", "")
         value = getattr(node, "value", None)
         shown = ("markdown", "caption", "title", "header", "subheader", "toast")
@@ -80,20 +80,35 @@ def page_markup(at: Any) -> set[tuple[str, str]]:
     found: set[tuple[str, str]] = set()
     for text in texts(at):
         found |= markup_of(text)
-    for node in _walk(at._tree):
-        spec = getattr(getattr(node, "proto", None), "spec", None)
-        if getattr(node, "type", "") == "plotly_chart" and isinstance(spec, str):
-            for string in _strings(json.loads(spec)):
+    for node in walk(at._tree):
+        proto = getattr(node, "proto", None)
+        spec = getattr(proto, "spec", None)
+        kind = getattr(node, "type", "")
+        figures = []
+        if kind == "plotly_chart" and isinstance(spec, str):
+            figures.append(json.loads(spec))
+        elif kind == "component_instance":
+            # Custom components that draw plotly figures (the front chart) pass them as
+            # arguments, some as JSON strings of their own.
+            arguments = json.loads(proto.json_args)
+            figures.append(arguments)
+            figures.extend(
+                json.loads(value)
+                for value in arguments.values()
+                if isinstance(value, str) and value.startswith("{")
+            )
+        for figure in figures:
+            for string in _strings(figure):
                 found.update(("plotly tag", tag.lower()) for tag in _TAG.findall(string))
     return found
 
 
-def _walk(node: Any) -> Iterator[Any]:
+def walk(node: Any) -> Iterator[Any]:
     yield node
     children = getattr(node, "children", None)
     if isinstance(children, dict):
         for child in children.values():
-            yield from _walk(child)
+            yield from walk(child)
 
 
 def _strings(value: Any) -> Iterator[str]:

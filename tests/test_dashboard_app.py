@@ -17,7 +17,7 @@ from core.agents import load
 from core.metrics import front_summary, hypervolume
 from core.rollout import rollout_batch
 from dashboard.demo_fixture import build_tiny_assets
-from tests.apptests import count_episode_recordings, open_app, page_ok
+from tests.apptests import count_episode_recordings, front_chart_figure, open_app, page_ok
 from tests.conftest import FIXTURES_DIR, PEDA_FIXTURES
 
 HORIZON = 30
@@ -130,7 +130,13 @@ def test_url_reproduces_the_view(app_env: Path, assets: Path) -> None:
         rtol=1e-6,
         atol=1e-6,
     )
-    assert at.get("plotly_chart"), "front and ternary plot"
+    # The front (the front chart's figure) and the ternary plot of the preference.
+    front = front_chart_figure(at)
+    assert {trace["type"] for trace in front["data"]} == {"scatter3d"}
+    assert [trace["name"] for trace in front["data"] if trace.get("uid") == "current"] == [
+        "this rollout"
+    ]
+    assert at.get("plotly_chart"), "the ternary plot"
 
 
 def test_three_objective_sliders_stay_on_the_simplex(app_env: Path) -> None:

@@ -18,6 +18,7 @@ from dashboard.live import recording_started, show_recording_live
 from dashboard.messages import describe, guard, inert
 from dashboard.prerender import offer_grid
 from dashboard.widgets import charts
+from dashboard.widgets.front_chart import front_chart
 from dashboard.widgets.preference_control import preference_control
 
 ctx = sidebar.context()
@@ -196,13 +197,7 @@ if loaded is not None:
                 "known_front": None if against is None else against.front,
                 "against_known": None if against is None else indicator_values(against),
             }
-            event = st.plotly_chart(
-                figure,
-                key=f"front_{st.session_state.get('_front_version', 0)}",
-                on_select="rerun",
-                selection_mode="points",
-                width="stretch",
-            )
+            event = front_chart(figure, key=f"front_{st.session_state.get('_front_version', 0)}")
             discount = (
                 "undiscounted returns"
                 if front_gamma == 1.0

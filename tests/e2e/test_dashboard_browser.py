@@ -50,23 +50,39 @@ WATCH_FRAMES = """
 """.replace("STREAMED_FRAME", STREAMED_FRAME)
 
 
-# Viewport centres of the points of the trace whose legend entry is `name`.
+# Inside the front chart's frame: the centres of the points of the trace whose legend entry is
+# `name`, in the frame's own coordinates (null before the front is drawn).
 POINTS_OF_TRACE = """
 (name) => {
-  for (const chart of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
-    const names = [...chart.querySelectorAll('.legend .traces .legendtext')].map(
-      (element) => element.textContent);
-    const index = names.indexOf(name);
-    if (index < 0) continue;
-    const trace = chart.querySelectorAll('.scatterlayer .trace')[index];
-    return [...trace.querySelectorAll('.point')].map((point) => {
-      const box = point.getBoundingClientRect();
-      return [box.x + box.width / 2, box.y + box.height / 2];
-    });
-  }
-  return null;
+  const chart = document.getElementById('front');
+  const names = [...chart.querySelectorAll('.legend .traces .legendtext')].map(
+    (element) => element.textContent);
+  const index = names.indexOf(name);
+  if (index < 0) return null;
+  const trace = chart.querySelectorAll('.scatterlayer .trace')[index];
+  return [...trace.querySelectorAll('.point')].map((point) => {
+    const box = point.getBoundingClientRect();
+    return [box.x + box.width / 2, box.y + box.height / 2];
+  });
 }
 """
+
+
+def front_frame(page):  # noqa: ANN001, ANN201 - Playwright's page and frame
+    """The Explore page's front chart (a component in its own frame), once it has drawn."""
+    element = page.locator('iframe[title*="front_chart"]').first
+    element.wait_for(timeout=TIMEOUT_MS)
+    frame = element.element_handle().content_frame()
+    frame.wait_for_function(
+        "() => window.__frontChart && window.__frontChart.drawn > 0", timeout=TIMEOUT_MS
+    )
+    return frame
+
+
+def front_legend(page) -> list[str]:  # noqa: ANN001
+    return front_frame(page).evaluate(
+        "() => [...document.querySelectorAll('.legendtext')].map((element) => element.textContent)"
+    )
 
 
 def wait_for_playing_video(page, previous_source: str | None = None) -> str:  # noqa: ANN001
@@ -112,9 +128,13 @@ def test_explore_slider_stream_video_and_click_replay(server: str, page) -> None
     screenshot(page, "03-explore-new-video")
 
     # Click the rightmost undominated point of the agent's front: its episode replays.
-    centres = page.evaluate(POINTS_OF_TRACE, "MORvS (untrained)")
+    frame = front_frame(page)
+    frame.frame_element().scroll_into_view_if_needed()
+    centres = frame.evaluate(POINTS_OF_TRACE, "MORvS (untrained)")
     assert centres, "no front points found"
+    offset = frame.frame_element().bounding_box()
     x, y = max(centres)  # the rightmost: the most of the first objective
+    x, y = x + offset["x"], y + offset["y"]
     page.mouse.move(x, y)
     page.mouse.click(x, y)
     page.wait_for_function(
@@ -200,11 +220,6 @@ WATCH_ADDED_FRAMES = """
 }
 """
 
-LEGEND_NAMES = """
-() => [...document.querySelectorAll('[data-testid="stPlotlyChart"] .legendtext')].map(
-  (element) => element.textContent)
-"""
-
 
 def test_minecart_with_the_random_agent_slider_frames_video(server: str, page) -> None:  # noqa: ANN001
     # An env the assets folder has nothing for: opened by link, with the built-in agent. Seed
@@ -220,7 +235,7 @@ def test_minecart_with_the_random_agent_slider_frames_video(server: str, page) -
     wait_for_playing_video(page)
     start = slider_value(page)
     page.wait_for_function(CAPTION_SHOWS, arg=f"{start:.2f}", timeout=TIMEOUT_MS)
-    assert "known front (approximate)" in page.evaluate(LEGEND_NAMES)
+    assert "known front (approximate)" in front_legend(page)
     screenshot(page, "07-minecart-loaded")
 
     # One step of the first weight: frames of the new episode stream in, then its video plays.
@@ -274,7 +289,7 @@ def test_a_plug_in_from_the_command_line_plays_beside_imported_and_random(
         ".join(' | ')"
     )
     assert f"{PLUGIN} (plug-in)" in shown, shown
-    assert f"{PLUGIN} (plug-in)" in page.evaluate(LEGEND_NAMES)
+    assert f"{PLUGIN} (plug-in)" in front_legend(page)
     # The plug-in sails to the last column and dives: the deepest treasure in 19 steps.
     page.get_by_text(re.compile(r"return treasure 23\.7, time -19\.0")).first.wait_for(
         timeout=TIMEOUT_MS
