@@ -3,7 +3,7 @@
 When a viewer opens Explore on the default agent, seed and video size, the page offers the
 episodes at every preference of its slider's grid (nearest the current one first). One
 background thread records those the library lacks, as `Kind.IDLE` streams: a frame is drawn
-only when no live stream, task or backfill wants a worker, so a viewer never waits for it, and
+only when no live stream or task wants a worker, so a viewer never waits for it, and
 its simulation runs at the lowest OS priority; and only once no page has run for a few
 seconds (`dashboard.activity`: a page serving a finished video opens no stream, yet needs the
 cores the software renderer's threads would take). Recordings go to the library like any other, so

@@ -235,26 +235,22 @@ def test_a_single_worker_serves_tasks_too() -> None:
     assert scheduler.next_grant() == Grant("sweep", 0, Kind.TASK)
 
 
-def test_backfill_fills_the_gaps_and_idle_work_waits_until_no_one_streams() -> None:
+def test_idle_work_waits_until_no_one_streams() -> None:
     clock = FakeClock()
     scheduler = FrameScheduler(workers=1, clock=clock, lead=0.5)
     scheduler.open("idle", 20.0, kind=Kind.IDLE, skippable=False)
-    scheduler.open("backfill", 20.0)
-    scheduler.demote("backfill", Kind.BACKFILL, from_index=7)
     started(scheduler, "live", frames=100)
-    # live has 10 frames within its lead: those come first, then backfill in the gap.
-    for key in ("idle", "backfill", "live"):
+    # live has 10 frames within its lead: those come first, and nothing after them.
+    for key in ("idle", "live"):
         scheduler.request(key, 99, 99)
     order = []
-    for _ in range(14):
+    for _ in range(10):
         grant = scheduler.next_grant()
         assert grant is not None
         order.append((grant.key, grant.index))
         scheduler.finish(grant)
         scheduler.request(grant.key, 99, 99)
-    assert order[:10] == [("live", index) for index in range(1, 11)]
-    assert order[10:] == [("backfill", 7), ("backfill", 8), ("backfill", 9), ("backfill", 10)]
-    scheduler.close("backfill")
+    assert order == [("live", index) for index in range(1, 11)]
     # The worker is free and live is paced out, but a viewer still has a stream open.
     assert scheduler.next_grant() is None
     clock.advance(0.1)  # live frame 11 is due within the lead again
@@ -360,7 +356,7 @@ def test_live_streams_count_viewers_streams_only() -> None:
     scheduler.open("task", kind=Kind.TASK)
     scheduler.open("idle", 20.0, kind=Kind.IDLE)
     assert scheduler.live_streams() == 2
-    scheduler.demote("b", Kind.BACKFILL, 0)  # its viewer saw the last frame: no longer live
+    scheduler.close("b")
     assert scheduler.live_streams() == 1
     gate = FrameGate(scheduler)
     gate.close("a")

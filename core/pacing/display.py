@@ -6,7 +6,7 @@ the server encodes and sends it, and the viewer's browser decodes it and updates
 streams at full rate is ~100 pictures a second, more than a 2-core server and its viewers'
 browsers can take on top of their pages. So the pages share `SHOWN_FRAMES_PER_SECOND`: alone,
 a stream shows `MOST` frames a second; with many, fewer, never under `LEAST` (a slower picture,
-never a frozen one). The MP4 still gets every frame.
+never a frozen one). The MP4 still gets every frame drawn.
 """
 
 from __future__ import annotations

@@ -48,10 +48,6 @@ class FrameGate:
             self.scheduler.close(key)
             self._dispatch()
 
-    def demote(self, key: str, kind: Kind, from_index: int) -> None:
-        with self._condition:
-            self.scheduler.demote(key, kind, from_index)
-
     def poll(self, key: str, ready_upto: int, last: int | None = None) -> Grant | None:
         """The stream's grant if one is free now (else it stays in line and may ask again)."""
         with self._condition:

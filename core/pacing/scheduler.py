@@ -10,8 +10,7 @@ priority:
 2. live frames, earliest deadline first;
 3. whole tasks (a sweep, a recording of another kind), first come first served; they hold a
    worker until they end, and (with three workers or more) leave one to live frames;
-4. backfill: the frames a late live stream skipped, rendered again for its MP4;
-5. idle work (pre-rendering), only while no other stream or task is open at all.
+4. idle work (pre-rendering), only while no other stream or task is open at all.
 
 A live stream that falls behind does not freeze: its next grant skips to the frame due now
 (`Grant.index`), so it plays at a lower frame rate until the load falls, and a stream that
@@ -41,8 +40,7 @@ class Kind(enum.IntEnum):
 
     LIVE = 0  # a viewer watches it now
     TASK = 1  # a whole piece of work holding one worker (a sweep, another recording)
-    BACKFILL = 2  # frames a live stream skipped, for its video
-    IDLE = 3  # pre-rendering while no one else has a stream open
+    IDLE = 2  # pre-rendering while no one else has a stream open
 
 
 @dataclass(frozen=True)
@@ -122,14 +120,6 @@ class FrameScheduler:
         stream = self._streams.pop(key, None)
         if stream is not None and stream.running:
             self._release(stream)
-
-    def demote(self, key: str, kind: Kind, from_index: int) -> None:
-        """Go on as a lower-priority stream (a live stream's backfill), from `from_index` on,
-        every frame, unpaced."""
-        stream = self._stream(key)
-        stream.kind = kind
-        stream.next_index = int(from_index)
-        stream.skippable = False
 
     def is_open(self, key: str) -> bool:
         return key in self._streams
@@ -268,7 +258,7 @@ class FrameScheduler:
         tasks_full = self.workers >= TASK_RESERVE_FROM and self._tasks_running >= self.workers - 1
         if stream.kind is Kind.TASK and tasks_full:
             return None
-        # Tasks first come, first served; then backfill, then idle work, each oldest first.
+        # Tasks first come, first served; then idle work, oldest first.
         # Idle work waits until no one else has a stream open at all: its drawing competes
         # with the viewers' pages and browsers for the machine, not only for the workers.
         if stream.kind is Kind.IDLE and any(

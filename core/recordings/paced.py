@@ -6,10 +6,11 @@ its end at once, so its returns are known while it plays), keeping each frame st
 (`core.render.deferred`); a frame is drawn only when the server's scheduler
 grants it: the first at once, then each about when the viewer's playback reaches it. A stream
 that falls behind is granted the frame due now, skipping the ones between (fewer frames, never
-a frozen picture). The video gets every frame in order: while nothing was skipped, the frames
-shown; then the rest, drawn again at backfill priority once the live stream has shown its last
-frame. The recording is the same episode, with the same key, as `EpisodeRequest.record` makes
-(its pictures drawn from the kept states, see `core.render.deferred`).
+a frozen picture). The video is made from the stream as it plays, so it is ready when the last
+frame is shown: a frame the stream skipped holds the picture before it (its rewards are the
+step's own), and the recording's meta counts them (``held_frames``). The recording is the same
+episode, with the same key, as `EpisodeRequest.record` makes (its pictures drawn from the kept
+states, see `core.render.deferred`).
 """
 
 from __future__ import annotations
@@ -128,6 +129,7 @@ def record_paced(
     # Idle work draws with a renderer of its own, made in (and as low-priority as) its thread.
     episode = _Kept(rollout, every, spec, size, warm=kind is not Kind.IDLE)
     encoded = 0  # frames given to the video, which takes them in order
+    held = 0  # of those, frames the stream skipped: they repeat the picture before them
     with (
         RecordingWriter((request.label,), spec.n_obj, fps) as writer,
         contextlib.closing(rollout),
@@ -146,13 +148,20 @@ def record_paced(
             else max(8, math.ceil(SIMULATE_AHEAD_SECONDS * fps))
         )
 
+        previous: np.ndarray | None = None  # the last picture given to the video
+
         def draw(index: int) -> np.ndarray:
-            nonlocal encoded
+            nonlocal encoded, held, previous
             image = episode.draw(index)
-            if index == encoded:
-                writer.add(image, (episode.records[index],))
-                episode.forget(index)
+            while encoded < index:  # skipped: the picture before holds (the first, this one)
+                writer.add(image if previous is None else previous, (episode.records[encoded],))
+                episode.forget(encoded)
                 encoded += 1
+                held += 1
+            writer.add(image, (episode.records[index],))
+            episode.forget(index)
+            encoded += 1
+            previous = image
             return image
 
         shown = -1
@@ -177,12 +186,7 @@ def record_paced(
                 whole = tuple(episode.records)
             if on_frame is not None:
                 on_frame(LiveFrame(image, (episode.records[shown],), shown, whole))
-        # The frames the live stream skipped, for the video, when no viewer is waiting.
-        if episode.last is not None and encoded <= episode.last:
-            gate.demote(stream, Kind.BACKFILL, encoded)
-            while encoded <= episode.last:
-                check()
-                grant = gate.wait(stream, episode.last, episode.last, check)
-                draw(grant.index)
-                gate.finish(grant)
-        return writer.finish({**request.meta(), "every": every})
+        meta = {**request.meta(), "every": every}
+        if held:
+            meta["held_frames"] = held
+        return writer.finish(meta)
