@@ -158,7 +158,8 @@ def simulate(
 
 def test_eight_streams_on_two_workers_degrade_to_fewer_frames_never_to_none() -> None:
     clock = FakeClock()
-    scheduler = FrameScheduler(workers=2, clock=clock, lead=0.5)
+    # Drawing every frame (no thinning to the pages' rate): the workers fall behind.
+    scheduler = FrameScheduler(workers=2, clock=clock, lead=0.5, thin=False)
     keys = [f"viewer-{index}" for index in range(8)]
     for key in keys:
         scheduler.open(key, 20.0)
@@ -182,6 +183,31 @@ def test_eight_streams_on_two_workers_degrade_to_fewer_frames_never_to_none() ->
     assert scheduler.skipped(keys[0]) - skipped_before <= 30  # catching up once, then none
     late = [moment for moment in shown[keys[0]] if moment > start + 2.0]
     assert len(late) == pytest.approx(3.0 * 20, abs=2)
+
+
+def test_many_streams_draw_only_what_their_pages_show_and_every_frame_again_alone() -> None:
+    clock = FakeClock()
+    scheduler = FrameScheduler(workers=2, clock=clock, lead=0.5)
+    keys = [f"viewer-{index}" for index in range(8)]
+    for key in keys:
+        scheduler.open(key, 20.0)
+        scheduler.request(key, 41, 41)
+    # Eight pages show 36 / 8 = 4.5 frames/s each: a stream draws every floor(20 / 4.5) = 4th
+    # frame, 40 frames/s in all of the 80 the workers could draw, so none falls behind.
+    shown = simulate(scheduler, clock, cost=0.025, until=10.0, frames=42)
+    for key in keys:
+        assert len(shown[key]) == len(range(0, 41, 4)) + 1  # 0, 4, ..., 40, and the last, 41
+        assert scheduler.skipped(key) == 0
+        gaps = [later - earlier for earlier, later in zip(shown[key], shown[key][1:], strict=False)]
+        assert max(gaps) <= 4 / 20 + 8 * 0.025 / 2 + 1e-9  # a frame every 0.2 s, give or take
+    # Alone, a stream draws every frame again.
+    for key in keys:
+        scheduler.close(key)
+    scheduler.open("alone", 20.0)
+    scheduler.request("alone", 41, 41)
+    start = clock.now
+    shown = simulate(scheduler, clock, cost=0.025, until=start + 5.0, frames=42)
+    assert len(shown["alone"]) == 42 and scheduler.skipped("alone") == 0
 
 
 def test_a_closed_stream_frees_its_worker_at_once_and_gets_nothing_more() -> None:

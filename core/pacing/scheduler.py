@@ -14,7 +14,10 @@ priority:
 
 A live stream that falls behind does not freeze: its next grant skips to the frame due now
 (`Grant.index`), so it plays at a lower frame rate until the load falls, and a stream that
-can skip nothing (an env that draws itself) is still served in deadline order.
+can skip nothing (an env that draws itself) is still served in deadline order. While many
+streams play, each page shows fewer frames a second (`core.pacing.display.shown_rate`), and a
+live stream that can skip draws no more than that: every k-th frame, k = floor(fps / shown
+rate), back to every frame as the streams end.
 
 Pure and single-threaded: time comes from `clock`, nothing blocks (`core.pacing.gate` puts
 threads around it). Unit tests drive it with `FakeClock`.
@@ -28,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from core.errors import ParetoscopeError
+from core.pacing.display import shown_rate
 
 Clock = Callable[[], float]
 
@@ -89,6 +93,8 @@ class FrameScheduler:
     clock: Clock
     lead: float = 0.5  # seconds a live stream may render ahead of its playback
     late: float = 0.25  # seconds a live stream may fall behind before it skips frames
+    # Draw a live stream's frames no faster than its page shows them (`core.pacing.display`).
+    thin: bool = True
     _streams: dict[str, _Stream] = field(default_factory=dict)
     _running: int = 0
     _tasks_running: int = 0
@@ -175,7 +181,18 @@ class FrameScheduler:
         if stream.started is None and grant.kind is Kind.LIVE:
             stream.started = self.clock() - grant.index / stream.fps
         stream.skipped += max(0, grant.index - stream.next_index)
-        stream.next_index = grant.index + 1
+        following = grant.index + self._stride(stream)
+        if stream.last is not None and grant.index < stream.last:
+            following = min(following, stream.last)  # the last frame is always drawn
+        stream.next_index = following
+
+    def _stride(self, stream: _Stream) -> int:
+        """Frames from one drawn to the next: 1, or, for a live stream that can skip while
+        many play, as many as keep it within the frames a second its page shows (nobody sees
+        the others; the video holds the picture over them)."""
+        if not (self.thin and stream.kind is Kind.LIVE and stream.skippable):
+            return 1
+        return max(1, math.floor(stream.fps / shown_rate(self.live_streams()) + 1e-9))
 
     def wake_at(self) -> float | None:
         """When a waiting live stream that is paced out becomes eligible (None: none is)."""
