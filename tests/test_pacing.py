@@ -210,6 +210,22 @@ def test_many_streams_draw_only_what_their_pages_show_and_every_frame_again_alon
     assert len(shown["alone"]) == 42 and scheduler.skipped("alone") == 0
 
 
+def test_a_thinned_stream_still_draws_a_last_frame_it_learns_of_late() -> None:
+    clock = FakeClock()
+    scheduler = FrameScheduler(workers=1, clock=clock)
+    scheduler.open("fast", 40.0)  # alone, a page shows 12 of its 40 frames/s: every 3rd drawn
+    drawn = []
+    for ready in (10, 10):
+        scheduler.request("fast", ready)  # frame 3 is due 0.075 s in: within the lead at once
+        grant = scheduler.next_grant()
+        assert grant is not None
+        drawn.append(grant.index)
+        scheduler.finish(grant)
+    assert drawn == [0, 3]
+    scheduler.request("fast", 4, last=4)  # the episode ended at frame 4, before frame 6
+    assert scheduler.next_grant() == Grant("fast", 4, Kind.LIVE)
+
+
 def test_a_closed_stream_frees_its_worker_at_once_and_gets_nothing_more() -> None:
     clock = FakeClock()
     scheduler = FrameScheduler(workers=1, clock=clock)

@@ -71,6 +71,7 @@ class _Stream:
     running: bool = False  # holds a grant now
     started: float | None = None  # when its first frame was done: t0 of its playback
     skipped: int = 0  # frames skipped to keep up
+    drawn: int = -1  # the last frame drawn
 
     def due(self, index: int) -> float:
         """When frame `index` is due on the viewer's screen."""
@@ -138,6 +139,8 @@ class FrameScheduler:
             raise ParetoscopeError(f"stream {key!r} asks again while it holds a grant")
         stream.ready_upto = int(ready_upto)
         stream.last = None if last is None else int(last)
+        if stream.last is not None and stream.drawn < stream.last < stream.next_index:
+            stream.next_index = stream.last  # thinned past an end learnt since: draw the last
         stream.waiting = True
 
     def withdraw(self, key: str) -> None:
@@ -181,6 +184,7 @@ class FrameScheduler:
         if stream.started is None and grant.kind is Kind.LIVE:
             stream.started = self.clock() - grant.index / stream.fps
         stream.skipped += max(0, grant.index - stream.next_index)
+        stream.drawn = grant.index
         following = grant.index + self._stride(stream)
         if stream.last is not None and grant.index < stream.last:
             following = min(following, stream.last)  # the last frame is always drawn
