@@ -80,6 +80,24 @@ def stop_requested() -> bool:
     return state == "STOP"
 
 
+def move_waits() -> bool:
+    """True when the viewer acted in a fragment (moved Explore's preference, clicked its front)
+    and that fragment's rerun waits: Streamlit starts it only once the run in progress ends, so
+    a live stream leaves then, at once. A timed rerun (`run_every`) waits its turn."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    run_context = get_script_run_ctx(suppress_warning=True)
+    requests = getattr(run_context, "script_requests", None)
+    state = getattr(getattr(requests, "_state", None), "value", "CONTINUE")
+    rerun = getattr(requests, "_rerun_data", None)
+    return (
+        state == "RERUN"
+        and bool(getattr(rerun, "fragment_id_queue", None))
+        and not getattr(rerun, "is_fragment_scoped_rerun", False)
+        and not getattr(rerun, "is_auto_rerun", False)
+    )
+
+
 def stop_if_asked() -> None:
     """Let a pending stop or rerun happen now: Streamlit raises its own control exception at the
     next message, which unwinds the page (the job it followed is unsubscribed)."""
@@ -280,6 +298,8 @@ def show_recording_live(
         while True:
             state = job.wait(frames_seen, ahead_seen, timeout=0.25)
             stop_if_asked()
+            if move_waits():
+                return None  # this run ends; the viewer's move runs next
             # While queued, the notice is renewed every second: each update is also where
             # Streamlit itself stops a run whose viewer moved on. A live stream has no place in
             # a line: it says so only if its first frame is late.

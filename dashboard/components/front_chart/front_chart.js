@@ -27,6 +27,8 @@ function post(type, extra) {
 }
 
 function clicked(event) {
+  // A 3-D plot is for turning: the page offers a 2-D projection to click (as Streamlit's chart).
+  if (frontDiv._fullLayout && frontDiv._fullLayout.scene) return;
   const points = ((event && event.points) || []).map((point) => ({
     curve_number: point.curveNumber,
     point_number: point.pointNumber,
