@@ -139,6 +139,44 @@ def test_stop_requested_sees_streamlit_rerun_and_stop_requests() -> None:
     assert seen == [False, True]
 
 
+@pytest.mark.parametrize(
+    ("rerun", "waits"),
+    [
+        ({"fragment_id": "explore"}, True),  # a move on Explore's fragment
+        ({"fragment_id": "training", "is_auto_rerun": True}, False),  # a timed rerun
+        ({}, False),  # a full rerun stops the run itself (`stop_requested`)
+    ],
+)
+def test_a_stream_leaves_its_run_for_a_waiting_move_only(rerun: dict, waits: bool) -> None:
+    from types import SimpleNamespace
+
+    from streamlit.runtime.scriptrunner_utils.script_requests import RerunData, ScriptRequests
+    from streamlit.runtime.scriptrunner_utils.script_run_context import (
+        SCRIPT_RUN_CONTEXT_ATTR_NAME,
+    )
+
+    from dashboard.live import move_waits
+
+    assert not move_waits()  # no script run: nothing waits
+    requests = ScriptRequests()
+    seen: list[bool] = []
+
+    def script_thread() -> None:
+        seen.append(move_waits())
+        requests.request_rerun(RerunData(**rerun))
+        seen.append(move_waits())
+        # What Streamlit itself does at its next yield point: a move in a fragment waits.
+        seen.append(requests.on_scriptrunner_yield() is None)
+
+    thread = threading.Thread(target=script_thread)
+    setattr(thread, SCRIPT_RUN_CONTEXT_ATTR_NAME, SimpleNamespace(script_requests=requests))
+    thread.start()
+    thread.join(5)
+    assert seen[:2] == [False, waits]
+    if waits:
+        assert seen[2], "Streamlit would have stopped the run itself"
+
+
 def _loaded(agent: object | None = None) -> LoadedAgent:
     agent = agent or LinearAgent(CHEETAH, seed=3)
     return LoadedAgent(agent, fingerprint=getattr(agent, "fingerprint", "other"), name="linear")
