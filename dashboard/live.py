@@ -41,6 +41,9 @@ from dashboard.trace import mark
 
 # Redraws of a stream's growing reward chart per second (an env simulated step by step).
 CHART_RATE = 2.0
+# Seconds between a live stream's looks for a viewer's move while no frame comes (a move waits
+# for the run in progress to end, `move_waits`).
+MOVE_POLL = 0.1
 # Seconds a live stream's first frame may take before the page says the server is busy.
 FIRST_FRAME_PATIENCE = 1.0
 
@@ -296,7 +299,8 @@ def show_recording_live(
         ahead_seen: int | None = None
         noticed = 0.0
         while True:
-            state = job.wait(frames_seen, ahead_seen, timeout=0.25)
+            # Woken by each new frame, and at least every MOVE_POLL s to look for a move.
+            state = job.wait(frames_seen, ahead_seen, timeout=MOVE_POLL)
             stop_if_asked()
             if move_waits():
                 return None  # this run ends; the viewer's move runs next
