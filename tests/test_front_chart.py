@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import base64
 import json
-import shutil
-import subprocess
 
 import numpy as np
 import plotly.graph_objects as go
 import pytest
 
 from dashboard.figures import FrontSeries, Marker, front_figure
-from dashboard.widgets.front_chart import _FILES, chart_arguments
-from dashboard.widgets.plotly_component import SOURCES
+from dashboard.widgets.front_chart import chart_arguments
 
 NAMES = ("speed", "energy")
 RETURNS = np.array([[1.0, 9.0], [4.0, 6.0], [7.0, 2.0], [3.0, 3.0]])
@@ -106,24 +103,3 @@ def test_a_marker_before_the_fronts_own_traces_is_refused() -> None:
     figure.data = (figure.data[-1], *figure.data[:-1])
     with pytest.raises(ValueError, match="after the front's own traces"):
         chart_arguments(figure)
-
-
-def test_the_component_files_are_complete_and_fetch_nothing() -> None:
-    folder = SOURCES / "front_chart"
-    page = (folder / "index.html").read_text()
-    for name in ("plotly.min.js", *_FILES[1:]):
-        assert f'src="{name}"' in page
-    for name in _FILES:
-        text = (folder / name).read_text()
-        assert "http://" not in text and "https://" not in text
-
-
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
-def test_the_components_script_parses() -> None:
-    done = subprocess.run(
-        ["node", "--check", str(SOURCES / "front_chart" / "front_chart.js")],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
