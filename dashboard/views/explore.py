@@ -21,7 +21,6 @@ from dashboard.widgets import charts
 from dashboard.widgets.front_chart import front_chart
 from dashboard.widgets.preference_control import preference_control
 
-ctx = sidebar.context()
 st.title("Explore")
 st.caption(
     "Drag the preference and watch the agent change its behaviour while its point moves along "
@@ -36,6 +35,9 @@ st.caption(
 @st.fragment
 def explore() -> None:
     trace.mark_fragment_start()
+    # From the session, in a fragment's own rerun too: the call marks the server busy, which
+    # keeps idle pre-rendering off the cores while viewers move.
+    ctx = sidebar.context()
     loaded = None
     if sidebar.need(ctx):
         # The slider first: it works while the agent loads.
