@@ -65,17 +65,23 @@ class Throttle:
         return False
 
 
-def stop_requested() -> bool:
-    """True when Streamlit asked this script run to stop or rerun (the viewer moved on, or the
-    session closed) and has not acted on it yet."""
+def _pending() -> tuple[str, Any]:
+    """What Streamlit was asked for this script run and has not acted on yet: the request's
+    state ("CONTINUE", "RERUN" or "STOP") and a rerun's data (None without one)."""
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
     run_context = get_script_run_ctx(suppress_warning=True)
     requests = getattr(run_context, "script_requests", None)
     state = getattr(getattr(requests, "_state", None), "value", "CONTINUE")
+    return state, getattr(requests, "_rerun_data", None)
+
+
+def stop_requested() -> bool:
+    """True when Streamlit asked this script run to stop or rerun (the viewer moved on, or the
+    session closed) and has not acted on it yet."""
+    state, rerun = _pending()
     if state == "RERUN":
         # A rerun of other fragments does not interrupt this run (Streamlit's own rule).
-        rerun = getattr(requests, "_rerun_data", None)
         return not (
             bool(getattr(rerun, "fragment_id_queue", None))
             and not getattr(rerun, "is_fragment_scoped_rerun", False)
@@ -87,12 +93,7 @@ def move_waits() -> bool:
     """True when the viewer acted in a fragment (moved Explore's preference, clicked its front)
     and that fragment's rerun waits: Streamlit starts it only once the run in progress ends, so
     a live stream leaves then, at once. A timed rerun (`run_every`) waits its turn."""
-    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-
-    run_context = get_script_run_ctx(suppress_warning=True)
-    requests = getattr(run_context, "script_requests", None)
-    state = getattr(getattr(requests, "_state", None), "value", "CONTINUE")
-    rerun = getattr(requests, "_rerun_data", None)
+    state, rerun = _pending()
     return (
         state == "RERUN"
         and bool(getattr(rerun, "fragment_id_queue", None))

@@ -13,9 +13,8 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from dashboard.widgets.plotly_component import SOURCES, plotly_component
+from dashboard.widgets.plotly_component import plotly_component
 
-_SOURCE = SOURCES / "linked_views"
 _FILES = ("index.html", "linked_views.js")
 
 
