@@ -37,7 +37,8 @@ from dashboard.plugins import register_plugins  # noqa: E402
 _VIEWS = Path(__file__).resolve().parent / "views"
 
 warmup.page_started()  # served by `dashboard.serve`: this run imports what it needs itself
-trace.mark("start")  # the run began (the page's own "run" mark follows its sidebar and slider)
+# The run began (the page's own "run" mark follows its sidebar and slider).
+trace.mark("start", scope="app")
 
 st.set_page_config(page_title="paretoscope", page_icon=":material/insights:", layout="wide")
 page = st.navigation(

@@ -21,10 +21,11 @@ import contextlib
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import numpy as np
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from core.agents.loaded import LoadedAgent, borrow_all
 from core.envs import get_spec
@@ -100,6 +101,16 @@ def move_waits() -> bool:
         and not getattr(rerun, "is_fragment_scoped_rerun", False)
         and not getattr(rerun, "is_auto_rerun", False)
     )
+
+
+def rerun_view() -> NoReturn:
+    """Rerun the part of the page that shows a finished recording: the fragment running now when
+    this run is a fragment's own (a viewer's move: the sidebar and the app's top stay as they
+    are), else the whole app. Streamlit refuses a fragment's rerun during a full run, and from a
+    fragment nested in the one rerunning: then the app reruns, as it always did."""
+    with contextlib.suppress(StreamlitAPIException, RuntimeError):
+        st.rerun(scope="fragment")
+    st.rerun()
 
 
 def stop_if_asked() -> None:
@@ -350,6 +361,5 @@ def show_recording_live(
     finally:
         if own:
             job.unsubscribe()
-    st.session_state["_last_streamed"] = key
-    st.rerun()
-    return None  # pragma: no cover - st.rerun does not return
+    rerun_view()
+    return None  # pragma: no cover - a rerun does not return

@@ -38,12 +38,12 @@ def mark(event: str, **fields: Any) -> None:
 
 
 def mark_fragment_start() -> None:
-    """Mark "start" when this run is a fragment's own rerun (a full run marks it at the top of
-    the app)."""
+    """Mark "start" (scope "fragment") when this run is a fragment's own rerun; a full run marks
+    it at the top of the app (scope "app")."""
     if not os.environ.get(TRACE_ENV_VAR):
         return
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     run = get_script_run_ctx()
     if run is not None and run.fragment_ids_this_run:
-        mark("start")
+        mark("start", scope="fragment")

@@ -272,30 +272,26 @@ def explore() -> None:
                         + undiscounted
                     )
 
-                @st.fragment
-                def video_part() -> None:
-                    with guard("rollout"):
-                        shown = show_recording_live(
-                            ctx.library,
-                            request,
-                            [loaded],
-                            names,
-                            request.horizon,
-                            file_name=f"{ctx.agent.name}-{prefs.format_vector(preference, 3)}.mp4",
-                            started=started,
-                        )
-                        if shown is not None:
-                            st.session_state["explore_result"] = {
-                                "key": key,
-                                "returns": [float(v) for v in shown.returns[0]],
-                                "frames": shown.length,
-                                "has_video": bool(shown.video),
-                                "preference": list(request.preference),
-                                "target": None if request.target is None else list(request.target),
-                                "seed": request.seed,
-                            }
-
-                video_part()
+                with guard("rollout"):
+                    shown = show_recording_live(
+                        ctx.library,
+                        request,
+                        [loaded],
+                        names,
+                        request.horizon,
+                        file_name=f"{ctx.agent.name}-{prefs.format_vector(preference, 3)}.mp4",
+                        started=started,
+                    )
+                    if shown is not None:
+                        st.session_state["explore_result"] = {
+                            "key": key,
+                            "returns": [float(v) for v in shown.returns[0]],
+                            "frames": shown.length,
+                            "has_video": bool(shown.video),
+                            "preference": list(request.preference),
+                            "target": None if request.target is None else list(request.target),
+                            "seed": request.seed,
+                        }
 
         # A finished video goes first (it then plays sooner); a new one streams after the front,
         # its first frames drawn while the front is.

@@ -75,12 +75,17 @@ def wait_healthy(url: str, process: subprocess.Popen, timeout: float = 90.0) -> 
     raise RuntimeError(f"the dashboard server did not answer within {timeout} s")
 
 
-def start_server(assets: Path, cache: Path) -> tuple[subprocess.Popen, str]:
-    """`paretoscope dashboard` (the same command line) on a free port; returns (process, url)."""
+def start_server(
+    assets: Path, cache: Path, trace: Path | None = None
+) -> tuple[subprocess.Popen, str]:
+    """`paretoscope dashboard` (the same command line) on a free port, its page runs' milestones
+    written to `trace` when given (`dashboard.trace`); returns (process, url)."""
     from core.cli.dashboard import streamlit_command
 
     port = free_port()
     environment = dict(os.environ, PARETOSCOPE_CACHE=str(cache), MUJOCO_GL="egl")
+    if trace is not None:
+        environment["PARETOSCOPE_TRACE"] = str(trace)
     process = subprocess.Popen(
         streamlit_command(assets, "127.0.0.1", port),
         env=environment,

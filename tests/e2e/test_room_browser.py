@@ -7,6 +7,7 @@ outlive the room. Only what a viewer sees is checked (images, videos, captions, 
 from __future__ import annotations
 
 import contextlib
+import json
 import statistics
 import time
 from collections.abc import Iterator
@@ -28,6 +29,7 @@ MOVES = 3  # per viewer
 # median 4.9 s, p95 12 s. The deadline is over 3x the worst seen: a move that gets nothing in
 # that time is broken, not slow.
 DEADLINE = 75.0
+TRACE = "trace.jsonl"  # the room server's page-run milestones, in its cache folder
 # Once a move showed its first frame, its viewer watches the stream this long before moving
 # again: the next episode starts while the others' (and its own abandoned one) still render.
 DWELL = 1.0
@@ -174,18 +176,35 @@ class Viewer:
 @pytest.fixture(scope="module")
 def room_server(
     e2e_assets: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[object, str]]:
+) -> Iterator[tuple[object, str, Path]]:
     """A server of its own with an empty video cache: every move renders a new episode, and
-    the test can see the process."""
-    started = start_server(e2e_assets, tmp_path_factory.mktemp("room-cache"))
+    the test can see the process and its trace."""
+    folder = tmp_path_factory.mktemp("room-cache")
+    started = start_server(e2e_assets, folder, trace=folder / TRACE)
     with serving(started) as url:
-        yield started[0], url
+        yield started[0], url, folder / TRACE
+
+
+def full_runs_after_a_move(trace: Path) -> dict[str, int]:
+    """For each session of the server's trace (`dashboard.trace`), the full-app runs that
+    started after its first fragment run (a move reruns only Explore's fragment)."""
+    after: dict[str, int] = {}
+    for line in trace.read_text(encoding="utf-8").splitlines():
+        event = json.loads(line)
+        if event["event"] != "start":
+            continue
+        session = event["session"]
+        if event["scope"] == "fragment":
+            after.setdefault(session, 0)
+        elif session in after:
+            after[session] += 1
+    return after
 
 
 def test_three_viewers_every_move_gets_frames(room_server, browser) -> None:  # noqa: ANN001
     """Three viewers, three moves each, their episodes overlapping on the server: every move
     shows its viewer fresh frames within DEADLINE, and every last move ends in its video."""
-    process, url = room_server
+    process, url, trace = room_server
     contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in VIEWERS]
     viewers = [
         Viewer(index, contexts[index].new_page(), key, opening)
@@ -249,3 +268,8 @@ def test_three_viewers_every_move_gets_frames(room_server, browser) -> None:  # 
     errors = {viewer.index: sorted(viewer.errors) for viewer in viewers if viewer.errors}
     assert not errors, f"pages show errors: {errors}"
     assert process.poll() is None, f"the dashboard server exited ({process.returncode})"
+    # A move, and the end of the episode it streamed, rerun Explore's fragment alone: once a
+    # viewer moved, the sidebar and the app's top never ran again for it.
+    after_a_move = full_runs_after_a_move(trace)
+    assert len(after_a_move) == len(VIEWERS), after_a_move
+    assert not any(after_a_move.values()), f"full-app runs after a move: {after_a_move}"
