@@ -16,6 +16,11 @@ _ROOT = Path(__file__).resolve().parents[1]
 if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
+# Served by `dashboard.serve`: wait for its first imports; this run imports the rest itself.
+from dashboard import warmup  # noqa: E402
+
+warmup.page_started()
+
 # The grid worlds draw with pygame: a server has no window or sound card, so SDL gets its dummy
 # drivers unless told otherwise (else every env it opens logs audio errors).
 from core.envs.dependencies import headless_pygame  # noqa: E402
@@ -30,13 +35,12 @@ with contextlib.suppress(RenderingUnavailable):
 
 import streamlit as st  # noqa: E402
 
-from dashboard import sidebar, trace, warmup  # noqa: E402
+from dashboard import sidebar, trace  # noqa: E402
 from dashboard.messages import guard, show_problem  # noqa: E402
 from dashboard.plugins import register_plugins  # noqa: E402
 
 _VIEWS = Path(__file__).resolve().parent / "views"
 
-warmup.page_started()  # served by `dashboard.serve`: this run imports what it needs itself
 # The run began (the page's own "run" mark follows its sidebar and slider).
 trace.mark("start", scope="app")
 

@@ -1,9 +1,9 @@
 """Serve the dashboard: Streamlit's own command line, with the imports warmed around it.
 
 ``python -m dashboard.serve run dashboard/app.py [streamlit flags] -- --assets DIR`` is
-``python -m streamlit run ...`` that first chooses the OpenGL backend and imports what the
-first page run needs before its first widget (pandas, plotly, the UI modules), and imports the
-rest (torch, the agents, evaluation, rendering) in a background thread if no page starts within
+``python -m streamlit run ...`` that, in a thread while Streamlit starts, chooses the OpenGL
+backend and imports what the first page run needs before its first widget (pandas, plotly, the
+UI modules), then the rest (torch, the agents, evaluation, rendering) if no page starts within
 seconds: `dashboard.warmup` says why nothing heavy runs while a browser loads the page.
 """
 
@@ -19,7 +19,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     from dashboard import memory, warmup
 
     skip_direct_run_warning()
-    warmup.prepare()
     warmup.start()
     memory.start_log_from_env()
 
