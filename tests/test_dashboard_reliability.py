@@ -690,6 +690,28 @@ def test_throttle_limits_the_rate() -> None:
     assert throttle.ready()
 
 
+@pytest.mark.parametrize(
+    ("arrivals", "rate", "shown"),
+    [
+        (5.0, 4.5, 45),  # a thinned stream's frames, a little faster than the page shows
+        (20.0, 12.0, 120),  # a lone HalfCheetah stream, every frame drawn
+        (4.0, 4.5, 40),  # slower than the rate: every frame
+    ],
+)
+def test_throttle_shows_its_rate_of_steady_frames(arrivals: float, rate: float, shown: int) -> None:
+    """Frames coming every 1/`arrivals` s for 10 s: `rate` a second are shown (a shortest
+    interval of 1/rate would show 25 of 5 a second for 4.5, and 100 of 20 for 12)."""
+    from dashboard.live import Throttle
+
+    now = [0.0]
+    throttle = Throttle(rate, clock=lambda: now[0])
+    count = 0
+    for index in range(int(10 * arrivals)):
+        now[0] = index / arrivals
+        count += throttle.ready()
+    assert abs(count - shown) <= 1
+
+
 def test_a_sweep_on_a_cache_miss_waits_for_a_worker_and_is_shared(small_pool: RolloutPool) -> None:
     from dashboard.jobs import shared_board
     from dashboard.live import compute_in_pool
