@@ -90,16 +90,21 @@ def _pending() -> tuple[str, Any]:
     return state, getattr(requests, "_rerun_data", None)
 
 
+def _of_fragments(rerun: Any) -> bool:
+    """Whether a pending rerun is of fragments only, asked for by a widget in one (not by
+    `st.rerun(scope="fragment")` in a fragment's own run)."""
+    return bool(getattr(rerun, "fragment_id_queue", None)) and not getattr(
+        rerun, "is_fragment_scoped_rerun", False
+    )
+
+
 def stop_requested() -> bool:
     """True when Streamlit asked this script run to stop or rerun (the viewer moved on, or the
     session closed) and has not acted on it yet."""
     state, rerun = _pending()
     if state == "RERUN":
         # A rerun of other fragments does not interrupt this run (Streamlit's own rule).
-        return not (
-            bool(getattr(rerun, "fragment_id_queue", None))
-            and not getattr(rerun, "is_fragment_scoped_rerun", False)
-        )
+        return not _of_fragments(rerun)
     return state == "STOP"
 
 
@@ -108,12 +113,7 @@ def move_waits() -> bool:
     and that fragment's rerun waits: Streamlit starts it only once the run in progress ends, so
     a live stream leaves then, at once. A timed rerun (`run_every`) waits its turn."""
     state, rerun = _pending()
-    return (
-        state == "RERUN"
-        and bool(getattr(rerun, "fragment_id_queue", None))
-        and not getattr(rerun, "is_fragment_scoped_rerun", False)
-        and not getattr(rerun, "is_auto_rerun", False)
-    )
+    return state == "RERUN" and _of_fragments(rerun) and not getattr(rerun, "is_auto_rerun", False)
 
 
 def rerun_view() -> NoReturn:
