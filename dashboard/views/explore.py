@@ -261,15 +261,18 @@ def explore() -> None:
         # --- the live rollout ---------------------------------------------------------------------
         def draw_video(started: Job | None) -> None:
             with video_column:
-                if achieved is not None:
+                # Looked up again: a recording started above may have been stored while the
+                # front was drawn (a sweep waiting for the only free worker), and then plays now.
+                finished = ctx.library.get(key)
+                if finished is not None:
                     # Which episode plays: neighbouring preferences of a policy set can give the
                     # same video.
                     asked = "" if target is None else f"target {describe(names, target, '.1f')}, "
                     undiscounted = "" if front_gamma == 1.0 else " (undiscounted)"
+                    returns = describe(names, finished.returns[0], ".1f")
                     st.caption(
                         f"Preference {describe(names, preference, '.2f')} · {asked}"
-                        f"seed {request.seed} → return {describe(names, achieved, '.1f')}"
-                        + undiscounted
+                        f"seed {request.seed} → return {returns}" + undiscounted
                     )
 
                 with guard("rollout"):
