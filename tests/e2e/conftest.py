@@ -59,13 +59,58 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+class ServerProcess(subprocess.Popen):
+    """A dashboard server in its own session, its output (stdout and stderr) written to
+    `log_path` in the artifacts folder. Never a pipe: nobody reads one while the server runs,
+    and once its 64 KiB fill up, the server's next log line blocks whichever thread writes it
+    (a page run, a rendering job) until the server is stopped."""
+
+    def __init__(
+        self, command: list[str], port: int, environment: dict[str, str], cwd: Path | None = None
+    ) -> None:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        self.log_path = ARTIFACTS / f"server-{port}.log"
+        with self.log_path.open("wb") as log:  # the child keeps its own copy of the descriptor
+            super().__init__(
+                command,
+                cwd=cwd,
+                env=environment,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        RUNNING.append(self)
+
+
+# The servers running now: a failing test's report ends with their logs.
+RUNNING: list[ServerProcess] = []
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[object]:
+    report = yield
+    if report.failed:  # type: ignore[attr-defined]
+        for process in RUNNING:
+            report.sections.append(  # type: ignore[attr-defined]
+                (f"dashboard server log ({process.log_path.name})", server_output(process))
+            )
+    return report
+
+
+def server_output(process: subprocess.Popen) -> str:
+    """What a server started here has written so far (its log's last 20,000 characters)."""
+    path = getattr(process, "log_path", None)
+    if path is None or not path.exists():
+        return ""
+    return path.read_text(errors="replace")[-20_000:]
+
+
 def wait_healthy(url: str, process: subprocess.Popen, timeout: float = 90.0) -> float:
     """Seconds until the server's health endpoint answers 'ok' (the process must stay up)."""
     started = time.monotonic()
     while time.monotonic() - started < timeout:
         if process.poll() is not None:
-            output = process.stdout.read().decode(errors="replace") if process.stdout else ""
-            raise RuntimeError(f"the dashboard server exited early:\n{output}")
+            raise RuntimeError(f"the dashboard server exited early:\n{server_output(process)}")
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
                 if reply.read().decode() == "ok":
@@ -86,13 +131,7 @@ def start_server(
     environment = dict(os.environ, PARETOSCOPE_CACHE=str(cache), MUJOCO_GL="egl")
     if trace is not None:
         environment["PARETOSCOPE_TRACE"] = str(trace)
-    process = subprocess.Popen(
-        streamlit_command(assets, "127.0.0.1", port),
-        env=environment,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    process = ServerProcess(streamlit_command(assets, "127.0.0.1", port), port, environment)
     return process, f"http://127.0.0.1:{port}"
 
 
@@ -105,19 +144,14 @@ def start_cli_server(assets: Path, cache: Path, *flags: str) -> tuple[subprocess
     path = os.pathsep.join(filter(None, [str(REPO_DIR), os.environ.get("PYTHONPATH")]))
     environment = dict(os.environ, PARETOSCOPE_CACHE=str(cache), MUJOCO_GL="egl", PYTHONPATH=path)
     command = [sys.executable, "-m", "core.cli", "dashboard", "--assets", str(assets)]
-    process = subprocess.Popen(
-        [*command, "--port", str(port), *flags],
-        cwd=REPO_DIR,
-        env=environment,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    process = ServerProcess([*command, "--port", str(port), *flags], port, environment, REPO_DIR)
     return process, f"http://127.0.0.1:{port}"
 
 
 def stop_server(process: subprocess.Popen) -> None:
     # The server runs in its own session: stop the whole group, leave nothing behind.
+    if process in RUNNING:
+        RUNNING.remove(process)  # type: ignore[arg-type]
     os.killpg(process.pid, signal.SIGTERM)
     try:
         process.wait(timeout=20)

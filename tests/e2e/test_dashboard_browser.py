@@ -37,6 +37,21 @@ async (previousSource) => {
 }
 """
 
+# For a failure's message: each video's state (what it loads, how far, any media error) and
+# what the page says (alerts, exceptions, captions; stale ones marked).
+PAGE_STATE = """
+() => ({
+  videos: [...document.querySelectorAll('video')].map((video) => ({
+    src: video.currentSrc, readyState: video.readyState, networkState: video.networkState,
+    paused: video.paused, currentTime: video.currentTime, error: video.error && video.error.code,
+    stale: !!video.closest('[data-stale="true"]')})),
+  notes: [...document.querySelectorAll(
+    '[data-testid="stAlert"], [data-testid="stException"], [data-testid="stCaptionContainer"]'
+  )].map((note) => (note.closest('[data-stale="true"]') ? 'stale: ' : '')
+    + note.textContent.trim().slice(0, 200)),
+})
+"""
+
 # Remembers whether a streamed frame (an st.image) appeared since it was installed.
 WATCH_FRAMES = """
 () => {
@@ -93,7 +108,7 @@ def wait_for_playing_video(page, previous_source: str | None = None) -> str:  # 
         if source:
             return source
         time.sleep(0.2)
-    raise AssertionError("no playing video appeared")
+    raise AssertionError(f"no playing video appeared; the page: {page.evaluate(PAGE_STATE)}")
 
 
 def slider_value(page) -> float:  # noqa: ANN001
