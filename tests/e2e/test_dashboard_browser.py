@@ -24,10 +24,12 @@ from tests.e2e.conftest import (
 
 TIMEOUT_MS = 90_000
 
-# True once a new video plays: decoded (readyState >= 2) and its clock advancing.
+# True once a new video plays: decoded (readyState >= 2) and its clock advancing, in view (as
+# a viewer watches it: a browser may pause a muted video that is scrolled out of sight).
 VIDEO_PLAYING = """
 async (previousSource) => {
   const video = document.querySelector('video[data-testid="stVideo"]');
+  if (video) video.scrollIntoView({block: 'nearest'});
   if (!video || video.readyState < 2 || (previousSource && video.currentSrc === previousSource)) {
     return null;
   }
@@ -44,7 +46,8 @@ PAGE_STATE = """
   videos: [...document.querySelectorAll('video')].map((video) => ({
     src: video.currentSrc, readyState: video.readyState, networkState: video.networkState,
     paused: video.paused, currentTime: video.currentTime, error: video.error && video.error.code,
-    stale: !!video.closest('[data-stale="true"]')})),
+    stale: !!video.closest('[data-stale="true"]'), top: video.getBoundingClientRect().top,
+    hidden: document.hidden})),
   notes: [...document.querySelectorAll(
     '[data-testid="stAlert"], [data-testid="stException"], [data-testid="stCaptionContainer"]'
   )].map((note) => (note.closest('[data-stale="true"]') ? 'stale: ' : '')
