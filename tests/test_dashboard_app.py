@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -115,6 +116,34 @@ def test_slider_change_renders_once_per_preference(
     page_ok(at)
     assert at.session_state["explore_result"]["preference"] == [0.5, 0.5]
     assert len(calls) == 2  # 0.5 once, 0.8 once: going back to 0.5 used the recording
+
+
+def test_a_recording_stored_while_the_front_is_drawn_plays_with_its_caption(
+    app_env: Path, assets: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As on a server with one worker: the page starts the recording, then the front's sweep
+    # waits for the worker the recording holds, so the recording is stored before the page
+    # reaches the video and plays at once (it used to play without its caption).
+    from dashboard import loaders
+    from dashboard.jobs import shared_board
+
+    sweep_points = loaders.sweep_points
+
+    def after_the_recordings(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        deadline = time.monotonic() + 60
+        while shared_board().running() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return sweep_points(*args, **kwargs)
+
+    monkeypatch.setattr(loaders, "sweep_points", after_the_recordings)
+    at = open_app()
+    page_ok(at)
+    returns = _returns(assets, "cheetah-morvs", CHEETAH, [0.5, 0.5])
+    assert at.get("video"), "the stored recording plays"
+    captions = [caption.value for caption in at.caption if caption.value.startswith("Preference")]
+    assert len(captions) == 1, [caption.value for caption in at.caption]
+    assert captions[0].startswith("Preference run 0.50, energy 0.50 · seed 0 → return "), captions
+    assert captions[0].endswith(f"run {returns[0]:.1f}, energy {returns[1]:.1f}"), captions
 
 
 def test_url_reproduces_the_view(app_env: Path, assets: Path) -> None:
