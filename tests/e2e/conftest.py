@@ -10,7 +10,7 @@ import socket
 import subprocess
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -87,11 +87,13 @@ RUNNING: list[ServerProcess] = []
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[object]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
-    if report.failed:  # type: ignore[attr-defined]
+    if report.failed:
         for process in RUNNING:
-            report.sections.append(  # type: ignore[attr-defined]
+            report.sections.append(
                 (f"dashboard server log ({process.log_path.name})", server_output(process))
             )
     return report
