@@ -122,18 +122,13 @@ def start_floor(arguments: list[str]) -> tuple[subprocess.Popen, str]:
     """`floor_app.py ARGUMENTS` (MP4 paths, or --stream) served by plain Streamlit with the
     dashboard's flags; (process, url)."""
     from core.cli.dashboard import streamlit_command
-    from tests.e2e.conftest import free_port
+    from tests.e2e.conftest import ServerProcess, free_port
 
     port = free_port()
     command = streamlit_command(Path(tempfile.gettempdir()), "127.0.0.1", port)
     flags = command[5 : command.index("--")]
     floor = [sys.executable, "-m", "streamlit", "run", str(FLOOR_APP), *flags, "--"]
-    process = subprocess.Popen(
-        [*floor, *arguments],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    process = ServerProcess([*floor, *arguments], port, dict(os.environ))
     return process, f"http://127.0.0.1:{port}"
 
 
