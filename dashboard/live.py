@@ -39,6 +39,7 @@ from dashboard.jobs import Job, Produce, shared_board
 from dashboard.messages import MESSAGE_LIMIT, inert
 from dashboard.pool import shared_pool
 from dashboard.trace import mark
+from dashboard.widgets.episode_video import episode_video
 
 # Redraws of a stream's growing reward chart per second (an env simulated step by step).
 CHART_RATE = 2.0
@@ -251,7 +252,11 @@ def show_recording(
         st.warning(inert(recording.meta["stopped"], MESSAGE_LIMIT), icon=":material/warning:")
     if recording.video:
         mark("video")
-        st.video(recording.video, format="video/mp4", autoplay=True, loop=True, muted=True)
+        episode_video(
+            recording.video,
+            label=f"Episode {file_name.removesuffix('.mp4')}",
+            coordinates=f"paretoscope:{key}",
+        )
         st.download_button(
             "Download MP4",
             recording.video,

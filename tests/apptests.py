@@ -69,3 +69,11 @@ def count_episode_recordings(monkeypatch) -> list[tuple[float, ...]]:  # noqa: A
     monkeypatch.setattr(EpisodeRequest, "record", counting)
     monkeypatch.setattr(EpisodeRequest, "record_live", counting_live)
     return calls
+
+
+def episode_videos(at) -> list[str]:  # noqa: ANN001 - an AppTest
+    """The `<video>` markup of every episode player on the page (`widgets.episode_video`)."""
+    from dashboard.widgets.episode_video import TEST_ID
+
+    bodies = [html.proto.body for html in at.get("html")]
+    return [body for body in bodies if f'data-testid="{TEST_ID}"' in body]

@@ -3,6 +3,10 @@ every message, caption, heading and label of an AppTest run, parsed by a CommonM
 (markdown-it), plus the extensions Streamlit adds on top (bare links, `:material/…:` icons,
 emoji shortcodes, `:color[…]` directives, `$…$` maths), and the tags in plotly figures' text.
 
+The page's own raw HTML (`st.html`: the episode player) is read as HTML: its tags and their
+attribute names, not the values (a string from a link may fill a value, escaped, never add a
+tag or an attribute).
+
 Used to check that strings from links and files stay inert: a hostile page may hold no markup
 that the same page without them does not hold.
 """
@@ -12,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -65,7 +70,7 @@ def texts(at: Any) -> Iterator[str]:
             yield value
         proto = getattr(node, "proto", None)
         body = getattr(proto, "body", None)
-        if isinstance(body, str) and body:
+        if isinstance(body, str) and body and kind != "html":
             yield body
         label = getattr(node, "label", None)
         if isinstance(label, str):
@@ -84,6 +89,8 @@ def page_markup(at: Any) -> set[tuple[str, str]]:
         proto = getattr(node, "proto", None)
         spec = getattr(proto, "spec", None)
         kind = getattr(node, "type", "")
+        if kind == "html":
+            found |= html_tags(proto.body)
         figures = []
         if kind == "plotly_chart" and isinstance(spec, str):
             figures.append(json.loads(spec))
@@ -100,6 +107,18 @@ def page_markup(at: Any) -> set[tuple[str, str]]:
         for figure in figures:
             for string in _strings(figure):
                 found.update(("plotly tag", tag.lower()) for tag in _TAG.findall(string))
+    return found
+
+
+def html_tags(body: str) -> set[tuple[str, str]]:
+    """The tags of raw HTML, each with its attributes' names: ("html tag", "video autoplay …")."""
+    found: set[tuple[str, str]] = set()
+
+    class Tags(HTMLParser):
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            found.add(("html tag", " ".join([tag, *sorted(name for name, _ in attrs)])))
+
+    Tags().feed(body)
     return found
 
 

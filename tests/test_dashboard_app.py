@@ -18,7 +18,13 @@ from core.agents import load
 from core.metrics import front_summary, hypervolume
 from core.rollout import rollout_batch
 from dashboard.demo_fixture import build_tiny_assets
-from tests.apptests import count_episode_recordings, front_chart_figure, open_app, page_ok
+from tests.apptests import (
+    count_episode_recordings,
+    episode_videos,
+    front_chart_figure,
+    open_app,
+    page_ok,
+)
 from tests.conftest import FIXTURES_DIR, PEDA_FIXTURES
 
 HORIZON = 30
@@ -90,7 +96,7 @@ def test_explore_streams_a_rollout_that_matches_core(app_env: Path, assets: Path
     np.testing.assert_allclose(
         result["returns"], _returns(assets, "cheetah-morvs", CHEETAH, [0.5, 0.5]), rtol=1e-9
     )
-    assert at.get("video"), "the finished MP4 is on the page"
+    assert episode_videos(at), "the finished MP4 is on the page"
     assert any(button.label == "Download MP4" for button in at.get("download_button"))
     video = app_env / "rollouts" / f"{result['key']}.mp4"
     reader = imageio.get_reader(str(video), "ffmpeg")
@@ -139,7 +145,7 @@ def test_a_recording_stored_while_the_front_is_drawn_plays_with_its_caption(
     at = open_app()
     page_ok(at)
     returns = _returns(assets, "cheetah-morvs", CHEETAH, [0.5, 0.5])
-    assert at.get("video"), "the stored recording plays"
+    assert episode_videos(at), "the stored recording plays"
     captions = [caption.value for caption in at.caption if caption.value.startswith("Preference")]
     assert len(captions) == 1, [caption.value for caption in at.caption]
     assert captions[0].startswith("Preference run 0.50, energy 0.50 · seed 0 → return "), captions

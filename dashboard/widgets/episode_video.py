@@ -1,0 +1,50 @@
+"""An episode's MP4 as a `<video autoplay muted loop>` that is sure to start.
+
+`st.video(autoplay=True)` does not always start. Its player remembers, per element id, that it
+has autoplayed, and the id is made from the video's content and options: two byte-identical
+episodes (a random agent at two preferences) share one id, so the second is drawn paused at
+0 s. Its loop is a script restart at each end, not the browser's own. And Chromium itself
+sometimes leaves an autoplay video paused at 0 s without a single play event when the page
+draws it while still loading (3 of 6 first loads of a minecart page, measured with a plain
+`<video autoplay>`); `play()` then starts it. So the player here starts itself once it can
+play, unless it already has.
+
+The file is served by Streamlit's media endpoint exactly as `st.video` serves it (registered
+for this session under `coordinates`, dropped when a run no longer shows it)."""
+
+from __future__ import annotations
+
+import html
+
+import streamlit as st
+from streamlit import runtime
+
+# The attribute the browser tests and benchmarks find the episode's player by.
+TEST_ID = "episodeVideo"
+
+# Started once it can play, unless it already has: a viewer who pauses it is not overruled.
+START_ONCE = """(() => {
+  const video = document.currentScript.previousElementSibling;
+  let started = false;
+  video.addEventListener('play', () => { started = true; });
+  const start = () => { if (!started && video.paused) video.play().catch(() => {}); };
+  if (video.readyState >= 3) start(); else video.addEventListener('canplay', start, {once: true});
+  setTimeout(start, 1000);
+})();"""
+
+
+def episode_video(video: bytes, label: str, coordinates: str) -> None:
+    """Draw `video` (an MP4) playing, muted and looping, with controls. `coordinates` names the
+    place on the page (unique among the videos a page shows): the file is this session's for as
+    long as a run draws it there. `label` is read out by screen readers."""
+    if not runtime.exists():  # a bare script run (no server): Streamlit's own player
+        st.video(video, format="video/mp4", autoplay=True, loop=True, muted=True)
+        return
+    url = runtime.get_instance().media_file_mgr.add(video, "video/mp4", coordinates)
+    st.html(
+        f'<video data-testid="{TEST_ID}" src="{html.escape(url)}" autoplay muted loop '
+        f'playsinline controls preload="auto" aria-label="{html.escape(label)}" '
+        'style="display:block;width:100%;border-radius:0.5rem"></video>'
+        f"<script>{START_ONCE}</script>",
+        unsafe_allow_javascript=True,
+    )
