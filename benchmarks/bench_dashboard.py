@@ -37,6 +37,7 @@ if str(REPO) not in sys.path:
 from tests.e2e.conftest import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
+    EPISODE_VIDEO,
     STREAMED_FRAME,
     start_server,
     stop_server,
@@ -63,7 +64,7 @@ ARM = """
   const check = () => {
     const now = performance.now();
     if (window.__bench.frame === null && document.querySelector(FRAME)) window.__bench.frame = now;
-    const video = document.querySelector('video[data-testid="stVideo"]');
+    const video = document.querySelector('EPISODE_VIDEO');
     if (window.__bench.video === null && video && video.readyState >= 2 && showsExpected())
       window.__bench.video = now;
     if (window.__bench.video === null) requestAnimationFrame(check);
@@ -75,7 +76,7 @@ ARM = """
   }).observe(document.body, {subtree: true, childList: true});
   requestAnimationFrame(check);
 }
-""".replace("STREAMED_FRAME", STREAMED_FRAME)
+""".replace("STREAMED_FRAME", STREAMED_FRAME).replace("EPISODE_VIDEO", EPISODE_VIDEO)
 READ = "() => window.__bench"
 SLIDER = '[data-testid="stSlider"] input[type="range"]'
 FLOOR_APP = Path(__file__).resolve().parent / "floor_app.py"

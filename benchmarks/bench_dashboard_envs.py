@@ -31,6 +31,7 @@ if str(REPO) not in sys.path:
 from tests.e2e.conftest import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
+    EPISODE_VIDEO,
     start_server,
     stop_server,
     wait_healthy,
@@ -53,7 +54,7 @@ ARM = """
     return false;
   };
   const videoReady = () => {
-    const video = document.querySelector('video[data-testid="stVideo"]');
+    const video = document.querySelector('EPISODE_VIDEO');
     return video && video.readyState >= 2 && showsExpected();
   };
   const isFrame = (node) => node.nodeType === 1 &&
@@ -78,7 +79,7 @@ ARM = """
   };
   requestAnimationFrame(check);
 }
-"""
+""".replace("EPISODE_VIDEO", EPISODE_VIDEO)
 READ = "() => window.__bench"
 SLIDER = '[data-testid="stSlider"] input[type="range"]'
 

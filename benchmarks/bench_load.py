@@ -41,6 +41,7 @@ if str(REPO) not in sys.path:
 from tests.e2e.conftest import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
+    EPISODE_VIDEO,
     STREAMED_FRAME,
     start_server,
     stop_server,
@@ -103,7 +104,7 @@ ARM = """
     const captioned = Array.from(
       document.querySelectorAll('[data-testid="stCaptionContainer"]')).some(
         (c) => fresh(c) && names(c));
-    const video = document.querySelector('video[data-testid="stVideo"]');
+    const video = document.querySelector('EPISODE_VIDEO');
     if (captioned && video && fresh(video) && video.readyState >= 2) {
       if (state.frame === null) state.frame = now;
       if (state.video === null) { state.video = now; close(state, 'video', now); }
@@ -113,7 +114,7 @@ ARM = """
   };
   requestAnimationFrame(check);
 }
-""".replace("STREAMED_FRAME", STREAMED_FRAME)
+""".replace("STREAMED_FRAME", STREAMED_FRAME).replace("EPISODE_VIDEO", EPISODE_VIDEO)
 # At the end of the run: closes the stream still playing, if any, and returns every stream.
 CLOSE = """
 () => {

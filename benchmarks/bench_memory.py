@@ -42,6 +42,7 @@ from dashboard.memory import MEMORY_LOG_ENV_VAR  # noqa: E402
 from tests.e2e.conftest import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
+    EPISODE_VIDEO,
     start_server,
     stop_server,
     wait_healthy,
@@ -56,7 +57,7 @@ SLIDER = '[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]'
 PLAYING = """
 (expected) => {
   if (document.querySelector('[data-stale="true"]')) return false;
-  const video = document.querySelector('video[data-testid="stVideo"]');
+  const video = document.querySelector('EPISODE_VIDEO');
   if (!video || video.readyState < 2) return false;
   if (expected === null) return true;
   return Array.from(document.querySelectorAll('[data-testid="stCaptionContainer"]')).some(
@@ -65,7 +66,7 @@ PLAYING = """
       return m && Math.abs(parseFloat(m[2]) - expected) < 1e-6;
     });
 }
-"""
+""".replace("EPISODE_VIDEO", EPISODE_VIDEO)
 MB = 2**20
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from dashboard.widgets.episode_video import TEST_ID as EPISODE_VIDEO_ID
 from tests.conftest import PEDA_FIXTURES, REPO_DIR
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -30,6 +31,8 @@ CHROMIUM_ARGS = [
 ]
 # A frame streamed into the page (an st.image), not the reward chart's SVG picture beside it.
 STREAMED_FRAME = '[data-testid="stImage"] img:not([src^="data:image/svg"])'
+# An episode's finished MP4 (`dashboard.widgets.episode_video`).
+EPISODE_VIDEO = f'video[data-testid="{EPISODE_VIDEO_ID}"]'
 ARTIFACTS = REPO_DIR / "test-artifacts" / "e2e"
 E2E_HORIZON = 60
 

@@ -14,6 +14,7 @@ import pytest
 
 from tests.conftest import FIXTURES_DIR
 from tests.e2e.conftest import (
+    EPISODE_VIDEO,
     FRAME_AT_TOP,
     PARALLEL_PLOT_AREA,
     STREAMED_FRAME,
@@ -28,16 +29,16 @@ TIMEOUT_MS = 90_000
 # a viewer watches it: a browser may pause a muted video that is scrolled out of sight).
 VIDEO_PLAYING = """
 async (previousSource) => {
-  const video = document.querySelector('video[data-testid="stVideo"]');
+  const video = document.querySelector('EPISODE_VIDEO');
   if (video) video.scrollIntoView({block: 'nearest'});
   if (!video || video.readyState < 2 || (previousSource && video.currentSrc === previousSource)) {
     return null;
   }
   const first = video.currentTime;
   await new Promise((resolve) => setTimeout(resolve, 400));
-  return video.currentTime > first ? video.currentSrc : null;
+  return video.currentTime !== first ? video.currentSrc : null;
 }
-"""
+""".replace("EPISODE_VIDEO", EPISODE_VIDEO)
 
 # For a failure's message: each video's state (what it loads, how far, any media error) and
 # what the page says (alerts, exceptions, captions; stale ones marked).
@@ -46,6 +47,7 @@ PAGE_STATE = """
   videos: [...document.querySelectorAll('video')].map((video) => ({
     src: video.currentSrc, readyState: video.readyState, networkState: video.networkState,
     paused: video.paused, currentTime: video.currentTime, error: video.error && video.error.code,
+    autoplay: video.autoplay, loop: video.loop, muted: video.muted, duration: video.duration,
     stale: !!video.closest('[data-stale="true"]'), top: video.getBoundingClientRect().top,
     hidden: document.hidden})),
   notes: [...document.querySelectorAll(
@@ -129,6 +131,10 @@ def test_explore_slider_stream_video_and_click_replay(server: str, page) -> None
     first_video = wait_for_playing_video(page)
     screenshot(page, "01-explore-loaded")
     assert slider_value(page) == 0.5 and url_preference(page) == "0.5,0.5"
+    # The player starts itself once; a viewer who pauses it is not overruled.
+    page.evaluate("(selector) => document.querySelector(selector).pause()", EPISODE_VIDEO)
+    time.sleep(1.5)
+    assert page.evaluate("(selector) => document.querySelector(selector).paused", EPISODE_VIDEO)
 
     # Move the slider one step: frames stream in, then the finished MP4 plays.
     page.evaluate(WATCH_FRAMES)
@@ -171,8 +177,9 @@ def test_explore_slider_stream_video_and_click_replay(server: str, page) -> None
     page.get_by_text("best per column highlighted").wait_for(timeout=TIMEOUT_MS)
     wait_for_playing_video(page)
     size = page.evaluate(
-        "() => { const v = document.querySelector('video[data-testid=\"stVideo\"]');"
-        " return [v.videoWidth, v.videoHeight]; }"
+        "(selector) => { const v = document.querySelector(selector);"
+        " return [v.videoWidth, v.videoHeight]; }",
+        EPISODE_VIDEO,
     )
     assert size[1] == 240 and size[0] >= 2 * 240, size  # two agents in one synchronised video
     # The metrics table (a canvas grid: checked for presence; its numbers by the AppTests).

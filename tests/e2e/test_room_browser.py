@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import STREAMED_FRAME, screenshot, serving, start_server
+from tests.e2e.conftest import EPISODE_VIDEO, STREAMED_FRAME, screenshot, serving, start_server
 from tests.e2e.test_dashboard_browser import TIMEOUT_MS, slider_value
 
 pytestmark = pytest.mark.slow
@@ -41,14 +41,14 @@ VIEWERS = ((None, "ArrowRight"), (None, "ArrowLeft"), ("0.2,0.8", "ArrowRight"))
 VIDEO_SHOWS = """
 (expected) => {
   const fresh = (element) => !element.closest('[data-stale="true"]');
-  const video = document.querySelector('video[data-testid="stVideo"]');
+  const video = document.querySelector('EPISODE_VIDEO');
   return Boolean(video && fresh(video) && video.readyState >= 2) &&
     [...document.querySelectorAll('[data-testid="stCaptionContainer"]')].some((caption) => {
       const match = /^Preference \\S+ ([\\d.]+), \\S+ ([\\d.]+)/.exec(caption.textContent.trim());
       return match !== null && Math.abs(parseFloat(match[2]) - expected) < 1e-6 && fresh(caption);
     });
 }
-"""
+""".replace("EPISODE_VIDEO", EPISODE_VIDEO)
 # Armed just before a slider move to `expected` (the slider's value after it): the time of the
 # first fresh frame for it. Fresh is a streamed image whose source was not on the page at the move,
 # seen while the address names the new preference (so not a late frame of the stream the move
@@ -104,7 +104,7 @@ SHOWN = """
     address: location.search,
     frames: [...document.querySelectorAll('[data-testid="stImage"]')].map(
       (image) => (image.innerText.trim() || 'a frame') + stale(image)),
-    videos: [...document.querySelectorAll('video[data-testid="stVideo"]')].map(
+    videos: [...document.querySelectorAll('EPISODE_VIDEO')].map(
       (video) => `readyState ${video.readyState}${stale(video)}`),
     captions: [...document.querySelectorAll('[data-testid="stCaptionContainer"]')].filter(
       (caption) => /^(Preference|step)/.test(caption.textContent.trim())).map(
@@ -112,7 +112,7 @@ SHOWN = """
     notices: document.body.innerText.match(/queued \\([^)]*\\)/g) || [],
   };
 }
-"""
+""".replace("EPISODE_VIDEO", EPISODE_VIDEO)
 
 
 @dataclass
