@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +31,16 @@ def _one_torch_thread() -> Iterator[None]:
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(previous)
+
+
+@pytest.fixture(autouse=True)
+def _main_module_kept() -> Iterator[None]:
+    """Streamlit's AppTest leaves its script as `__main__`; a process pool started later
+    (`core.evaluate`'s sweeps spawn their workers) would run that script again in every worker
+    (a function's script then fails there: its arguments are gone)."""
+    main = sys.modules["__main__"]
+    yield
+    sys.modules["__main__"] = main
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
