@@ -25,8 +25,8 @@ from tests.e2e.conftest import (
 
 TIMEOUT_MS = 90_000
 
-# True once a new video plays: decoded (readyState >= 2) and its clock advancing, in view (as
-# a viewer watches it: a browser may pause a muted video that is scrolled out of sight).
+# True once a new video plays: decoded (readyState >= 2) and its clock moving (a loop wraps it), in
+# view (as a viewer watches it: a browser may pause a muted video that is scrolled out of sight).
 VIDEO_PLAYING = """
 async (previousSource) => {
   const video = document.querySelector('EPISODE_VIDEO');
