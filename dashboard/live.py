@@ -25,14 +25,16 @@ from typing import Any, NoReturn, TypeVar
 
 import numpy as np
 import streamlit as st
+from streamlit import runtime
 from streamlit.errors import StreamlitAPIException
 
 from core.agents.loaded import LoadedAgent, borrow_all
 from core.envs import get_spec
-from core.pacing.display import MOST, shown_rate
+from core.pacing.display import MOST, Throttle, shown_rate
 from core.recordings import Recording, RecordingLibrary, RecordingRequest
 from core.render import RenderingUnavailable
 from core.render.backend import one_policy_thread
+from dashboard import frame_feed
 from dashboard.episode_svg import episode_svg
 from dashboard.figures import episode_figure
 from dashboard.jobs import Job, Produce, shared_board
@@ -40,6 +42,7 @@ from dashboard.messages import MESSAGE_LIMIT, inert
 from dashboard.pool import shared_pool
 from dashboard.trace import mark
 from dashboard.widgets.episode_video import episode_video
+from dashboard.widgets.live_frames import live_frames
 
 # Redraws of a stream's growing reward chart per second (an env simulated step by step).
 CHART_RATE = 2.0
@@ -50,34 +53,6 @@ MOVE_POLL = 0.1
 FIRST_FRAME_PATIENCE = 1.0
 
 Result = TypeVar("Result")
-
-
-class Throttle:
-    """True at most `rate` times a second on average (and on the first call), for UI updates.
-
-    A token bucket, not a shortest interval: frames that come steadily a little faster than
-    `rate` (a thinned stream's: HalfCheetah's 20 a second drawn every 4th, 5 a second, for a
-    page showing 4.5) are shown at `rate`; a shortest interval of 1/`rate` would show every
-    other one, 2.5 a second, and the server would have drawn the rest for nothing.
-    """
-
-    BURST = 2.0  # tokens kept at most: enough to absorb a steady rate up to twice `rate`
-
-    def __init__(self, rate: float, clock: Callable[[], float] = time.perf_counter) -> None:
-        self.rate = float(rate)
-        self._clock = clock
-        self._tokens = 1.0
-        self._last: float | None = None
-
-    def ready(self) -> bool:
-        now = self._clock()
-        if self._last is not None:
-            self._tokens = min(self.BURST, self._tokens + (now - self._last) * self.rate)
-        self._last = now
-        if self._tokens >= 1.0:
-            self._tokens -= 1.0
-            return True
-        return False
 
 
 def _pending() -> tuple[str, Any]:
@@ -289,6 +264,18 @@ def _chart(slot: Any, objective_names: Sequence[str], steps: Sequence[Any], hori
     slot.image(episode_svg(objective_names, frames, totals, horizon), width="stretch")
 
 
+def _open_feed(job: Job, where: Any, horizon: int, file_name: str) -> str:
+    """Open a feed of `job`'s frames for this run and draw its picture in `where`; returns the
+    feed's token (closed by the caller when the run stops following the job)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    run = get_script_run_ctx()
+    token = frame_feed.shared_feeds().open(job, None if run is None else run.session_id)
+    label = f"Live episode {file_name.removesuffix('.mp4')}"
+    live_frames(where, frame_feed.feed_url(token), horizon, label)
+    return token
+
+
 def show_recording_live(
     library: RecordingLibrary,
     request: RecordingRequest,
@@ -311,16 +298,21 @@ def show_recording_live(
         show_recording(recording, objective_names, horizon, file_name, chart, widget_key)
         return recording
     progress = st.progress(0.0, text="Rendering…") if progress_total else None
+    # With the server's feed route the frames bypass Streamlit (`dashboard.frame_feed`); the
+    # notices then need a place of their own, above the picture.
+    feeding = frame_feed.installed() and runtime.exists()
+    notice_slot = st.empty() if feeding else None
     image_slot = st.empty()
     chart_slot = st.empty()
     frame_throttle = Throttle(MOST)
     chart_throttle = Throttle(CHART_RATE)
-    notice = queued_notice(image_slot)
+    notice = queued_notice(notice_slot or image_slot)
     # A started job left meanwhile (a fragment rerun after the page's block ended) is not used.
     own = started is None or started.cancelled
     job = _follow(library, request, agents) if own else started
     assert job is not None
     followed = time.monotonic()
+    feed = _open_feed(job, image_slot, horizon, file_name) if feeding else None
     try:
         frames_seen = 0
         frames_shown = 0
@@ -350,9 +342,12 @@ def show_recording_live(
                 if progress is not None and progress_total:
                     progress.progress(min(1.0, frames_seen / progress_total), text="Rendering…")
                 image = state.latest.image
+                if feed is not None and noticed and notice_slot is not None:
+                    notice_slot.empty()  # the feed paints the frames; the notice goes
+                    noticed = 0.0
                 # Fewer frames a second each while many streams play (`core.pacing.display`).
                 frame_throttle.rate = shown_rate(shared_pool().gate.live_streams())
-                if image is not None and (frame_throttle.ready() or record.done):
+                if feed is None and image is not None and (frame_throttle.ready() or record.done):
                     if not frames_shown:
                         mark("frame")
                     frames_shown += 1
@@ -377,6 +372,8 @@ def show_recording_live(
                     raise state.error
                 break
     finally:
+        if feed is not None:
+            frame_feed.shared_feeds().close(feed)
         if own:
             job.unsubscribe()
     st.session_state["_last_streamed"] = key  # the session's last finished stream (tests read it)

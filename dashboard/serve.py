@@ -4,7 +4,8 @@
 ``python -m streamlit run ...`` that, in a thread while Streamlit starts, chooses the OpenGL
 backend and imports what the first page run needs before its first widget (pandas, plotly, the
 UI modules), then the rest (torch, the agents, evaluation, rendering) if no page starts within
-seconds: `dashboard.warmup` says why nothing heavy runs while a browser loads the page.
+seconds: `dashboard.warmup` says why nothing heavy runs while a browser loads the page. It also
+adds the route that sends live streams' frames (`dashboard.frame_feed`).
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from collections.abc import Sequence
 def main(argv: Sequence[str] | None = None) -> None:
     from streamlit.web import cli
 
-    from dashboard import memory, warmup
+    from dashboard import frame_feed, memory, warmup
 
     skip_direct_run_warning()
+    frame_feed.install()
     warmup.start()
     memory.start_log_from_env()
 

@@ -682,7 +682,7 @@ def test_a_job_keeps_step_records_not_frame_images() -> None:
 
 
 def test_throttle_limits_the_rate() -> None:
-    from dashboard.live import Throttle
+    from core.pacing.display import Throttle
 
     throttle = Throttle(rate=5.0)
     assert throttle.ready() and not throttle.ready()
@@ -701,7 +701,7 @@ def test_throttle_limits_the_rate() -> None:
 def test_throttle_shows_its_rate_of_steady_frames(arrivals: float, rate: float, shown: int) -> None:
     """Frames coming every 1/`arrivals` s for 10 s: `rate` a second are shown (a shortest
     interval of 1/rate would show 25 of 5 a second for 4.5, and 100 of 20 for 12)."""
-    from dashboard.live import Throttle
+    from core.pacing.display import Throttle
 
     now = [0.0]
     throttle = Throttle(rate, clock=lambda: now[0])

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from dashboard.widgets.episode_video import TEST_ID as EPISODE_VIDEO_ID
+from dashboard.widgets.live_frames import TEST_ID as LIVE_FRAME_ID
 from tests.conftest import PEDA_FIXTURES, REPO_DIR
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -29,8 +30,12 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--autoplay-policy=no-user-gesture-required",
 ]
-# A frame streamed into the page (an st.image), not the reward chart's SVG picture beside it.
-STREAMED_FRAME = '[data-testid="stImage"] img:not([src^="data:image/svg"])'
+# A frame streamed into the page: the feed's picture once painted (`dashboard.frame_feed`), or
+# an st.image (a server without the feed route), not the reward chart's SVG picture beside it.
+STREAMED_FRAME = (
+    f'img[data-testid="{LIVE_FRAME_ID}"][src], '
+    '[data-testid="stImage"] img:not([src^="data:image/svg"])'
+)
 # An episode's finished MP4 (`dashboard.widgets.episode_video`).
 EPISODE_VIDEO = f'video[data-testid="{EPISODE_VIDEO_ID}"]'
 ARTIFACTS = REPO_DIR / "test-artifacts" / "e2e"

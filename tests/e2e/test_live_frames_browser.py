@@ -1,0 +1,129 @@
+"""The live picture's script (`dashboard.widgets.live_frames`) in Chromium, reading a feed
+written by the server's own code (`dashboard.frame_feed.frame_bytes`): frames cut across reads
+anywhere, only the newest complete one painted, hidden until the first, and the read stopped
+once the page removes the picture."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import numpy as np
+
+from dashboard.frame_feed import frame_bytes
+from dashboard.widgets.live_frames import TEST_ID, live_frames
+
+# A stand-in for `fetch`: the feed's bytes (window.__feed, base64) in pieces of
+# window.__piece bytes, one piece a window.__every ms, from when the page asks; an abort stops
+# it and is remembered (window.__aborted).
+FAKE_FETCH = """
+window.__aborted = false;
+window.fetch = (url, options) => {
+  window.__asked = url;
+  const bytes = Uint8Array.from(atob(window.__feed), (c) => c.charCodeAt(0));
+  let at = 0;
+  const body = new ReadableStream({
+    start(controller) {
+      const next = () => {
+        if (options.signal.aborted) return;
+        if (at >= bytes.length) { if (!window.__keepOpen) controller.close(); return; }
+        controller.enqueue(bytes.slice(at, at + window.__piece));
+        at += window.__piece;
+        setTimeout(next, window.__every);
+      };
+      options.signal.addEventListener('abort', () => {
+        window.__aborted = true;
+        controller.error(new DOMException('aborted', 'AbortError'));
+      });
+      setTimeout(next, window.__every);
+    },
+  });
+  return Promise.resolve(new Response(body, {status: 200}));
+};
+"""
+
+PICTURE = """
+() => {
+  const image = document.querySelector('img[data-testid="TEST_ID"]');
+  const figure = image.closest('figure');
+  return {src: image.getAttribute('src'), hidden: figure.hidden, width: image.naturalWidth,
+          height: image.naturalHeight, caption: figure.querySelector('figcaption').textContent,
+          alt: image.alt, asked: window.__asked, aborted: window.__aborted};
+}
+""".replace("TEST_ID", TEST_ID)
+
+
+class _Body:
+    """Stands for a Streamlit container: keeps what it is asked to draw."""
+
+    html_body = ""
+
+    def html(self, body: str, **_: Any) -> None:
+        self.html_body = body
+
+
+def _page_with_picture(page: Any, feed: bytes, piece: int, every_ms: int, keep_open: bool) -> None:
+    settings = (
+        f"window.__feed = '{base64.b64encode(feed).decode()}'; window.__piece = {piece}; "
+        f"window.__every = {every_ms}; window.__keepOpen = {str(keep_open).lower()};"
+    )
+    page.add_init_script(settings + FAKE_FETCH)
+    page.goto("about:blank")  # a new document: the stand-in is in place before the picture
+    body = _Body()
+    live_frames(body, "/_paretoscope/frames/abc", 500, 'Live episode "x" <b>')
+    page.set_content(f"<!doctype html><html><body>{body.html_body}</body></html>")
+
+
+def _frames(*sizes: tuple[int, int, int]) -> bytes:
+    """Frames of the given (step, height, width)."""
+    return b"".join(
+        frame_bytes(np.full((height, width, 3), 90, np.uint8), step)
+        for step, height, width in sizes
+    )
+
+
+def test_frames_cut_anywhere_are_painted_newest_first(page: Any) -> None:
+    feed = _frames((1, 24, 40), (2, 30, 50), (3, 36, 60))
+    # 5 bytes a read: every header and JPEG is split across reads.
+    _page_with_picture(page, feed, piece=5, every_ms=1, keep_open=False)
+    page.wait_for_function(
+        "() => document.querySelector('figcaption').textContent === 'step 3 / 500'",
+        timeout=20_000,
+    )
+    page.wait_for_function(
+        f"() => document.querySelector('img[data-testid=\"{TEST_ID}\"]').naturalWidth === 60"
+    )
+    shown = page.evaluate(PICTURE)
+    assert shown["src"].startswith("blob:") and not shown["hidden"]
+    assert (shown["width"], shown["height"]) == (60, 36)
+    assert shown["asked"] == "/_paretoscope/frames/abc"
+    assert shown["alt"] == 'Live episode "x" <b>'  # escaped in the markup, whole in the page
+
+
+def test_one_read_of_many_frames_paints_only_the_newest(page: Any) -> None:
+    """A browser that fell behind gets several frames in one read: it skips to the newest."""
+    feed = _frames((1, 24, 40), (2, 30, 50), (3, 36, 60))
+    _page_with_picture(page, feed, piece=len(feed), every_ms=500, keep_open=True)
+    page.evaluate(
+        """() => {
+      window.__painted = [];
+      const image = document.querySelector('img[data-testid="TEST_ID"]');
+      new MutationObserver(() => window.__painted.push(
+          document.querySelector('figcaption').textContent)).observe(
+        image, {attributes: true, attributeFilter: ['src']});
+    }""".replace("TEST_ID", TEST_ID)
+    )
+    page.wait_for_function("() => window.__painted.length > 0", timeout=10_000)
+    page.wait_for_timeout(300)
+    assert page.evaluate("() => window.__painted") == ["step 3 / 500"]
+
+
+def test_hidden_until_its_first_frame_and_stops_reading_once_removed(page: Any) -> None:
+    feed = _frames((7, 24, 40))
+    _page_with_picture(page, feed, piece=len(feed), every_ms=1500, keep_open=True)
+    before = page.evaluate(PICTURE)
+    assert before["hidden"] and before["src"] is None
+    page.wait_for_function("() => document.querySelector('figcaption').textContent !== ''")
+    assert page.evaluate(PICTURE)["caption"] == "step 7 / 500"
+    page.evaluate("() => document.querySelector('figure').remove()")
+    page.wait_for_function("() => window.__aborted === true", timeout=5_000)
