@@ -16,7 +16,9 @@ count. Prints the worst stall, the p95 of the streams' worst stalls, how many st
 over 1 s, the server's peak memory and the moves served (a first frame came) of those made.
 Splits the first-frame delay with the server's trace (`dashboard.trace`): key press -> the
 page's run reaches its slider ("run"; split again at the run's start: press -> start, start ->
-run), the run -> its first frame (or video) sent, sent -> on screen.
+run), the run -> its first frame (or video) sent (split again where the page's script asks
+the server's feed for the frames, `dashboard.frame_feed`: run -> asked, asked -> sent), sent ->
+on screen.
 Exits non-zero when a check fails (the stalls are reported, not checked).
 """
 
@@ -229,6 +231,8 @@ def split_delays(sessions: list[Session], trace: Path) -> dict[str, list[float]]
         "press -> start": [],
         "start -> run": [],
         "run -> sent": [],
+        "run -> asked": [],
+        "asked -> sent": [],
         "sent -> shown": [],
     }
     for session in sessions:
@@ -269,6 +273,19 @@ def split_delays(sessions: list[Session], trace: Path) -> dict[str, list[float]]
             if start is not None:
                 parts["press -> start"].append(start - pressed)
                 parts["start -> run"].append(run["t"] - start)
+            asked = next(
+                (
+                    event["t"]
+                    for event in events
+                    if event["session"] == run["session"]
+                    and event["event"] == "asked"
+                    and run["t"] <= event["t"] <= sent["t"]
+                ),
+                None,
+            )
+            if asked is not None:
+                parts["run -> asked"].append(asked - run["t"])
+                parts["asked -> sent"].append(sent["t"] - asked)
             parts["press -> run"].append(run["t"] - pressed)
             parts["run -> sent"].append(sent["t"] - run["t"])
             parts["sent -> shown"].append(max(0.0, shown - sent["t"]))

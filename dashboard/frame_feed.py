@@ -26,6 +26,7 @@ import io
 import secrets
 import struct
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +42,8 @@ HEADER = struct.Struct(">II")  # JPEG length, episode step
 JPEG_QUALITY = 90  # what `st.image` uses for an array
 # Seconds between two looks at a job for a new frame: the most a frame waits to be sent.
 POLL_SECONDS = 0.02
+# A wait between two frames sent that the trace notes (`dashboard.trace`, for benchmarks).
+SLOW_SECONDS = 0.5
 
 _installed = False
 
@@ -124,9 +127,11 @@ async def feed_frames(
     (`rate()` a second), the last frame always, until the job ends or `is_open()` turns
     false."""
     throttle = throttle or Throttle(MOST)
+    mark("asked", session=feed.session)  # the page's script asked for the frames
     seen = 0
     pending: Any = None
     first = True
+    sent = time.monotonic()
     while is_open():
         state = feed.job.wait(seen, None, timeout=0)
         if state.frames != seen and state.latest is not None:
@@ -138,9 +143,13 @@ async def feed_frames(
         if pending is not None and (last or throttle.ready()):
             frame, pending = pending, None
             data = await asyncio.to_thread(frame_bytes, frame.image, frame.record.step)
+            now = time.monotonic()
             if first:
                 mark("frame", session=feed.session)
                 first = False
+            elif now - sent > SLOW_SECONDS:
+                mark("slow frame", session=feed.session, seconds=round(now - sent, 3))
+            sent = now
             yield data
         if state.done and pending is None:
             return

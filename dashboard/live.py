@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, NoReturn, TypeVar
 
 import numpy as np
@@ -264,16 +264,63 @@ def _chart(slot: Any, objective_names: Sequence[str], steps: Sequence[Any], hori
     slot.image(episode_svg(objective_names, frames, totals, horizon), width="stretch")
 
 
-def _open_feed(job: Job, where: Any, horizon: int, file_name: str) -> str:
-    """Open a feed of `job`'s frames for this run and draw its picture in `where`; returns the
-    feed's token (closed by the caller when the run stops following the job)."""
+@dataclass
+class LivePlaces:
+    """Where a stream is drawn: its notices, its picture, its reward chart; with the server's
+    feed route (`dashboard.frame_feed`) the picture is painted by the feed `feed` of `job`,
+    and the notices have a place of their own above it."""
+
+    notice: Any
+    picture: Any
+    chart: Any
+    job: Job
+    feed: str | None = None
+
+    def close(self) -> None:
+        """Stop the feed (its picture keeps its last frame until the page redraws it)."""
+        if self.feed is not None:
+            frame_feed.shared_feeds().close(self.feed)
+            self.feed = None
+
+    def clear(self) -> None:
+        """Close and draw nothing in these places."""
+        self.close()
+        for place in (self.notice, self.picture, self.chart):
+            place.empty()
+
+
+def _place(job: Job, horizon: int, file_name: str) -> LivePlaces:
+    """Places for `job`'s stream, here on the page; with a feed, its picture drawn now."""
+    if not (frame_feed.installed() and runtime.exists()):
+        picture = st.empty()
+        return LivePlaces(picture, picture, st.empty(), job)
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+    notice, picture, chart = st.empty(), st.empty(), st.empty()
     run = get_script_run_ctx()
     token = frame_feed.shared_feeds().open(job, None if run is None else run.session_id)
     label = f"Live episode {file_name.removesuffix('.mp4')}"
-    live_frames(where, frame_feed.feed_url(token), horizon, label)
-    return token
+    live_frames(picture, frame_feed.feed_url(token), horizon, label)
+    return LivePlaces(notice, picture, chart, job, token)
+
+
+@contextlib.contextmanager
+def live_places(
+    where: Any, job: Job | None, horizon: int, file_name: str
+) -> Iterator[LivePlaces | None]:
+    """Place `job`'s stream now in `where` (a container), for `show_recording_live` later in
+    the block: Explore places its picture before drawing its front, so the browser asks for the
+    first frames while the front is drawn. The feed closes when the block ends, however it
+    ends."""
+    if job is None:
+        yield None
+        return
+    with where:
+        places = _place(job, horizon, file_name)
+    try:
+        yield places
+    finally:
+        places.close()
 
 
 def show_recording_live(
@@ -287,32 +334,41 @@ def show_recording_live(
     chart: bool = True,
     progress_total: int | None = None,
     started: Job | None = None,
+    places: LivePlaces | None = None,
 ) -> Recording | None:
     """Play `request`'s recording if the library has it; else follow the job that records it
     (`started`, from `recording_started`, or one started now), showing its frames as they come
-    (and a progress bar out of `progress_total` frames, when given), and rerun when it is
-    stored. Returns the recording when it is shown."""
+    (in `places`, from `live_places`, or places made here; and a progress bar out of
+    `progress_total` frames, when given), and rerun when it is stored. Returns the recording
+    when it is shown."""
     key = request.key()
     recording = library.get(key)
     if recording is not None:
+        if places is not None:
+            places.clear()
         show_recording(recording, objective_names, horizon, file_name, chart, widget_key)
         return recording
     progress = st.progress(0.0, text="Rendering…") if progress_total else None
-    # With the server's feed route the frames bypass Streamlit (`dashboard.frame_feed`); the
-    # notices then need a place of their own, above the picture.
-    feeding = frame_feed.installed() and runtime.exists()
-    notice_slot = st.empty() if feeding else None
-    image_slot = st.empty()
-    chart_slot = st.empty()
     frame_throttle = Throttle(MOST)
     chart_throttle = Throttle(CHART_RATE)
-    notice = queued_notice(notice_slot or image_slot)
     # A started job left meanwhile (a fragment rerun after the page's block ended) is not used.
     own = started is None or started.cancelled
     job = _follow(library, request, agents) if own else started
     assert job is not None
+    own_places = places is None or places.job is not job
+    if own_places:
+        if places is not None:
+            places.clear()
+        places = _place(job, horizon, file_name)
+    assert places is not None
+    feed, notice_slot, image_slot, chart_slot = (
+        places.feed,
+        places.notice,
+        places.picture,
+        places.chart,
+    )
+    notice = queued_notice(notice_slot)
     followed = time.monotonic()
-    feed = _open_feed(job, image_slot, horizon, file_name) if feeding else None
     try:
         frames_seen = 0
         frames_shown = 0
@@ -342,7 +398,7 @@ def show_recording_live(
                 if progress is not None and progress_total:
                     progress.progress(min(1.0, frames_seen / progress_total), text="Rendering…")
                 image = state.latest.image
-                if feed is not None and noticed and notice_slot is not None:
+                if feed is not None and noticed:
                     notice_slot.empty()  # the feed paints the frames; the notice goes
                     noticed = 0.0
                 # Fewer frames a second each while many streams play (`core.pacing.display`).
@@ -372,8 +428,8 @@ def show_recording_live(
                     raise state.error
                 break
     finally:
-        if feed is not None:
-            frame_feed.shared_feeds().close(feed)
+        if own_places:
+            places.close()
         if own:
             job.unsubscribe()
     st.session_state["_last_streamed"] = key  # the session's last finished stream (tests read it)

@@ -14,7 +14,7 @@ from dashboard.figures import FrontSeries, Marker, front_figure, target_grid
 from dashboard.jobs import Job
 from dashboard.known_front import describe_front, indicator_values, indicators_text
 from dashboard.limits import prerender_enabled
-from dashboard.live import recording_started, show_recording_live
+from dashboard.live import LivePlaces, live_places, recording_started, show_recording_live
 from dashboard.messages import describe, guard, inert
 from dashboard.prerender import offer_grid
 from dashboard.widgets import charts
@@ -259,7 +259,9 @@ def explore() -> None:
                     )
 
         # --- the live rollout ---------------------------------------------------------------------
-        def draw_video(started: Job | None) -> None:
+        file_name = f"{ctx.agent.name}-{prefs.format_vector(preference, 3)}.mp4"
+
+        def draw_video(started: Job | None, places: LivePlaces | None = None) -> None:
             with video_column:
                 # Looked up again: a recording started above may have been stored while the
                 # front was drawn (a sweep waiting for the only free worker), and then plays now.
@@ -282,8 +284,9 @@ def explore() -> None:
                         [loaded],
                         names,
                         request.horizon,
-                        file_name=f"{ctx.agent.name}-{prefs.format_vector(preference, 3)}.mp4",
+                        file_name=file_name,
                         started=started,
+                        places=places,
                     )
                     if shown is not None:
                         st.session_state["explore_result"] = {
@@ -296,15 +299,19 @@ def explore() -> None:
                             "seed": request.seed,
                         }
 
-        # A finished video goes first (it then plays sooner); a new one streams after the front,
-        # its first frames drawn while the front is.
+        # A finished video goes first (it then plays sooner); a new one is placed first and
+        # followed after the front, its first frames drawn (and, from the server's feed,
+        # painted) while the front is.
         if recording is not None:
             draw_video(None)
             draw_front()
         else:
-            with recording_started(ctx.library, request, [loaded]) as started:
+            with (
+                recording_started(ctx.library, request, [loaded]) as started,
+                live_places(video_column, started, request.horizon, file_name) as places,
+            ):
                 draw_front()
-                draw_video(started)
+                draw_video(started, places)
 
 
 explore()
