@@ -44,6 +44,7 @@ from tests.e2e.conftest import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
     EPISODE_VIDEO,
+    FRAME_NAME,
     STREAMED_FRAME,
     start_server,
     stop_server,
@@ -58,18 +59,19 @@ STALL_LIMIT = 1.0  # seconds: a stream without a new frame for longer stalled
 POLL_SECONDS = 0.25
 SLIDER = '[data-testid="stSlider"] input[type="range"]'
 # Armed just before a slider move: the time of the first new frame after it. A new frame is a
-# streamed image (not the SVG reward chart) whose source was not on the page at the move, or (a
-# cached episode) a playable video under a caption that names the new preference. Also counts
-# error elements.
-# A stream (first frame an image) is followed frame by frame: each image source not seen before
-# in it is a new frame; `gap` is the longest time between two new frames. It is closed (pushed
-# to window.__streams with `tail`, the time from its last frame to the end) when its video is
-# playable, at the next move, or by CLOSE at the end of the run.
+# streamed frame (not the SVG reward chart) whose name (`FRAME_NAME`) was not on the page at the
+# move, or (a cached episode) a playable video under a caption that names the new preference.
+# Also counts error elements.
+# A stream (first frame a streamed one) is followed frame by frame: each frame name not seen
+# before in it is a new frame; `gap` is the longest time between two new frames. It is closed
+# (pushed to window.__streams with `tail`, the time from its last frame to the end) when its
+# video is playable, at the next move, or by CLOSE at the end of the run.
 ARM = """
 (expected) => {
   const fresh = (element) => !element.closest('[data-stale="true"]');
   const frames = () => Array.from(document.querySelectorAll('STREAMED_FRAME'));
-  const seen = new Set(frames().map((i) => i.src));
+  const name = FRAME_NAME;
+  const seen = new Set(frames().map(name));
   const close = (stream, how, now) => {
     if (!stream || !stream.streamed || stream.ended) return;
     stream.ended = how;
@@ -91,8 +93,9 @@ ARM = """
     if (state.video === null) {
       let new_frame = false;
       for (const image of frames()) {
-        if (fresh(image) && image.src && !seen.has(image.src)) {
-          seen.add(image.src);
+        const frame = name(image);
+        if (fresh(image) && frame && !seen.has(frame)) {
+          seen.add(frame);
           new_frame = true;
         }
       }
@@ -117,6 +120,7 @@ ARM = """
   requestAnimationFrame(check);
 }
 """.replace("STREAMED_FRAME", STREAMED_FRAME).replace("EPISODE_VIDEO", EPISODE_VIDEO)
+ARM = ARM.replace("FRAME_NAME", FRAME_NAME)
 # At the end of the run: closes the stream still playing, if any, and returns every stream.
 CLOSE = """
 () => {

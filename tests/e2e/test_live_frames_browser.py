@@ -1,7 +1,7 @@
 """The live picture's script (`dashboard.widgets.live_frames`) in Chromium, reading a feed
 written by the server's own code (`dashboard.frame_feed.frame_bytes`): frames cut across reads
-anywhere, only the newest complete one painted, hidden until the first, and the read stopped
-once the page removes the picture."""
+anywhere, only the newest complete one painted (its pixels, its size, its step), hidden until
+the first, and the read stopped once the page removes the picture."""
 
 from __future__ import annotations
 
@@ -44,11 +44,14 @@ window.fetch = (url, options) => {
 
 PICTURE = """
 () => {
-  const image = document.querySelector('img[data-testid="TEST_ID"]');
-  const figure = image.closest('figure');
-  return {src: image.getAttribute('src'), hidden: figure.hidden, width: image.naturalWidth,
-          height: image.naturalHeight, caption: figure.querySelector('figcaption').textContent,
-          alt: image.alt, asked: window.__asked, aborted: window.__aborted};
+  const canvas = document.querySelector('canvas[data-testid="TEST_ID"]');
+  const figure = canvas.closest('figure');
+  const middle = canvas.width ? canvas.getContext('2d').getImageData(
+    canvas.width >> 1, canvas.height >> 1, 1, 1).data[0] : null;
+  return {frame: canvas.dataset.frame || null, hidden: figure.hidden, width: canvas.width,
+          height: canvas.height, caption: figure.querySelector('figcaption').textContent,
+          label: canvas.getAttribute('aria-label'), middle: middle, asked: window.__asked,
+          aborted: window.__aborted};
 }
 """.replace("TEST_ID", TEST_ID)
 
@@ -75,9 +78,9 @@ def _page_with_picture(page: Any, feed: bytes, piece: int, every_ms: int, keep_o
 
 
 def _frames(*sizes: tuple[int, int, int]) -> bytes:
-    """Frames of the given (step, height, width)."""
+    """Frames of the given (step, height, width), each a flat grey of level 40 x step (mod 256)."""
     return b"".join(
-        frame_bytes(np.full((height, width, 3), 90, np.uint8), step)
+        frame_bytes(np.full((height, width, 3), (40 * step) % 256, np.uint8), step)
         for step, height, width in sizes
     )
 
@@ -90,14 +93,12 @@ def test_frames_cut_anywhere_are_painted_newest_first(page: Any) -> None:
         "() => document.querySelector('figcaption').textContent === 'step 3 / 500'",
         timeout=20_000,
     )
-    page.wait_for_function(
-        f"() => document.querySelector('img[data-testid=\"{TEST_ID}\"]').naturalWidth === 60"
-    )
     shown = page.evaluate(PICTURE)
-    assert shown["src"].startswith("blob:") and not shown["hidden"]
+    assert shown["frame"].startswith("abc:") and not shown["hidden"]
     assert (shown["width"], shown["height"]) == (60, 36)
+    assert abs(shown["middle"] - 120) <= 3  # the third frame's grey, not another's
     assert shown["asked"] == "/_paretoscope/frames/abc"
-    assert shown["alt"] == 'Live episode "x" <b>'  # escaped in the markup, whole in the page
+    assert shown["label"] == 'Live episode "x" <b>'  # escaped in the markup, whole in the page
 
 
 def test_one_read_of_many_frames_paints_only_the_newest(page: Any) -> None:
@@ -107,10 +108,10 @@ def test_one_read_of_many_frames_paints_only_the_newest(page: Any) -> None:
     page.evaluate(
         """() => {
       window.__painted = [];
-      const image = document.querySelector('img[data-testid="TEST_ID"]');
+      const canvas = document.querySelector('canvas[data-testid="TEST_ID"]');
       new MutationObserver(() => window.__painted.push(
           document.querySelector('figcaption').textContent)).observe(
-        image, {attributes: true, attributeFilter: ['src']});
+        canvas, {attributes: true, attributeFilter: ['data-frame']});
     }""".replace("TEST_ID", TEST_ID)
     )
     page.wait_for_function("() => window.__painted.length > 0", timeout=10_000)
@@ -122,7 +123,7 @@ def test_hidden_until_its_first_frame_and_stops_reading_once_removed(page: Any) 
     feed = _frames((7, 24, 40))
     _page_with_picture(page, feed, piece=len(feed), every_ms=1500, keep_open=True)
     before = page.evaluate(PICTURE)
-    assert before["hidden"] and before["src"] is None
+    assert before["hidden"] and before["frame"] is None
     page.wait_for_function("() => document.querySelector('figcaption').textContent !== ''")
     assert page.evaluate(PICTURE)["caption"] == "step 7 / 500"
     page.evaluate("() => document.querySelector('figure').remove()")

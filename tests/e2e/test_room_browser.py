@@ -17,7 +17,14 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import EPISODE_VIDEO, STREAMED_FRAME, screenshot, serving, start_server
+from tests.e2e.conftest import (
+    EPISODE_VIDEO,
+    FRAME_NAME,
+    STREAMED_FRAME,
+    screenshot,
+    serving,
+    start_server,
+)
 from tests.e2e.test_dashboard_browser import TIMEOUT_MS, slider_value
 
 pytestmark = pytest.mark.slow
@@ -50,16 +57,18 @@ VIDEO_SHOWS = """
 }
 """.replace("EPISODE_VIDEO", EPISODE_VIDEO)
 # Armed just before a slider move to `expected` (the slider's value after it): the time of the
-# first fresh frame for it. Fresh is a streamed image whose source was not on the page at the move,
+# first fresh frame for it. Fresh is a streamed frame whose name was not on the page at the move,
 # seen while the address names the new preference (so not a late frame of the stream the move
 # left), or a playable video under a caption that names the new preference. Neither may be in
 # an element the page marks stale (left over from the run before).
-ARM = """
+ARM = (
+    """
 (expected) => {
   const frames = 'STREAMED_FRAME';
   const fresh = (element) => !element.closest('[data-stale="true"]');
   const near = (text) => text !== null && Math.abs(parseFloat(text) - expected) < 1e-6;
-  const seen = new Set([...document.querySelectorAll(frames)].map((image) => image.src));
+  const name = FRAME_NAME;
+  const seen = new Set([...document.querySelectorAll(frames)].map(name));
   const state = {start: performance.now(), frame: null, how: null};
   if (window.__room) window.__room.stop();
   window.__room = state;
@@ -72,7 +81,7 @@ ARM = """
     if (state.frame !== null) return;
     const now = performance.now();
     if (addressed() && [...document.querySelectorAll(frames)].some(
-        (image) => image.src && fresh(image) && !seen.has(image.src))) {
+        (image) => name(image) && fresh(image) && !seen.has(name(image)))) {
       state.how = 'frame';
     }
     if (state.how === null && videoShows(expected)) state.how = 'video';
@@ -85,7 +94,10 @@ ARM = """
   state.stop = () => { observer.disconnect(); clearInterval(timer); };
   check();
 }
-""".replace("VIDEO_SHOWS", VIDEO_SHOWS.strip()).replace("STREAMED_FRAME", STREAMED_FRAME)
+""".replace("VIDEO_SHOWS", VIDEO_SHOWS.strip())
+    .replace("STREAMED_FRAME", STREAMED_FRAME)
+    .replace("FRAME_NAME", FRAME_NAME)
+)
 # The armed move's result (milliseconds to its first fresh frame, and how) and the page's errors.
 READ = """
 () => ({
