@@ -24,12 +24,14 @@ def _attributes(markup: str) -> dict[str, str]:
     return dict(re.findall(r'([\w-]+)(?:="([^"]*)")?', markup.removeprefix("<video ")))
 
 
-def test_the_player_autoplays_muted_in_a_loop_with_controls() -> None:
+def test_the_player_autoplays_muted_in_a_loop_and_takes_the_focus() -> None:
+    """Its controls come on hover or focus (`tests/e2e/test_episode_player_browser.py`)."""
     at = AppTest.from_function(_page).run()
     assert not at.exception
     (markup,) = episode_videos(at)
     attributes = _attributes(markup.split(">")[0])
-    assert {"autoplay", "muted", "loop", "playsinline", "controls"} <= attributes.keys()
+    assert {"autoplay", "muted", "loop", "playsinline"} <= attributes.keys()
+    assert attributes["tabindex"] == "0" and "controls" not in attributes
     # The label is text, never markup.
     assert attributes["aria-label"] == "seed 3 &quot;fast&quot; &lt;gait&gt;"
 
