@@ -470,3 +470,43 @@ def test_a_stream_closed_early_releases_its_render_thread() -> None:
     assert len(render_threads()) == 1
     stream.close()
     assert render_threads() == []
+
+
+def test_streams_borrow_a_warm_renderer_per_frame_and_draw_their_own_states(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two streams' frames drawn in turn (each stream with its own model, as two episodes have)
+    are the very pictures a renderer of each one's own draws, and take one warm renderer
+    between them, not one each."""
+    from dataclasses import dataclass
+
+    from core.render import warm
+    from core.render.deferred import StateFrames
+
+    pool = warm.WarmRenderers()
+    monkeypatch.setattr(warm, "_shared", pool)  # none idle yet: each one needed is made
+
+    @dataclass
+    class Kept:
+        data: object
+
+    first_model, first_states = simulation_states(3)
+    second_model, second_states = simulation_states(6)
+    second_states = second_states[3:]  # later states: other pictures
+    streams = [
+        (StateFrames(first_model, get_spec(ENV), SIZE), first_model, first_states),
+        (StateFrames(second_model, get_spec(ENV), SIZE), second_model, second_states),
+    ]
+    drawn: list[list[np.ndarray]] = [[], []]
+    for index in range(3):
+        for lane, (frames, _, states) in enumerate(streams):
+            drawn[lane].append(frames.draw(frames.keep(Kept(states[index]))))  # type: ignore[arg-type]
+    assert pool.made == 1
+    for lane, (frames, model, states) in enumerate(streams):
+        frames.close()
+        with FrameRenderer(model, get_spec(ENV).camera, SIZE) as own:  # type: ignore[arg-type]
+            for picture, state in zip(drawn[lane], states, strict=True):
+                assert_not_blank(picture)
+                assert np.array_equal(picture, own.render(state))
+    assert not np.array_equal(drawn[0][0], drawn[1][0])
+    pool.close()

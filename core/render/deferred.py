@@ -42,7 +42,11 @@ class FrameSource(Protocol):
 
 
 class StateFrames:
-    """MuJoCo frames from kept physics states, drawn by a warm renderer (`core.render.warm`)."""
+    """MuJoCo frames from kept physics states, drawn by a warm renderer (`core.render.warm`)
+    borrowed for each frame: the renderers a server makes are as many as the frames drawn at
+    once (its rendering workers), not as many as its streams. Making one holds Python's lock
+    for ~0.2 s (more on a busy machine), which stalled every other stream's frames and every
+    page's messages while a room's new streams made theirs."""
 
     skippable = True
 
@@ -50,23 +54,19 @@ class StateFrames:
         import mujoco
 
         from core.render.renderer import FrameRenderer
-        from core.render.warm import warm_renderers
 
         self._mujoco = mujoco
         self._model = model
+        self._spec = spec
+        self._size = check_size(size)
         self._what = mujoco.mjtState.mjSTATE_PHYSICS
         self._length = mujoco.mj_stateSize(model, self._what)
         self._scratch = mujoco.MjData(model)
         self._lease = contextlib.ExitStack()
-        if warm:
-            self._renderer = self._lease.enter_context(
-                warm_renderers().lend(model, spec, check_size(size))
-            )
-        else:  # its own, made (with its GL threads) at this thread's OS priority
+        self._own: Any = None
+        if not warm:  # its own, made (with its GL threads) at this thread's OS priority
             assert spec.camera is not None
-            self._renderer = self._lease.enter_context(
-                FrameRenderer(model, spec.camera, check_size(size))
-            )
+            self._own = self._lease.enter_context(FrameRenderer(model, spec.camera, self._size))
 
     def keep(self, record: StepRecord) -> np.ndarray:
         state = np.empty(self._length)
@@ -74,12 +74,17 @@ class StateFrames:
         return state
 
     def draw(self, kept: np.ndarray) -> np.ndarray:
+        from core.render.warm import warm_renderers
+
         self._mujoco.mj_setState(self._model, self._scratch, kept, self._what)
         self._mujoco.mj_forward(self._model, self._scratch)
-        return self._renderer.render(self._scratch)
+        if self._own is not None:
+            return self._own.render(self._scratch)
+        with warm_renderers().lend(self._model, self._spec, self._size) as renderer:
+            return renderer.render(self._scratch)
 
     def close(self) -> None:
-        """Give the renderer back for the next stream."""
+        """Close the renderer of its own, if any."""
         self._lease.close()
 
 

@@ -1,4 +1,4 @@
-"""Warm renderers, kept for the next stream: making a `FrameRenderer` costs ~0.3 s on a CPU
+"""Warm renderers, kept for the next frame: making a `FrameRenderer` costs ~0.3 s on a CPU
 (a GL context, the model's meshes and textures uploaded, fonts), drawing a frame ~0.02 s, so a
 server that made one per episode spent most of a new viewer's first frame making it.
 
