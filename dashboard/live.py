@@ -5,8 +5,9 @@ work holding a worker for its whole length.
 
 `show_recording_live` is what a page calls with a core recording request
 (`core.recordings`): a recording already in the library plays at once; otherwise the page
-follows the job that records it (frames as they are drawn, progressive `st.image` updates and a
-reward chart: the whole episode's once a paced recording has simulated it, else a live one;
+follows the job that records it (frames as they are drawn: painted from the server's feed,
+`dashboard.frame_feed`, or `st.image` updates on a server without it; and a reward chart: the
+whole episode's once a paced recording has simulated it, else a live one;
 "queued (k ahead)" while other work waits for a worker, or "waiting for a
 free worker" when a live stream's first frame is late), and when the recording is stored the
 page reruns so the finished MP4 replaces the stream. Viewers asking for the same recording

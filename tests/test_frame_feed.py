@@ -5,6 +5,7 @@ closed), and its route driven as an ASGI app (no HTTP client needed)."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import io
 import threading
 import time
@@ -60,12 +61,19 @@ def _job_of(steps: int, interval: float = 0.0) -> Job:
     return JobBoard().follow(f"job-{steps}-{interval}", produce, lambda _: None)
 
 
+def _run(coroutine: Any) -> Any:
+    """`asyncio.run(coroutine)` in a thread of its own: a browser test's Playwright may hold a
+    running event loop in this one."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def _collect(feed: Feed, is_open: Any = lambda: True, throttle: Throttle | None = None) -> bytes:
     async def gather() -> bytes:
         chunks = [chunk async for chunk in feed_frames(feed, is_open, lambda: 12.0, throttle)]
         return b"".join(chunks)
 
-    return asyncio.run(asyncio.wait_for(gather(), timeout=20))
+    return _run(asyncio.wait_for(gather(), timeout=20))
 
 
 def test_a_frame_is_its_step_and_a_jpeg_of_the_picture() -> None:
@@ -113,7 +121,7 @@ def test_the_feed_sends_every_frame_when_the_page_may_show_them_all() -> None:
             sent.release()
         return steps
 
-    assert asyncio.run(asyncio.wait_for(gather(), timeout=20)) == [1, 2, 3, 4, 5]
+    assert _run(asyncio.wait_for(gather(), timeout=20)) == [1, 2, 3, 4, 5]
     job.unsubscribe()
 
 
@@ -178,7 +186,7 @@ def test_the_route_serves_an_open_feed_uncompressed_and_uncached() -> None:
     token = shared_feeds().open(job)
     try:
         assert feed_url(token) == FEED_PATH + token
-        status, headers, body = asyncio.run(_call(feed_url(token)))
+        status, headers, body = _run(_call(feed_url(token)))
     finally:
         shared_feeds().close(token)
         job.unsubscribe()
@@ -190,5 +198,5 @@ def test_the_route_serves_an_open_feed_uncompressed_and_uncached() -> None:
 
 @pytest.mark.parametrize("token", ["not-a-feed", "..%2F..%2Fetc%2Fpasswd"])
 def test_the_route_answers_404_for_a_feed_that_is_not_open(token: str) -> None:
-    status, _, body = asyncio.run(_call(FEED_PATH + token))
+    status, _, body = _run(_call(FEED_PATH + token))
     assert status == 404 and b"no such live stream" in body

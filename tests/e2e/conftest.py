@@ -32,10 +32,8 @@ CHROMIUM_ARGS = [
 ]
 # A frame streamed into the page: the feed's picture once painted (`dashboard.frame_feed`), or
 # an st.image (a server without the feed route), not the reward chart's SVG picture beside it.
-STREAMED_FRAME = (
-    f'canvas[data-testid="{LIVE_FRAME_ID}"][data-frame], '
-    '[data-testid="stImage"] img:not([src^="data:image/svg"])'
-)
+FEED_FRAME = f'canvas[data-testid="{LIVE_FRAME_ID}"][data-frame]'
+STREAMED_FRAME = f'{FEED_FRAME}, [data-testid="stImage"] img:not([src^="data:image/svg"])'
 # A JavaScript function naming the frame such an element shows (a new name is a new frame).
 FRAME_NAME = "((frame) => frame.getAttribute('src') || frame.dataset.frame || null)"
 # An episode's finished MP4 (`dashboard.widgets.episode_video`).

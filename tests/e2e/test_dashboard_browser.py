@@ -15,6 +15,7 @@ import pytest
 from tests.conftest import FIXTURES_DIR
 from tests.e2e.conftest import (
     EPISODE_VIDEO,
+    FEED_FRAME,
     FRAME_AT_TOP,
     PARALLEL_PLOT_AREA,
     STREAMED_FRAME,
@@ -57,17 +58,22 @@ PAGE_STATE = """
 })
 """
 
-# Remembers whether a streamed frame (an st.image) appeared since it was installed.
+# Counts the streamed frames seen since it was installed, and those painted from the server's
+# feed (`dashboard.frame_feed`: a real server serves its route). Counted in the mutation
+# callbacks themselves: a short episode (the random agent's minecart runs ~80 steps, a frame
+# every 6) can show a frame and replace it by the video before a later look would find it.
 WATCH_FRAMES = """
 () => {
   window.__framesSeen = 0;
+  window.__feedFramesSeen = 0;
   const count = () => {
     if (document.querySelector('STREAMED_FRAME')) window.__framesSeen += 1;
+    if (document.querySelector('FEED_FRAME')) window.__feedFramesSeen += 1;
   };
   new MutationObserver(count).observe(document.body, {subtree: true, childList: true,
                                                      attributes: true});
 }
-""".replace("STREAMED_FRAME", STREAMED_FRAME)
+""".replace("STREAMED_FRAME", STREAMED_FRAME).replace("FEED_FRAME", FEED_FRAME)
 
 
 # Inside the front chart's frame: the centres of the points of the trace whose legend entry is
@@ -142,6 +148,7 @@ def test_explore_slider_stream_video_and_click_replay(server: str, page) -> None
     page.keyboard.press("ArrowRight")
     page.wait_for_function("() => window.__framesSeen > 0", timeout=TIMEOUT_MS)
     screenshot(page, "02-explore-streaming")
+    assert page.evaluate("() => window.__feedFramesSeen") > 0  # painted from the server's feed
     second_video = wait_for_playing_video(page, first_video)
     assert slider_value(page) == 0.55
     page.wait_for_function(
@@ -227,24 +234,6 @@ CAPTION_SHOWS = """
     && !caption.closest('[data-stale="true"]'))
 """
 
-# Counts streamed frames from the mutation records themselves: a short episode (the random
-# agent's minecart runs ~80 steps, a frame every 6) can show a frame and replace it by the
-# video before a later look at the page would find it.
-WATCH_ADDED_FRAMES = """
-() => {
-  window.__framesSeen = 0;
-  const frame = '[data-testid="stImage"]';
-  const isFrame = (node) => node.nodeType === 1 &&
-    (node.matches(frame) || node.matches(`${frame} img`) || node.querySelector(frame) !== null);
-  new MutationObserver((records) => {
-    for (const record of records) {
-      if ([...record.addedNodes].some(isFrame)) window.__framesSeen += 1;
-    }
-    if (document.querySelector(`${frame} img`)) window.__framesSeen += 1;
-  }).observe(document.body, {subtree: true, childList: true, attributes: true});
-}
-"""
-
 
 def test_minecart_with_the_random_agent_slider_frames_video(server: str, page) -> None:  # noqa: ANN001
     # An env the assets folder has nothing for: opened by link, with the built-in agent. Seed
@@ -264,7 +253,7 @@ def test_minecart_with_the_random_agent_slider_frames_video(server: str, page) -
     screenshot(page, "07-minecart-loaded")
 
     # One step of the first weight: frames of the new episode stream in, then its video plays.
-    page.evaluate(WATCH_ADDED_FRAMES)
+    page.evaluate(WATCH_FRAMES)
     slider.focus()
     page.keyboard.press("ArrowRight")
     page.wait_for_function("() => window.__framesSeen > 0", timeout=TIMEOUT_MS)
