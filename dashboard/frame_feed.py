@@ -5,12 +5,12 @@ Each frame shown as an `st.image` is a message that makes the viewer's browser r
 page around it (React and its styling; measured: twice the script time and five times the
 layout and paint of a bare page). Eight such pages on the two cores that also serve and render
 were most of the delay from a move to its first frame. A feed sends the pictures instead as
-length-prefixed JPEGs on one response that a small script on the page reads and paints into
-one `<img>` (`dashboard.widgets.live_frames`); the page is left alone.
+length-prefixed JPEGs on one response that a small script on the page reads and paints onto
+one `<canvas>` (`dashboard.widgets.live_frames`); the page is left alone.
 
 A page run that follows a job (`dashboard.live`) opens a feed of it: a random token that names
 the job for as long as the run follows it. The route (`FEED_PATH`) sends the job's latest frame
-at the rate the page may show (`core.pacing.display.shown_rate`, shared by every live stream),
+at the rate the page may show (`dashboard.pool.live_shown_rate`, shared by every live stream),
 always the newest one when the viewer's connection was slow, and ends with the job or when the
 run closes the feed. The route is added to Streamlit's own server by `install` (called by
 `dashboard.serve` before the server starts); where it is not (AppTest, a bare
@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from core.pacing.display import MOST, Throttle, shown_rate
+from core.pacing.display import MOST, Throttle
 from dashboard.jobs import Job
 from dashboard.trace import mark
 
@@ -138,7 +138,8 @@ async def feed_frames(
             seen = state.frames
             if getattr(state.latest, "image", None) is not None:
                 pending = state.latest
-        throttle.rate = rate()
+        if pending is not None:
+            throttle.rate = rate()  # asked only with a frame to send: it takes the gate's lock
         last = state.done or (pending is not None and getattr(pending.record, "done", False))
         if pending is not None and (last or throttle.ready()):
             frame, pending = pending, None
@@ -154,12 +155,6 @@ async def feed_frames(
         if state.done and pending is None:
             return
         await asyncio.sleep(POLL_SECONDS)
-
-
-def _live_rate() -> float:
-    from dashboard.pool import shared_pool
-
-    return shown_rate(shared_pool().gate.live_streams())
 
 
 def _base_path() -> str:
@@ -181,13 +176,15 @@ def feed_route() -> Any:
     from starlette.responses import PlainTextResponse, Response, StreamingResponse
     from starlette.routing import Route
 
+    from dashboard.pool import live_shown_rate
+
     async def serve(request: Request) -> Response:
         token = request.path_params["token"]
         feed = _feeds.get(token)
         if feed is None:
             return PlainTextResponse("no such live stream (it ended)", status_code=404)
         return StreamingResponse(
-            feed_frames(feed, lambda: _feeds.get(token) is feed, _live_rate),
+            feed_frames(feed, lambda: _feeds.get(token) is feed, live_shown_rate),
             media_type="application/octet-stream",
             # Not compressed (JPEGs do not shrink, and a compressor would hold frames back),
             # not cached, not sniffed.

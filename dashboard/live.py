@@ -31,7 +31,7 @@ from streamlit.errors import StreamlitAPIException
 
 from core.agents.loaded import LoadedAgent, borrow_all
 from core.envs import get_spec
-from core.pacing.display import MOST, Throttle, shown_rate
+from core.pacing.display import MOST, Throttle
 from core.recordings import Recording, RecordingLibrary, RecordingRequest
 from core.render import RenderingUnavailable
 from core.render.backend import one_policy_thread
@@ -40,7 +40,7 @@ from dashboard.episode_svg import episode_svg
 from dashboard.figures import episode_figure
 from dashboard.jobs import Job, Produce, shared_board
 from dashboard.messages import MESSAGE_LIMIT, inert
-from dashboard.pool import shared_pool
+from dashboard.pool import live_shown_rate, shared_pool
 from dashboard.trace import mark
 from dashboard.widgets.episode_video import episode_video
 from dashboard.widgets.live_frames import live_frames
@@ -402,18 +402,19 @@ def show_recording_live(
                 if feed is not None and noticed:
                     notice_slot.empty()  # the feed paints the frames; the notice goes
                     noticed = 0.0
-                # Fewer frames a second each while many streams play (`core.pacing.display`).
-                frame_throttle.rate = shown_rate(shared_pool().gate.live_streams())
-                if feed is None and image is not None and (frame_throttle.ready() or record.done):
-                    if not frames_shown:
-                        mark("frame")
-                    frames_shown += 1
-                    image_slot.image(
-                        image,
-                        caption=f"step {record.step} / {horizon}",
-                        output_format="JPEG",
-                        width="stretch",
-                    )
+                if feed is None and image is not None:
+                    # Fewer frames a second each while many streams play.
+                    frame_throttle.rate = live_shown_rate()
+                    if frame_throttle.ready() or record.done:
+                        if not frames_shown:
+                            mark("frame")
+                        frames_shown += 1
+                        image_slot.image(
+                            image,
+                            caption=f"step {record.step} / {horizon}",
+                            output_format="JPEG",
+                            width="stretch",
+                        )
                 whole = getattr(state.latest, "episode", None)
                 if chart and whole is not None and charted >= 0:
                     # The whole episode was simulated ahead: its chart, once.

@@ -68,3 +68,11 @@ def set_shared_pool(pool: RolloutPool | None) -> None:
     global _shared
     with _shared_lock:
         _shared = pool
+
+
+def live_shown_rate() -> float:
+    """Frames a second each live stream's page shows now, the budget shared by the streams the
+    server's gate has open (`core.pacing.display.shown_rate`)."""
+    from core.pacing.display import shown_rate
+
+    return shown_rate(shared_pool().gate.live_streams())
