@@ -38,6 +38,7 @@ from tests.e2e.conftest import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
     EPISODE_VIDEO,
+    FRAME_NAME,
     STREAMED_FRAME,
     start_server,
     stop_server,
@@ -51,6 +52,21 @@ from tests.e2e.conftest import (  # noqa: E402
 ARM = """
 (expected) => {
   const FRAME = 'STREAMED_FRAME';
+  const name = FRAME_NAME;
+  const frames = () => Array.from(document.querySelectorAll(FRAME));
+  // New: a frame not on the page at the move, not of an episode the live picture (kept across
+  // runs) showed then, not left over from the run before; or drawn at full strength while
+  // Streamlit still marks it stale (it does so for about half a second, then fades it).
+  const seen = new Set(frames().map(name));
+  const before = new Set(frames().map((frame) => frame.dataset.episode).filter(Boolean));
+  const shown = (frame) => {
+    if (!name(frame) || seen.has(name(frame))) return false;
+    if (frame.dataset.episode && before.has(frame.dataset.episode)) return false;
+    const stale = frame.closest('[data-stale="true"]');
+    return !stale || (frame.dataset.episode !== undefined &&
+                      parseFloat(getComputedStyle(stale).opacity) >= 0.9);
+  };
+  const newFrame = () => frames().some(shown);
   window.__bench = {start: performance.now(), frame: null, video: null};
   const pattern = /^Preference \\S+ ([\\d.]+), \\S+ ([\\d.]+)/;
   const showsExpected = () => {
@@ -63,20 +79,24 @@ ARM = """
   };
   const check = () => {
     const now = performance.now();
-    if (window.__bench.frame === null && document.querySelector(FRAME)) window.__bench.frame = now;
+    if (window.__bench.frame === null && newFrame()) window.__bench.frame = now;
     const video = document.querySelector('EPISODE_VIDEO');
     if (window.__bench.video === null && video && video.readyState >= 2 && showsExpected())
       window.__bench.video = now;
     if (window.__bench.video === null) requestAnimationFrame(check);
   };
   new MutationObserver(() => {
-    if (window.__bench.frame === null && document.querySelector(FRAME)) {
-      window.__bench.frame = performance.now();
-    }
-  }).observe(document.body, {subtree: true, childList: true});
+    if (window.__bench.frame === null && newFrame()) window.__bench.frame = performance.now();
+  }).observe(document.body, {subtree: true, childList: true, attributes: true,
+                             attributeFilter: ['data-frame', 'src']});
   requestAnimationFrame(check);
 }
-""".replace("STREAMED_FRAME", STREAMED_FRAME).replace("EPISODE_VIDEO", EPISODE_VIDEO)
+"""
+ARM = (
+    ARM.replace("STREAMED_FRAME", STREAMED_FRAME)
+    .replace("EPISODE_VIDEO", EPISODE_VIDEO)
+    .replace("FRAME_NAME", FRAME_NAME)
+)
 READ = "() => window.__bench"
 SLIDER = '[data-testid="stSlider"] input[type="range"]'
 FLOOR_APP = Path(__file__).resolve().parent / "floor_app.py"

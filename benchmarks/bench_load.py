@@ -8,17 +8,19 @@ seconds (a seeded random walk, so sessions differ and sometimes meet) for the gi
 Checks that every session gets its videos and that no page shows an error or an exception;
 samples the server's memory (its whole process group: Python and the ffmpeg encoders) and
 requires it under 3 GB. Prints p50 / p95 of the time from a slider change to the first frame
-of the new episode (a streamed image, or the finished video when the episode was cached),
-and the stalls of the live streams: once a stream plays (its first new frame after a move), the
+of the new episode (a streamed image, or the finished video when the episode was cached;
+a frame of Explore's kept picture counts while Streamlit still draws it at full strength,
+"once fresh" waits for its element to be the new run's), and the stalls of the live streams: once a stream plays (its first new frame after a move), the
 longest time it showed no new frame, until it ends (its video is playable) or the viewer moves
 again; the gaps between successive new frames and the last frame's wait for that end both
 count. Prints the worst stall, the p95 of the streams' worst stalls, how many streams stalled
 over 1 s, the server's peak memory and the moves served (a first frame came) of those made.
 Splits the first-frame delay with the server's trace (`dashboard.trace`): key press -> the
 page's run reaches its slider ("run"; split again at the run's start: press -> start, start ->
-run), the run -> its first frame (or video) sent (split again where the page's script asks
-the server's feed for the frames, `dashboard.frame_feed`: run -> asked, asked -> sent), sent ->
-on screen.
+run), the run -> its first frame (or video) sent (split again where the server's feed begins
+the episode's frames, `dashboard.frame_feed`: run -> asked, asked -> sent), sent -> on screen.
+The trace also notes a feed's look at its job that came late ("late look": the server's event
+loop did not run).
 Exits non-zero when a check fails (the stalls are reported, not checked).
 """
 
@@ -62,6 +64,7 @@ SLIDER = '[data-testid="stSlider"] input[type="range"]'
 # streamed frame (not the SVG reward chart) whose name (`FRAME_NAME`) was not on the page at the
 # move, or (a cached episode) a playable video under a caption that names the new preference.
 # Also counts error elements.
+# A frame of an episode the page showed at the move (`data-episode`) is not new.
 # A stream (first frame a streamed one) is followed frame by frame: each frame name not seen
 # before in it is a new frame; `gap` is the longest time between two new frames. It is closed
 # (pushed to window.__streams with `tail`, the time from its last frame to the end) when its
@@ -69,9 +72,21 @@ SLIDER = '[data-testid="stSlider"] input[type="range"]'
 ARM = """
 (expected) => {
   const fresh = (element) => !element.closest('[data-stale="true"]');
+  // A picture kept across runs (it names its episode) shows its new frames while its run's
+  // messages are still on their way: Streamlit marks it stale meanwhile but draws it at full
+  // strength for about half a second, then fades it. Its frame counts while it is drawn at
+  // 0.9 or more (`strict` waits for the element to be fresh).
+  const seen_at_full = (element) => {
+    const stale = element.closest('[data-stale="true"]');
+    return !stale || (element.dataset.episode !== undefined &&
+                      parseFloat(getComputedStyle(stale).opacity) >= 0.9);
+  };
   const frames = () => Array.from(document.querySelectorAll('STREAMED_FRAME'));
   const name = FRAME_NAME;
   const seen = new Set(frames().map(name));
+  // A live picture kept across runs (a channel) names its episode: frames of the episodes
+  // it showed before the move are the old stream's, however new.
+  const before = new Set(frames().map((frame) => frame.dataset.episode).filter(Boolean));
   const close = (stream, how, now) => {
     if (!stream || !stream.streamed || stream.ended) return;
     stream.ended = how;
@@ -84,7 +99,7 @@ ARM = """
     const match = /^Preference \\S+ ([\\d.]+), \\S+ ([\\d.]+)/.exec(caption.textContent.trim());
     return match && Math.abs(parseFloat(match[2]) - expected) < 1e-6;
   };
-  const state = {start: performance.now(), frame: null, video: null, queued: false,
+  const state = {start: performance.now(), frame: null, strict: null, video: null, queued: false,
                  streamed: false, last: null, gap: 0, frames: 0, ended: null, close: close};
   window.__load = state;
   const check = () => {
@@ -94,7 +109,10 @@ ARM = """
       let new_frame = false;
       for (const image of frames()) {
         const frame = name(image);
-        if (fresh(image) && frame && !seen.has(frame)) {
+        const old = image.dataset.episode && before.has(image.dataset.episode);
+        if (!frame || seen.has(frame) || old) continue;
+        if (fresh(image) && state.strict === null) state.strict = now;
+        if (seen_at_full(image)) {
           seen.add(frame);
           new_frame = true;
         }
@@ -112,6 +130,7 @@ ARM = """
     const video = document.querySelector('EPISODE_VIDEO');
     if (captioned && video && fresh(video) && video.readyState >= 2) {
       if (state.frame === null) state.frame = now;
+      if (state.strict === null) state.strict = now;
       if (state.video === null) { state.video = now; close(state, 'video', now); }
     }
     if (document.body.innerText.includes('queued (')) state.queued = true;
@@ -154,6 +173,7 @@ class Session:
     presses: list[tuple[float, float]] = field(default_factory=list)
     armed: bool = False
     first_frames: list[float] = field(default_factory=list)
+    strict_frames: list[float] = field(default_factory=list)  # the first frame once fresh
     videos: int = 0
     moves: int = 0
     queued: int = 0
@@ -218,6 +238,9 @@ def poll(session: Session) -> None:
         session.page.evaluate("() => { window.__load.counted = true; }")  # type: ignore[attr-defined]
         if load.get("queued"):
             session.queued += 1
+    if load.get("strict") is not None and load.get("strict_counted") is None:
+        session.strict_frames.append((load["strict"] - load["start"]) / 1000.0)
+        session.page.evaluate("() => { window.__load.strict_counted = true; }")  # type: ignore[attr-defined]
     if load.get("video") is not None:
         session.videos += 1
         session.armed = False
@@ -430,6 +453,11 @@ def main() -> int:
     )
     if frames:
         print(f"  mean {statistics.fmean(frames):.2f} s")
+    strict = [value for session in sessions for value in session.strict_frames]
+    print(
+        f"  once fresh   n={len(strict)}  p50 {percentile(strict, 0.5):.2f} s  "
+        f"p95 {percentile(strict, 0.95):.2f} s (the frame's element no longer stale)"
+    )
     for part, values in split_delays(sessions, trace).items():
         print(
             f"  {part:<14} n={len(values)}  p50 {percentile(values, 0.5):.2f} s  "

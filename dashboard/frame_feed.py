@@ -16,7 +16,18 @@ run closes the feed. The route is added to Streamlit's own server by `install` (
 `dashboard.serve` before the server starts); where it is not (AppTest, a bare
 ``streamlit run``) pages show frames as `st.image` messages, as before.
 
-Framing, big-endian: a 4-byte JPEG length, the frame's 4-byte episode step, the JPEG.
+Explore's picture is a *channel* instead (`Feeds.channel`): one feed per session and place,
+opened by the page once and kept across its runs, that a run points at the job it follows
+(`Feeds.follow`, or None when it shows a stored recording). Its element is drawn the same at
+every run, so Streamlit keeps it (its script runs once) and a move's first frame travels on the
+open response as soon as it is drawn, instead of after the browser has rendered the run's
+messages, run a new script and asked for a new feed (0.9-1.3 s p50 of a move's delay with
+eight viewers, `benchmarks/bench_load.py`).
+
+Framing, big-endian: a 4-byte JPEG length, the frame's 4-byte episode step, the 4-byte episode
+(the feed's count of jobs followed: 1 for a page run's feed), the JPEG. A header with no JPEG
+is a marker: a channel's new episode (step 1 if it has a job, 0 if the page shows a stored
+recording), or, repeated, a keep-alive.
 """
 
 from __future__ import annotations
@@ -28,8 +39,7 @@ import struct
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -38,30 +48,55 @@ from dashboard.jobs import Job
 from dashboard.trace import mark
 
 FEED_PATH = "/_paretoscope/frames/"
-HEADER = struct.Struct(">II")  # JPEG length, episode step
+HEADER = struct.Struct(">III")  # JPEG length, episode step, episode
 JPEG_QUALITY = 90  # what `st.image` uses for an array
 # Seconds between two looks at a job for a new frame: the most a frame waits to be sent.
 POLL_SECONDS = 0.02
 # A wait between two frames sent that the trace notes (`dashboard.trace`, for benchmarks).
 SLOW_SECONDS = 0.5
+# A feed's look at its job that comes this much later than asked: the server's event loop did
+# not run (the trace notes it, to tell a stalled loop from a stream with nothing to send).
+LATE_LOOK_SECONDS = 0.2
+# Seconds a channel with nothing to send stays silent before a keep-alive (proxies close a
+# response that says nothing for a minute or so).
+KEEPALIVE_SECONDS = 20.0
 
 _installed = False
 
 
-@dataclass(frozen=True)
 class Feed:
-    """A job's frames, for one page run (`session` for the trace)."""
+    """What one feed sends: a job's frames, for one page run; or, a channel, the frames of
+    whichever job its page follows now (`follow`), across the page's runs. `session` is for the
+    trace."""
 
-    job: Job
-    session: str | None
+    def __init__(self, job: Job | None, session: str | None, channel: bool = False) -> None:
+        self.session = session
+        self.channel = channel
+        self._lock = threading.Lock()
+        self._job = job
+        self._episode = 0 if job is None else 1
+
+    def follow(self, job: Job | None) -> None:
+        """Send `job`'s frames from now on (a channel's next episode); None: no job, the page
+        shows a stored recording."""
+        with self._lock:
+            if job is not self._job or job is None:
+                self._job = job
+                self._episode += 1
+
+    def now(self) -> tuple[int, Job | None]:
+        """The episode being sent and its job."""
+        with self._lock:
+            return self._episode, self._job
 
 
 class Feeds:
-    """The feeds open now, by token."""
+    """The feeds open now, by token; the channels by session and place."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._feeds: dict[str, Feed] = {}
+        self._channels: dict[tuple[str, str], str] = {}
 
     def open(self, job: Job, session: str | None = None) -> str:
         token = secrets.token_urlsafe(18)
@@ -77,6 +112,28 @@ class Feeds:
         with self._lock:
             return self._feeds.get(token)
 
+    def channel(self, session: str, place: str, alive: Callable[[str], bool]) -> str:
+        """The token of `session`'s channel for `place`: made on first use, the same after.
+        Channels of sessions no longer `alive` are closed here."""
+        with self._lock:
+            for (other, other_place), token in list(self._channels.items()):
+                if other != session and not alive(other):
+                    del self._channels[other, other_place]
+                    self._feeds.pop(token, None)
+            known = self._channels.get((session, place))
+            if known is not None:
+                return known
+            token = secrets.token_urlsafe(18)
+            self._channels[session, place] = token
+            self._feeds[token] = Feed(None, session, channel=True)
+            return token
+
+    def follow(self, token: str, job: Job | None) -> None:
+        """Point the channel `token` at `job` (None: nothing streams)."""
+        feed = self.get(token)
+        if feed is not None:
+            feed.follow(job)
+
 
 _feeds = Feeds()
 
@@ -91,7 +148,7 @@ def installed() -> bool:
     return _installed
 
 
-def frame_bytes(image: Any, step: int) -> bytes:
+def frame_bytes(image: Any, step: int, episode: int = 1) -> bytes:
     """One frame as the feed sends it: header and JPEG."""
     from PIL import Image
 
@@ -99,20 +156,33 @@ def frame_bytes(image: Any, step: int) -> bytes:
     buffer = io.BytesIO()
     picture.convert("RGB").save(buffer, format="JPEG", quality=JPEG_QUALITY)
     jpeg = buffer.getvalue()
-    return HEADER.pack(len(jpeg), int(step)) + jpeg
+    return HEADER.pack(len(jpeg), int(step), int(episode)) + jpeg
 
 
-def read_frames(data: bytes) -> list[tuple[int, bytes]]:
-    """The (step, JPEG) frames in `data`, a feed's whole body; a cut-off last frame is left
+def marker(episode: int, streams: bool) -> bytes:
+    """A channel's marker: `episode` begins (`streams`: it has a job), or a keep-alive."""
+    return HEADER.pack(0, int(streams), int(episode))
+
+
+class Sent(NamedTuple):
+    """One frame (or marker: no JPEG) of a feed's body."""
+
+    episode: int
+    step: int
+    jpeg: bytes
+
+
+def read_frames(data: bytes) -> list[Sent]:
+    """The frames and markers in `data`, a feed's whole body; a cut-off last frame is left
     out."""
     frames = []
     offset = 0
     while offset + HEADER.size <= len(data):
-        size, step = HEADER.unpack_from(data, offset)
+        size, step, episode = HEADER.unpack_from(data, offset)
         end = offset + HEADER.size + size
         if end > len(data):
             break
-        frames.append((step, data[offset + HEADER.size : end]))
+        frames.append(Sent(episode, step, data[offset + HEADER.size : end]))
         offset = end
     return frames
 
@@ -123,38 +193,53 @@ async def feed_frames(
     rate: Callable[[], float],
     throttle: Throttle | None = None,
 ) -> AsyncIterator[bytes]:
-    """The job's frames as the feed sends them: the newest frame when the page may show one
-    (`rate()` a second), the last frame always, until the job ends or `is_open()` turns
-    false."""
+    """What `feed` sends: its job's newest frame when the page may show one (`rate()` a
+    second), the last frame always; a page run's feed ends with its job, a channel begins each
+    episode with a marker and goes on until `is_open()` turns false."""
     throttle = throttle or Throttle(MOST)
-    mark("asked", session=feed.session)  # the page's script asked for the frames
+    episode, job = -1, None
     seen = 0
     pending: Any = None
     first = True
-    sent = time.monotonic()
+    sent = quiet = time.monotonic()
     while is_open():
-        state = feed.job.wait(seen, None, timeout=0)
-        if state.frames != seen and state.latest is not None:
+        if feed.now()[0] != episode:  # a channel's page moved on: its next job from now
+            episode, job = feed.now()
+            seen, pending, first = 0, None, True
+            mark("asked", session=feed.session)  # the feed begins this episode's frames
+            if feed.channel:
+                quiet = time.monotonic()
+                yield marker(episode, job is not None)
+        state = None if job is None else job.wait(seen, None, timeout=0)
+        if state is not None and state.frames != seen and state.latest is not None:
             seen = state.frames
             if getattr(state.latest, "image", None) is not None:
                 pending = state.latest
         if pending is not None:
             throttle.rate = rate()  # asked only with a frame to send: it takes the gate's lock
-        last = state.done or (pending is not None and getattr(pending.record, "done", False))
+        done = state is not None and state.done
+        last = done or (pending is not None and getattr(pending.record, "done", False))
         if pending is not None and (last or throttle.ready()):
             frame, pending = pending, None
-            data = await asyncio.to_thread(frame_bytes, frame.image, frame.record.step)
+            data = await asyncio.to_thread(frame_bytes, frame.image, frame.record.step, episode)
             now = time.monotonic()
             if first:
                 mark("frame", session=feed.session)
                 first = False
             elif now - sent > SLOW_SECONDS:
                 mark("slow frame", session=feed.session, seconds=round(now - sent, 3))
-            sent = now
+            sent = quiet = now
             yield data
-        if state.done and pending is None:
+        if done and pending is None and not feed.channel:
             return
+        if feed.channel and time.monotonic() - quiet > KEEPALIVE_SECONDS:
+            quiet = time.monotonic()
+            yield marker(episode, job is not None)
+        asleep = time.monotonic()
         await asyncio.sleep(POLL_SECONDS)
+        late = time.monotonic() - asleep - POLL_SECONDS
+        if late > LATE_LOOK_SECONDS:
+            mark("late look", session=feed.session, seconds=round(late, 3))
 
 
 def _base_path() -> str:

@@ -268,38 +268,72 @@ def _chart(slot: Any, objective_names: Sequence[str], steps: Sequence[Any], hori
 @dataclass
 class LivePlaces:
     """Where a stream is drawn: its notices, its picture, its reward chart; with the server's
-    feed route (`dashboard.frame_feed`) the picture is painted by the feed `feed` of `job`,
-    and the notices have a place of their own above it."""
+    feed route (`dashboard.frame_feed`) the picture is painted by the feed `feed` of `job`
+    (a page run's own, or the page's `channel`, whose picture the page draws itself), and the
+    notices have a place of their own."""
 
     notice: Any
     picture: Any
     chart: Any
     job: Job
     feed: str | None = None
+    channel: bool = False
 
     def close(self) -> None:
-        """Stop the feed (its picture keeps its last frame until the page redraws it)."""
-        if self.feed is not None:
+        """Stop a page run's feed (its picture keeps its last frame until the page redraws
+        it); a channel goes on, to be pointed at the page's next job."""
+        if self.feed is not None and not self.channel:
             frame_feed.shared_feeds().close(self.feed)
-            self.feed = None
+        self.feed = None
 
     def clear(self) -> None:
-        """Close and draw nothing in these places."""
+        """Close and draw nothing in these places (a channel: nothing streams)."""
+        if self.channel and self.feed is not None:
+            frame_feed.shared_feeds().follow(self.feed, None)
         self.close()
         for place in (self.notice, self.picture, self.chart):
-            place.empty()
+            if place is not None:
+                place.empty()
 
 
-def _place(job: Job, horizon: int, file_name: str) -> LivePlaces:
-    """Places for `job`'s stream, here on the page; with a feed, its picture drawn now."""
+def _session_id() -> str | None:
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    run = get_script_run_ctx()
+    return None if run is None else run.session_id
+
+
+def live_channel(where: Any, horizon: int) -> str | None:
+    """Draw in `where` (first in a column that shows one episode at a time) the page's live
+    picture, the same at every run, painted from this session's channel; returns the channel,
+    for `live_places` and `follow_channel`. None (nothing drawn) without the feed route."""
+    session = _session_id()
+    if session is None or not (frame_feed.installed() and runtime.exists()):
+        return None
+    token = frame_feed.shared_feeds().channel(
+        session, "episode", runtime.get_instance().is_active_session
+    )
+    live_frames(where, frame_feed.feed_url(token), horizon, "Live episode", channel=True)
+    return token
+
+
+def follow_channel(channel: str | None, job: Job | None) -> None:
+    """Point `channel` (from `live_channel`) at `job`; None: the page shows a stored one."""
+    if channel is not None:
+        frame_feed.shared_feeds().follow(channel, job)
+
+
+def _place(job: Job, horizon: int, file_name: str, channel: str | None = None) -> LivePlaces:
+    """Places for `job`'s stream, here on the page; with a feed, its picture drawn now (or, on
+    a `channel`, already drawn by the page)."""
+    if channel is not None:
+        follow_channel(channel, job)
+        return LivePlaces(st.empty(), None, st.empty(), job, channel, channel=True)
     if not (frame_feed.installed() and runtime.exists()):
         picture = st.empty()
         return LivePlaces(picture, picture, st.empty(), job)
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
     notice, picture, chart = st.empty(), st.empty(), st.empty()
-    run = get_script_run_ctx()
-    token = frame_feed.shared_feeds().open(job, None if run is None else run.session_id)
+    token = frame_feed.shared_feeds().open(job, _session_id())
     label = f"Live episode {file_name.removesuffix('.mp4')}"
     live_frames(picture, frame_feed.feed_url(token), horizon, label)
     return LivePlaces(notice, picture, chart, job, token)
@@ -307,17 +341,18 @@ def _place(job: Job, horizon: int, file_name: str) -> LivePlaces:
 
 @contextlib.contextmanager
 def live_places(
-    where: Any, job: Job | None, horizon: int, file_name: str
+    where: Any, job: Job | None, horizon: int, file_name: str, channel: str | None = None
 ) -> Iterator[LivePlaces | None]:
     """Place `job`'s stream now in `where` (a container), for `show_recording_live` later in
     the block: Explore places its picture before drawing its front, so the browser asks for the
-    first frames while the front is drawn. The feed closes when the block ends, however it
-    ends."""
+    first frames while the front is drawn (on its `channel`, from `live_channel`: they are sent
+    at once). The feed closes when the block ends, however it ends."""
     if job is None:
+        follow_channel(channel, None)
         yield None
         return
     with where:
-        places = _place(job, horizon, file_name)
+        places = _place(job, horizon, file_name, channel)
     try:
         yield places
     finally:
@@ -358,9 +393,11 @@ def show_recording_live(
     assert job is not None
     own_places = places is None or places.job is not job
     if own_places:
+        channel = None
         if places is not None:
+            channel = places.feed if places.channel else None
             places.clear()
-        places = _place(job, horizon, file_name)
+        places = _place(job, horizon, file_name, channel)
     assert places is not None
     feed, notice_slot, image_slot, chart_slot = (
         places.feed,

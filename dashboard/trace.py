@@ -26,7 +26,7 @@ def mark(event: str, **fields: Any) -> None:
         return
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-    run = get_script_run_ctx()
+    run = get_script_run_ctx(suppress_warning=True)  # the server's event loop marks too
     line = {
         "t": time.monotonic(),
         "session": None if run is None else run.session_id,

@@ -1,6 +1,7 @@
 """The live frame feed (`dashboard.frame_feed`): its framing against PIL's own decoding, what it
 sends of a job (the newest frame when the page may show one, the last always, nothing once
-closed), and its route driven as an ASGI app (no HTTP client needed)."""
+closed), a channel's episodes (each begun by a marker, only the job followed now sent, kept
+alive while idle), and its route driven as an ASGI app (no HTTP client needed)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from dashboard.frame_feed import (
     feed_route,
     feed_url,
     frame_bytes,
+    marker,
     read_frames,
     shared_feeds,
 )
@@ -81,14 +83,14 @@ def test_a_frame_is_its_step_and_a_jpeg_of_the_picture() -> None:
     picture[:, 32:] = (200, 40, 10)
     data = frame_bytes(picture, 321) + frame_bytes(_picture(2), 2)
     frames = read_frames(data)
-    assert [step for step, _ in frames] == [321, 2]
-    decoded = np.asarray(Image.open(io.BytesIO(frames[0][1])).convert("RGB"), dtype=float)
+    assert [(frame.episode, frame.step) for frame in frames] == [(1, 321), (1, 2)]
+    decoded = np.asarray(Image.open(io.BytesIO(frames[0].jpeg)).convert("RGB"), dtype=float)
     assert decoded.shape == picture.shape
     assert np.abs(decoded - picture).mean() < 3.0  # JPEG's loss, not another picture
-    size, step = HEADER.unpack_from(data, 0)
-    assert step == 321 and len(frames[0][1]) == size
+    size, step, episode = HEADER.unpack_from(data, 0)
+    assert (step, episode) == (321, 1) and len(frames[0].jpeg) == size
     # A frame cut off by the end of what arrived is not a frame yet.
-    assert [step for step, _ in read_frames(data[:-1])] == [321]
+    assert [frame.step for frame in read_frames(data[:-1])] == [321]
 
 
 def test_the_feed_sends_the_newest_frame_it_may_and_always_the_last() -> None:
@@ -96,7 +98,7 @@ def test_the_feed_sends_the_newest_frame_it_may_and_always_the_last() -> None:
     sees. Then only the job's last frame, once it is done."""
     job = _job_of(30, interval=0.01)
     frozen = Throttle(12.0, clock=lambda: 0.0)
-    steps = [step for step, _ in read_frames(_collect(Feed(job, None), throttle=frozen))]
+    steps = [frame.step for frame in read_frames(_collect(Feed(job, None), throttle=frozen))]
     assert len(steps) == 2 and steps[0] < 30 and steps[-1] == 30, steps
     job.unsubscribe()
 
@@ -117,7 +119,7 @@ def test_the_feed_sends_every_frame_when_the_page_may_show_them_all() -> None:
     async def gather() -> list[int]:
         steps = []
         async for chunk in feed_frames(Feed(job, None), lambda: True, lambda: 1e9, free):
-            steps += [step for step, _ in read_frames(chunk)]
+            steps += [frame.step for frame in read_frames(chunk)]
             sent.release()
         return steps
 
@@ -136,10 +138,95 @@ def test_tokens_are_unguessable_and_forgotten_when_closed() -> None:
     job = _job_of(1)
     first, second = feeds.open(job), feeds.open(job)
     assert first != second and len(first) >= 24
-    assert feeds.get(first) == Feed(job, None)
+    opened = feeds.get(first)
+    assert opened is not None and opened.now() == (1, job) and not opened.channel
     feeds.close(first)
     assert feeds.get(first) is None and feeds.get(second) is not None
     feeds.close(second)
+    job.unsubscribe()
+
+
+def test_a_page_runs_feed_sends_no_markers() -> None:
+    job = _job_of(3)
+    sent = read_frames(_collect(Feed(job, None), throttle=Throttle(1e9)))
+    assert all(frame.jpeg for frame in sent) and {frame.episode for frame in sent} == {1}
+    job.unsubscribe()
+
+
+def test_a_channel_sends_the_job_its_page_follows_now_each_episode_begun_by_a_marker() -> None:
+    """The page follows a job, then (a move) another, then shows a stored recording: each
+    episode begins with a marker (with a job or not), and after a marker only the new job's
+    frames come, numbered with its episode."""
+    first, second = _job_of(3), _job_of(2)
+    channel = Feed(None, None, channel=True)
+    body: list[bytes] = []
+    finished = threading.Event()
+
+    def page() -> None:
+        def sent() -> list[Any]:
+            return read_frames(b"".join(body))
+
+        def until(condition: Any) -> None:
+            deadline = time.monotonic() + 10
+            while not condition(sent()) and time.monotonic() < deadline:
+                time.sleep(0.01)
+
+        until(lambda frames: [frame.episode for frame in frames] == [0])
+        channel.follow(first)
+        until(lambda frames: any(frame.step == 3 for frame in frames))
+        channel.follow(second)
+        until(lambda frames: any(frame.episode == 2 and frame.step == 2 for frame in frames))
+        channel.follow(None)
+        until(lambda frames: frames[-1].episode == 3)
+        finished.set()
+
+    async def gather() -> None:
+        async for chunk in feed_frames(channel, lambda: not finished.is_set(), lambda: 1e9):
+            body.append(chunk)
+
+    helper = threading.Thread(target=page)
+    helper.start()
+    _run(asyncio.wait_for(gather(), timeout=20))
+    helper.join()
+    sent = [(frame.episode, frame.step, bool(frame.jpeg)) for frame in read_frames(b"".join(body))]
+    markers = [(episode, step) for episode, step, picture in sent if not picture]
+    assert markers == [(0, 0), (1, 1), (2, 1), (3, 0)]
+    pictures = [(episode, step) for episode, step, picture in sent if picture]
+    assert pictures[-1] == (2, 2) and [e for e, _ in pictures] == sorted(e for e, _ in pictures)
+    assert (1, 3) in pictures and {e for e, _ in pictures} == {1, 2}
+    assert sent.index((2, 1, False)) < min(sent.index((2, s, True)) for e, s in pictures if e == 2)
+    first.unsubscribe()
+    second.unsubscribe()
+
+
+def test_an_idle_channel_is_kept_alive(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dashboard import frame_feed
+
+    monkeypatch.setattr(frame_feed, "KEEPALIVE_SECONDS", 0.05)
+    channel = Feed(None, None, channel=True)
+    stop = time.monotonic() + 0.5
+    body = _collect(channel, is_open=lambda: time.monotonic() < stop)
+    assert body == marker(0, streams=False) * (len(body) // HEADER.size)
+    assert len(body) // HEADER.size >= 4  # the first marker, then one every 0.05 s
+
+
+def test_a_session_has_one_channel_a_place_and_gone_sessions_lose_theirs() -> None:
+    feeds = Feeds()
+    alive = {"a", "b"}
+    token = feeds.channel("a", "episode", alive.__contains__)
+    assert feeds.channel("a", "episode", alive.__contains__) == token
+    other = feeds.channel("b", "episode", alive.__contains__)
+    assert other != token and feeds.channel("a", "front", alive.__contains__) != token
+    channel = feeds.get(token)
+    assert channel is not None and channel.channel and channel.now() == (0, None)
+    job = _job_of(1)
+    feeds.follow(token, job)
+    assert channel.now() == (1, job)
+    feeds.follow(token, job)  # the same job again (a rerun): the same episode
+    assert channel.now() == (1, job)
+    alive.discard("b")
+    feeds.channel("a", "episode", alive.__contains__)
+    assert feeds.get(other) is None and feeds.get(token) is channel
     job.unsubscribe()
 
 
@@ -193,7 +280,7 @@ def test_the_route_serves_an_open_feed_uncompressed_and_uncached() -> None:
     assert status == 200
     assert headers["content-type"] == "application/octet-stream"
     assert headers["content-encoding"] == "identity" and headers["cache-control"] == "no-store"
-    assert read_frames(body)[-1][0] == 4
+    assert read_frames(body)[-1].step == 4
 
 
 @pytest.mark.parametrize("token", ["not-a-feed", "..%2F..%2Fetc%2Fpasswd"])

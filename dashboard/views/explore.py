@@ -14,7 +14,14 @@ from dashboard.figures import FrontSeries, Marker, front_figure, target_grid
 from dashboard.jobs import Job
 from dashboard.known_front import describe_front, indicator_values, indicators_text
 from dashboard.limits import prerender_enabled
-from dashboard.live import LivePlaces, live_places, recording_started, show_recording_live
+from dashboard.live import (
+    LivePlaces,
+    follow_channel,
+    live_channel,
+    live_places,
+    recording_started,
+    show_recording_live,
+)
 from dashboard.messages import describe, guard, inert
 from dashboard.prerender import offer_grid
 from dashboard.widgets import charts
@@ -117,6 +124,9 @@ def explore() -> None:
         achieved = None if recording is None else recording.returns[0]
 
         video_column, front_column = st.columns([1, 1], gap="medium")
+        # The live picture, first in its column and the same at every run: the browser keeps it
+        # and its feed, so a move's first frame comes without waiting for the page to redraw.
+        channel = live_channel(video_column, request.horizon)
         # Targets are undiscounted returns to collect: in target mode the front is undiscounted too,
         # so a clicked point and the target are in the same units. Videos' returns are undiscounted.
         front_gamma = 1.0 if target_mode else ctx.gamma
@@ -303,12 +313,13 @@ def explore() -> None:
         # followed after the front, its first frames drawn (and, from the server's feed,
         # painted) while the front is.
         if recording is not None:
+            follow_channel(channel, None)
             draw_video(None)
             draw_front()
         else:
             with (
                 recording_started(ctx.library, request, [loaded]) as started,
-                live_places(video_column, started, request.horizon, file_name) as places,
+                live_places(video_column, started, request.horizon, file_name, channel) as places,
             ):
                 draw_front()
                 draw_video(started, places)

@@ -1,7 +1,9 @@
 """The live picture's script (`dashboard.widgets.live_frames`) in Chromium, reading a feed
-written by the server's own code (`dashboard.frame_feed.frame_bytes`): frames cut across reads
-anywhere, only the newest complete one painted (its pixels, its size, its step), hidden until
-the first, and the read stopped once the page removes the picture."""
+written by the server's own code (`dashboard.frame_feed.frame_bytes`, `marker`): frames cut
+across reads anywhere, only the newest complete one painted (its pixels, its size, its step),
+hidden until the first, and the read stopped once the page removes the picture. A channel's
+picture stands in for its column's player while its episode streams, steps aside for a new
+player or a stored recording, and shows no frame of an episode the page left."""
 
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from dashboard.frame_feed import frame_bytes
+from dashboard.frame_feed import frame_bytes, marker
+from dashboard.widgets.episode_video import TEST_ID as PLAYER_ID
 from dashboard.widgets.live_frames import TEST_ID, live_frames
 
 # A stand-in for `fetch`: the feed's bytes (window.__feed, base64) in pieces of
@@ -128,3 +131,82 @@ def test_hidden_until_its_first_frame_and_stops_reading_once_removed(page: Any) 
     assert page.evaluate(PICTURE)["caption"] == "step 7 / 500"
     page.evaluate("() => document.querySelector('figure').remove()")
     page.wait_for_function("() => window.__aborted === true", timeout=5_000)
+
+
+def _page_with_channel(page: Any, feed: bytes) -> None:
+    """A channel's picture in a column that shows a player (the episode before), as Explore
+    draws them; the feed in 5-byte reads, left open."""
+    settings = (
+        f"window.__feed = '{base64.b64encode(feed).decode()}'; window.__piece = 5; "
+        "window.__every = 1; window.__keepOpen = true;"
+    )
+    page.add_init_script(settings + FAKE_FETCH)
+    page.goto("about:blank")
+    body = _Body()
+    live_frames(body, "/_paretoscope/frames/abc", 500, "Live episode", channel=True)
+    page.set_content(
+        '<!doctype html><html><body><div data-testid="stColumn">'
+        f'{body.html_body}<video data-testid="{PLAYER_ID}" id="before"></video>'
+        "</div></body></html>"
+    )
+    page.evaluate(
+        """() => {
+      window.__painted = [];
+      const canvas = document.querySelector('canvas[data-testid="TEST_ID"]');
+      new MutationObserver(() => window.__painted.push(canvas.dataset.episode + ' ' +
+          document.querySelector('figcaption').textContent)).observe(
+        canvas, {attributes: true, attributeFilter: ['data-frame']});
+    }""".replace("TEST_ID", TEST_ID)
+    )
+
+
+def _frame(step: int, episode: int) -> bytes:
+    return frame_bytes(np.full((24, 40, 3), 40 * step % 256, np.uint8), step, episode)
+
+
+SHOWN = """() => ({
+  picture: !document.querySelector('figure').hidden,
+  players: [...document.querySelectorAll('video')].map(
+    (video) => getComputedStyle(video).display !== 'none'),
+})"""
+
+
+def test_a_channel_stands_in_for_the_player_until_a_new_player_comes(page: Any) -> None:
+    _page_with_channel(page, marker(1, streams=True) + _frame(4, 1))
+    assert page.evaluate(SHOWN) == {"picture": False, "players": [True]}
+    page.wait_for_function("() => window.__painted.length === 1", timeout=20_000)
+    assert page.evaluate("() => window.__painted") == ["abc:1 step 4 / 500"]
+    # While it streams, the episode before's player is out of sight.
+    assert page.evaluate(SHOWN) == {"picture": True, "players": [False]}
+    # The page's next run brings the episode's video: the picture steps aside for it.
+    page.evaluate(
+        """() => {
+      const video = document.createElement('video');
+      video.dataset.testid = 'PLAYER_ID';
+      document.querySelector('[data-testid="stColumn"]').appendChild(video);
+    }""".replace("PLAYER_ID", PLAYER_ID)
+    )
+    page.wait_for_function("() => document.querySelector('figure').hidden", timeout=5_000)
+    assert page.evaluate(SHOWN) == {"picture": False, "players": [True, True]}
+
+
+def test_a_channel_drops_late_frames_of_an_episode_left_and_yields_to_a_stored_one(
+    page: Any,
+) -> None:
+    feed = (
+        _frame(1, 1)
+        + marker(2, streams=True)
+        + _frame(2, 1)  # sent before the move was seen: not shown
+        + _frame(3, 2)
+        + marker(3, streams=False)  # the page shows a stored recording now
+    )
+    _page_with_channel(page, feed)
+    page.wait_for_function(
+        "() => document.querySelector('figure').hidden && window.__painted.length >= 2",
+        timeout=20_000,
+    )
+    assert page.evaluate("() => window.__painted") == [
+        "abc:1 step 1 / 500",
+        "abc:2 step 3 / 500",
+    ]
+    assert page.evaluate(SHOWN) == {"picture": False, "players": [True]}

@@ -58,9 +58,10 @@ VIDEO_SHOWS = """
 """.replace("EPISODE_VIDEO", EPISODE_VIDEO)
 # Armed just before a slider move to `expected` (the slider's value after it): the time of the
 # first fresh frame for it. Fresh is a streamed frame whose name was not on the page at the move,
-# seen while the address names the new preference (so not a late frame of the stream the move
-# left), or a playable video under a caption that names the new preference. Neither may be in
-# an element the page marks stale (left over from the run before).
+# seen while the address names the new preference, not of an episode the picture showed at the
+# move (so not a late frame of the stream the move left), or a playable video under a caption
+# that names the new preference. Neither may be in an element the page marks stale (left over
+# from the run before).
 ARM = (
     """
 (expected) => {
@@ -69,6 +70,10 @@ ARM = (
   const near = (text) => text !== null && Math.abs(parseFloat(text) - expected) < 1e-6;
   const name = FRAME_NAME;
   const seen = new Set([...document.querySelectorAll(frames)].map(name));
+  const before = new Set([...document.querySelectorAll(frames)].map(
+    (frame) => frame.dataset.episode).filter(Boolean));
+  const shown = (image) => name(image) && fresh(image) && !seen.has(name(image)) &&
+    !(image.dataset.episode && before.has(image.dataset.episode));
   const state = {start: performance.now(), frame: null, how: null};
   if (window.__room) window.__room.stop();
   window.__room = state;
@@ -80,8 +85,7 @@ ARM = (
   const check = () => {
     if (state.frame !== null) return;
     const now = performance.now();
-    if (addressed() && [...document.querySelectorAll(frames)].some(
-        (image) => name(image) && fresh(image) && !seen.has(name(image)))) {
+    if (addressed() && [...document.querySelectorAll(frames)].some(shown)) {
       state.how = 'frame';
     }
     if (state.how === null && videoShows(expected)) state.how = 'video';
