@@ -21,8 +21,8 @@ opened by the page once and kept across its runs, that a run points at the job i
 (`Feeds.follow`, or None when it shows a stored recording). Its element is drawn the same at
 every run, so Streamlit keeps it (its script runs once) and a move's first frame travels on the
 open response as soon as it is drawn, instead of after the browser has rendered the run's
-messages, run a new script and asked for a new feed (0.9-1.3 s p50 of a move's delay with
-eight viewers, `benchmarks/bench_load.py`).
+messages, run a new script and asked for a new feed (run -> asked: 0.8-1.3 s p50 with eight
+viewers, `benchmarks/bench_load.py`; about 0.1 s with the channel).
 
 Framing, big-endian: a 4-byte JPEG length, the frame's 4-byte episode step, the 4-byte episode
 (the feed's count of jobs followed: 1 for a page run's feed), the JPEG. A header with no JPEG
@@ -203,8 +203,9 @@ async def feed_frames(
     first = True
     sent = quiet = time.monotonic()
     while is_open():
-        if feed.now()[0] != episode:  # a channel's page moved on: its next job from now
-            episode, job = feed.now()
+        current = feed.now()
+        if current[0] != episode:  # a channel's page moved on: its next job from now
+            episode, job = current
             seen, pending, first = 0, None, True
             mark("asked", session=feed.session)  # the feed begins this episode's frames
             if feed.channel:
