@@ -10,8 +10,9 @@ samples the server's memory (its whole process group: Python and the ffmpeg enco
 requires it under 3 GB. Prints p50 / p95 of the time from a slider change to the first frame
 of the new episode (a streamed image, or the finished video when the episode was cached;
 a frame of Explore's kept picture counts while Streamlit still draws it at full strength,
-"once fresh" waits for its element to be the new run's), and the stalls of the live streams: once a stream plays (its first new frame after a move), the
-longest time it showed no new frame, until it ends (its video is playable) or the viewer moves
+"once fresh" waits for its element to be the new run's), and the stalls of the live
+streams: once a stream plays (its first new frame after a move), the longest time it showed
+no new frame, until it ends (its video is playable) or the viewer moves
 again; the gaps between successive new frames and the last frame's wait for that end both
 count. Prints the worst stall, the p95 of the streams' worst stalls, how many streams stalled
 over 1 s, the server's peak memory and the moves served (a first frame came) of those made.
