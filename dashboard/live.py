@@ -41,6 +41,7 @@ from dashboard.figures import episode_figure
 from dashboard.jobs import Job, Produce, shared_board
 from dashboard.messages import MESSAGE_LIMIT, inert
 from dashboard.pool import live_shown_rate, shared_pool
+from dashboard.session import session_id, session_is_active
 from dashboard.trace import mark
 from dashboard.widgets.episode_video import episode_video
 from dashboard.widgets.live_frames import live_frames
@@ -296,23 +297,13 @@ class LivePlaces:
                 place.empty()
 
 
-def _session_id() -> str | None:
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    run = get_script_run_ctx()
-    return None if run is None else run.session_id
-
-
 def live_channel(where: Any, horizon: int) -> str | None:
     """Draw in `where` (first in a column that shows one episode at a time) the page's live
     picture, the same at every run, painted from this session's channel; returns the channel,
     for `live_places` and `follow_channel`. None (nothing drawn) without the feed route."""
-    session = _session_id()
-    if session is None or not (frame_feed.installed() and runtime.exists()):
+    if not (frame_feed.installed() and runtime.exists()):
         return None
-    token = frame_feed.shared_feeds().channel(
-        session, "episode", runtime.get_instance().is_active_session
-    )
+    token = frame_feed.shared_feeds().channel(session_id(), "episode", session_is_active)
     live_frames(where, frame_feed.feed_url(token), horizon, "Live episode", channel=True)
     return token
 
@@ -333,7 +324,7 @@ def _place(job: Job, horizon: int, file_name: str, channel: str | None = None) -
         picture = st.empty()
         return LivePlaces(picture, picture, st.empty(), job)
     notice, picture, chart = st.empty(), st.empty(), st.empty()
-    token = frame_feed.shared_feeds().open(job, _session_id())
+    token = frame_feed.shared_feeds().open(job, session_id())
     label = f"Live episode {file_name.removesuffix('.mp4')}"
     live_frames(picture, frame_feed.feed_url(token), horizon, label)
     return LivePlaces(notice, picture, chart, job, token)
