@@ -1,6 +1,6 @@
 """The floor of `bench_dashboard.py --floor` and `bench_load.py --floor`: what Streamlit and
 Chromium alone cost for what those benchmarks wait for on the Explore page, with nothing of
-paretoscope's.
+paretoscope's but its episode player (a plain `<video>` the benchmarks find by its test id).
 
 ``streamlit run benchmarks/floor_app.py -- A.mp4 B.mp4``: the Explore page's title, its
 preference slider (same label and steps), the caption naming the preference and a video, A
@@ -62,13 +62,20 @@ def server_state() -> dict:
     return {"seen": set(), "playing": 0, "lock": threading.Lock()}
 
 
+def play(video: bytes) -> None:
+    """The dashboard's episode player (a plain `<video>` the benchmarks find by its test id)."""
+    from dashboard.widgets.episode_video import episode_video
+
+    episode_video(video, "episode", "floor")
+
+
 def stream(weight: float) -> None:
     from core.pacing.display import shown_rate
 
     jpegs, video = made_up_episode()
     state = server_state()
     if weight in state["seen"]:
-        st.video(video, autoplay=True, loop=True, muted=True)
+        play(video)
         return
     slot = st.empty()
     with state["lock"]:
@@ -94,4 +101,4 @@ if "--stream" in sys.argv[1:]:
 else:
     played = videos(tuple(sys.argv[1:]))
     if played:
-        st.video(played[round(weight * 20) % len(played)], autoplay=True, loop=True, muted=True)
+        play(played[round(weight * 20) % len(played)])
