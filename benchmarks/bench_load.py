@@ -21,7 +21,9 @@ page's run reaches its slider ("run"; split again at the run's start: press -> s
 run), the run -> its first frame (or video) sent (split again where the server's feed begins
 the episode's frames, `dashboard.frame_feed`: run -> asked, asked -> sent), sent -> on screen.
 The trace also notes a feed's look at its job that came late ("late look": the server's event
-loop did not run).
+loop did not run). Prints the CPU that the machine's Chromium processes and the server's process
+group used while the viewers moved (in cores: the two share the machine), and the browsers' CPU
+per move.
 Exits non-zero when a check fails (the stalls are reported, not checked).
 """
 
@@ -201,6 +203,28 @@ def group_rss(group: int) -> int:
         except (OSError, IndexError, ValueError):
             continue
     return total
+
+
+def cpu_seconds(group: int) -> tuple[float, float]:
+    """CPU time (user + system, s) used so far by this machine's Chromium processes and by the
+    process group `group` (the server)."""
+    browsers = server = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                head, tail = handle.read().rsplit(")", 1)
+            fields = tail.split()
+            used = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+        except (OSError, IndexError, ValueError):
+            continue
+        if int(fields[2]) == group:
+            server += used
+        elif head.endswith("(chromium"):
+            browsers += used
+    return browsers, server
 
 
 def sample_memory(group: int, stop: threading.Event, samples: list[int]) -> None:
@@ -390,6 +414,7 @@ def main() -> int:
                     timeout=300_000,
                 )
             ready = time.monotonic()
+            cpu_at_ready = cpu_seconds(process.pid)
             print(f"{len(sessions)} sessions ready after {ready - started:.1f} s", flush=True)
             end = ready + args.seconds
             for session in sessions:
@@ -404,6 +429,8 @@ def main() -> int:
                         move(session)
                         session.next_move = now + session.rng.uniform(*args.every)
                 time.sleep(POLL_SECONDS)
+            cpu_used = [b - a for a, b in zip(cpu_at_ready, cpu_seconds(process.pid), strict=True)]
+            timed = time.monotonic() - ready
             # Every session's last preference must end in a playable video.
             deadline = time.monotonic() + 300
             while any(s.armed for s in sessions) and time.monotonic() < deadline:
@@ -478,6 +505,10 @@ def main() -> int:
             f"  worst stream: {worst['frames']} frames, longest gap {worst['gap'] / 1000:.2f} s, "
             f"last frame -> end {worst['tail'] / 1000:.2f} s, ended by {worst['ended']}"
         )
+    print(
+        f"CPU while moving ({timed:.0f} s, in cores): browsers {cpu_used[0] / timed:.2f}, "
+        f"server {cpu_used[1] / timed:.2f}; browsers per move {cpu_used[0] / max(moves, 1):.2f} s"
+    )
     print(f"moves served (first frame came) / made: {len(frames)} / {moves}")
     print(f"server peak RSS: {peak / 2**20:.0f} MB")
     print(
