@@ -10,7 +10,14 @@ import time
 import pytest
 
 from core.errors import ParetoscopeError
-from core.pacing.display import LEAST, MOST, SHOWN_FRAMES_PER_SECOND, shown_rate
+from core.pacing.display import (
+    LEAST,
+    MOST,
+    ROUGH_FROM,
+    SHOWN_FRAMES_PER_SECOND,
+    shown_rate,
+    smooth_frames,
+)
 from core.pacing.gate import Cancelled, FrameGate
 from core.pacing.scheduler import FrameScheduler, Grant, Kind
 
@@ -420,3 +427,11 @@ def test_shown_frames_share_a_budget_between_a_floor_and_a_ceiling() -> None:
         shown_rate(2, least=0.0)
     with pytest.raises(ParetoscopeError):
         shown_rate(2, most=2.0, least=3.0)
+
+
+def test_a_stream_starting_in_a_crowd_draws_rough_frames_from_where_pages_slow_down() -> None:
+    assert all(smooth_frames(others) for others in range(ROUGH_FROM))
+    assert not any(smooth_frames(others) for others in range(ROUGH_FROM, 40))
+    # Rough from the stream that makes the pages share the budget below their full rate.
+    assert shown_rate(ROUGH_FROM) == MOST and shown_rate(ROUGH_FROM + 1) < MOST
+    assert smooth_frames(5, rough_from=6) and not smooth_frames(6, rough_from=6)

@@ -128,6 +128,36 @@ def test_a_stream_that_falls_behind_skips_frames_and_its_video_holds_the_ones_sh
             assert apart(frames[index], reference[before]) < apart(frames[index], reference[index])
 
 
+def test_a_live_recording_started_in_a_crowd_draws_rough_frames_of_the_same_episode() -> None:
+    """Alone, a stream draws anti-aliased frames; among `ROUGH_FROM` other live streams, the
+    same episode's frames without anti-aliasing (the same scene, other edges)."""
+    from core.pacing.display import ROUGH_FROM
+    from core.pacing.scheduler import Kind
+
+    agent = LinearAgent(CHEETAH, seed=1)
+    request = _request(agent, 0.6, horizon=6)
+
+    def first_frames(others: int) -> tuple[np.ndarray, object]:
+        gate = _gate(lead=0.2, late=1e9)
+        for index in range(others):  # viewers watching other episodes (no frame asked yet)
+            gate.open(f"other {index}", 20.0, Kind.LIVE)
+        pictures: list[np.ndarray] = []
+        recording = request.record_live(
+            [agent], gate, lambda frame: pictures.append(frame.image), lambda: None
+        )
+        return pictures[0], recording
+
+    alone, alone_recording = first_frames(ROUGH_FROM - 1)
+    crowded, crowded_recording = first_frames(ROUGH_FROM)
+    assert alone.shape == crowded.shape == (64, 64, 3)
+    difference = np.abs(alone.astype(int) - crowded).max(axis=2)
+    assert difference.any() and (difference > 8).mean() < 0.1  # edges only
+    np.testing.assert_array_equal(
+        crowded_recording.rewards,  # type: ignore[attr-defined]
+        alone_recording.rewards,  # type: ignore[attr-defined]
+    )
+
+
 def test_a_live_recording_stops_when_nobody_watches() -> None:
     agent = LinearAgent(CHEETAH, seed=1)
     gate = _gate(workers=1)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import imageio_ffmpeg
 import numpy as np
@@ -15,6 +16,7 @@ import pytest
 
 from core.agents.random_agent import RandomAgent
 from core.envs import get_spec, list_specs
+from core.envs.spec import CameraSpec
 from core.errors import ParetoscopeError
 from core.render import backend
 from core.render.backend import RenderingUnavailable, ensure_gl_backend
@@ -114,6 +116,18 @@ def test_the_same_state_renders_the_same_frame() -> None:
             assert np.array_equal(first.render(data), second.render(data))
 
 
+def _tracking_camera(model: Any, data: Any, camera: CameraSpec) -> Any:
+    """MuJoCo's free camera placed where `FrameRenderer` places it for `camera`."""
+    import mujoco
+
+    view = mujoco.MjvCamera()
+    view.type = mujoco.mjtCamera.mjCAMERA_FREE
+    view.distance, view.elevation, view.azimuth = camera.distance, camera.elevation, camera.azimuth
+    body = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, camera.body)
+    view.lookat[:] = data.xpos[body] + np.array([0.0, 0.0, camera.lookat_height])
+    return view
+
+
 def test_a_renderer_without_shadows_skips_the_shadow_map_and_draws_the_same_frames() -> None:
     import mujoco
 
@@ -127,16 +141,43 @@ def test_a_renderer_without_shadows_skips_the_shadow_map_and_draws_the_same_fram
     with mujoco.Renderer(model, height=SIZE[1], width=SIZE[0]) as reference:
         scene_option = mujoco.MjvOption()
         for data, frame in zip(states, frames, strict=True):
-            camera_view = mujoco.MjvCamera()
-            camera_view.type = mujoco.mjtCamera.mjCAMERA_FREE
-            camera_view.distance, camera_view.elevation = camera.distance, camera.elevation
-            camera_view.azimuth = camera.azimuth
-            body = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, camera.body)
-            camera_view.lookat[:] = data.xpos[body] + np.array([0.0, 0.0, camera.lookat_height])
-            reference.update_scene(data, camera_view, scene_option)
+            reference.update_scene(data, _tracking_camera(model, data, camera), scene_option)
             reference.scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = False
             reference.scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = False
             assert np.array_equal(reference.render(), frame)
+
+
+def test_a_rough_renderer_draws_mujocos_frames_without_multisampling() -> None:
+    """`smooth=False` draws what MuJoCo's own renderer draws with no offscreen samples: the same
+    scene, differing from the anti-aliased frame only along its edges; the model keeps its
+    own setting."""
+    import mujoco
+
+    model, states = simulation_states(2)
+    camera = get_spec(ENV).camera
+    assert model.vis.quality.offsamples == 4  # MuJoCo's default
+    with (
+        FrameRenderer(model, camera, SIZE, smooth=False) as rough,
+        FrameRenderer(model, camera, SIZE) as smooth,
+    ):
+        rough_frames = [rough.render(data) for data in states]
+        smooth_frames = [smooth.render(data) for data in states]
+    assert model.vis.quality.offsamples == 4
+    model.vis.quality.offsamples = 0
+    try:
+        with mujoco.Renderer(model, height=SIZE[1], width=SIZE[0]) as reference:
+            for data, frame in zip(states, rough_frames, strict=True):
+                reference.update_scene(data, _tracking_camera(model, data, camera))
+                reference.scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = False
+                reference.scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = False
+                assert np.array_equal(reference.render(), frame)
+    finally:
+        model.vis.quality.offsamples = 4
+    for rough_frame, smooth_frame in zip(rough_frames, smooth_frames, strict=True):
+        assert_not_blank(rough_frame)
+        difference = np.abs(rough_frame.astype(int) - smooth_frame).max(axis=2)
+        assert difference.any(), "multisampling changed nothing"
+        assert (difference > 8).mean() < 0.1, "more than the edges differ"
 
 
 def render_in_thread(model: object, states: list[object], results: dict, key: str) -> None:
@@ -509,4 +550,11 @@ def test_streams_borrow_a_warm_renderer_per_frame_and_draw_their_own_states(
                 assert_not_blank(picture)
                 assert np.array_equal(picture, own.render(state))
     assert not np.array_equal(drawn[0][0], drawn[1][0])
+    # A stream of rough frames borrows a renderer of its own kind, and draws its own pictures.
+    rough = StateFrames(first_model, get_spec(ENV), SIZE, smooth=False)
+    picture = rough.draw(rough.keep(Kept(first_states[0])))  # type: ignore[arg-type]
+    again = rough.draw(rough.keep(Kept(first_states[0])))  # type: ignore[arg-type]
+    assert pool.made == 2
+    assert np.array_equal(picture, again) and not np.array_equal(picture, drawn[0][0])
+    rough.close()
     pool.close()

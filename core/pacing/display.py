@@ -6,7 +6,9 @@ the server encodes and sends it, and the viewer's browser decodes it and updates
 streams at full rate is ~100 pictures a second, more than a 2-core server and its viewers'
 browsers can take on top of their pages. So the pages share `SHOWN_FRAMES_PER_SECOND`: alone,
 a stream shows `MOST` frames a second; with many, fewer, never under `LEAST` (a slower picture,
-never a frozen one). The MP4 still gets every frame drawn.
+never a frozen one). The MP4 still has a picture for every frame step (one the stream skipped
+holds the picture before it). And a stream that starts among many draws its frames without
+anti-aliasing (`smooth_frames`), a fraction of the renderer's time each.
 """
 
 from __future__ import annotations
@@ -19,6 +21,11 @@ from core.errors import ParetoscopeError
 SHOWN_FRAMES_PER_SECOND = 36.0
 MOST = 12.0
 LEAST = 3.0
+# Live streams open at once from which a new one draws its frames without anti-aliasing: from
+# here on the pages already share the budget below `MOST`. Multisampling is most of a frame's
+# cost in software GL (320x320 HalfCheetah on llvmpipe: 8.8 ms with MuJoCo's 4 samples, 3.4 ms
+# without), and with eight viewers the renderer took 0.55 of the server's 0.75 cores.
+ROUGH_FROM = 3
 
 
 def shown_rate(
@@ -35,6 +42,13 @@ def shown_rate(
         )
     streams = max(1, int(live_streams))
     return min(most, max(least, budget / streams))
+
+
+def smooth_frames(live_streams: int, rough_from: int = ROUGH_FROM) -> bool:
+    """Whether a live stream that starts while `live_streams` others are open draws
+    anti-aliased frames: alone or nearly, yes; in a crowd, cheaper ones (edges show steps).
+    The choice holds for the stream's whole episode, so its video is of one quality."""
+    return int(live_streams) < rough_from
 
 
 class Throttle:

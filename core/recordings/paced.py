@@ -26,6 +26,7 @@ import numpy as np
 
 from core.agents.base import Agent
 from core.envs import get_spec
+from core.pacing.display import smooth_frames
 from core.pacing.gate import FrameGate
 from core.pacing.scheduler import Kind
 from core.recordings.episode import EpisodeRequest
@@ -57,9 +58,11 @@ class _Kept:
         spec: Any,
         size: int,
         warm: bool,
+        smooth: bool,
     ) -> None:
         self._rollout = rollout
         self._warm = warm
+        self._smooth = smooth
         self._every = every
         self._spec = spec
         self._size = (size, size)
@@ -79,7 +82,7 @@ class _Kept:
                 continue
             plain = replace(record, model=None, data=None, env=None)
             if self.source is None:
-                self.source = frame_source(record, self._spec, self._size, self._warm)
+                self.source = frame_source(record, self._spec, self._size, self._warm, self._smooth)
             drawable = record.env is not None or record.data is not None
             if self.source is None or not (drawable or self.kept):
                 self.last = len(self.records) - 1  # nothing to draw, not even a last picture
@@ -126,8 +129,11 @@ def record_paced(
     rollout = stream_rollout(
         agent, env_id, preference, request.seed, target, request.horizon, render=True
     )
-    # Idle work draws with a renderer of its own, made in (and as low-priority as) its thread.
-    episode = _Kept(rollout, every, spec, size, warm=kind is not Kind.IDLE)
+    # Idle work draws with a renderer of its own, made in (and as low-priority as) its thread,
+    # anti-aliased; a live stream that starts in a crowd draws cheaper frames (`smooth_frames`).
+    idle = kind is Kind.IDLE
+    smooth = idle or smooth_frames(gate.live_streams())
+    episode = _Kept(rollout, every, spec, size, warm=not idle, smooth=smooth)
     encoded = 0  # frames given to the video, which takes them in order
     held = 0  # of those, frames the stream skipped: they repeat the picture before them
     with (

@@ -50,7 +50,14 @@ class StateFrames:
 
     skippable = True
 
-    def __init__(self, model: Any, spec: EnvSpec, size: tuple[int, int], warm: bool = True) -> None:
+    def __init__(
+        self,
+        model: Any,
+        spec: EnvSpec,
+        size: tuple[int, int],
+        warm: bool = True,
+        smooth: bool = True,
+    ) -> None:
         import mujoco
 
         from core.render.renderer import FrameRenderer
@@ -59,6 +66,7 @@ class StateFrames:
         self._model = model
         self._spec = spec
         self._size = check_size(size)
+        self._smooth = smooth  # anti-aliased (`FrameRenderer`)
         self._what = mujoco.mjtState.mjSTATE_PHYSICS
         self._length = mujoco.mj_stateSize(model, self._what)
         self._scratch = mujoco.MjData(model)
@@ -66,7 +74,9 @@ class StateFrames:
         self._own: Any = None
         if not warm:  # its own, made (with its GL threads) at this thread's OS priority
             assert spec.camera is not None
-            self._own = self._lease.enter_context(FrameRenderer(model, spec.camera, self._size))
+            self._own = self._lease.enter_context(
+                FrameRenderer(model, spec.camera, self._size, smooth=smooth)
+            )
 
     def keep(self, record: StepRecord) -> np.ndarray:
         state = np.empty(self._length)
@@ -80,7 +90,9 @@ class StateFrames:
         self._mujoco.mj_forward(self._model, self._scratch)
         if self._own is not None:
             return self._own.render(self._scratch)
-        with warm_renderers().lend(self._model, self._spec, self._size) as renderer:
+        with warm_renderers().lend(
+            self._model, self._spec, self._size, smooth=self._smooth
+        ) as renderer:
             return renderer.render(self._scratch)
 
     def close(self) -> None:
@@ -109,13 +121,18 @@ class DrawnFrames:
 
 
 def frame_source(
-    record: StepRecord, spec: EnvSpec, size: tuple[int, int], warm: bool = True
+    record: StepRecord,
+    spec: EnvSpec,
+    size: tuple[int, int],
+    warm: bool = True,
+    smooth: bool = True,
 ) -> FrameSource | None:
     """The source that draws the episode whose first frame step is `record` (None: this
     record has nothing to draw, e.g. the episode diverged before its first step); `warm`: a
-    MuJoCo one borrows a warm renderer, else makes its own."""
+    MuJoCo one borrows a warm renderer, else makes its own; `smooth`: a MuJoCo one draws
+    anti-aliased (an env that draws itself draws as it does)."""
     if record.env is not None:
         return DrawnFrames(record.env, size)
     if record.model is not None and record.data is not None and spec.camera is not None:
-        return StateFrames(record.model, spec, size, warm)
+        return StateFrames(record.model, spec, size, warm, smooth)
     return None

@@ -39,7 +39,10 @@ class FrameRenderer:
     """Renders `MjData` of `model` as (height, width, 3) uint8 frames, camera tracking a body.
 
     `shadows` turns on shadows and reflections: prettier, 3-5x slower on a CPU (software GL).
-    The model's offscreen buffer is enlarged if `size` needs it (a visual setting only).
+    `smooth` keeps the model's multisample anti-aliasing (its offscreen samples, 4 by default);
+    without it, edges show steps and a frame costs ~2.6x less CPU in software GL (320x320
+    HalfCheetah on llvmpipe: 3.4 ms instead of 8.8 ms) — what a busy server's live streams
+    draw. The model's offscreen buffer is enlarged if `size` needs it (a visual setting only).
     """
 
     def __init__(
@@ -48,9 +51,11 @@ class FrameRenderer:
         camera: CameraSpec,
         size: tuple[int, int] = DEFAULT_SIZE,
         shadows: bool = False,
+        smooth: bool = True,
     ) -> None:
         self.width, self.height = check_size(size)
         self.shadows = shadows
+        self.smooth = smooth
         self._lock = threading.RLock()
         self._model = model
         self._gl_context: Any = None
@@ -76,6 +81,10 @@ class FrameRenderer:
         shadow_size = int(model.vis.quality.shadowsize)
         if not shadows:
             model.vis.quality.shadowsize = 1
+        # The context's framebuffers are made now, from these settings; the model keeps its own.
+        samples = int(model.vis.quality.offsamples)
+        if not smooth:
+            model.vis.quality.offsamples = 0
         try:
             self._gl_context = context_class(self.width, self.height)
             with self._gl_context.as_current():
@@ -86,6 +95,7 @@ class FrameRenderer:
             raise RenderingUnavailable(backend_failure_message(backend, error)) from error
         finally:
             model.vis.quality.shadowsize = shadow_size
+            model.vis.quality.offsamples = samples
 
         self._option = mujoco.MjvOption()
         self._capture_lock = threading.Lock()

@@ -2,10 +2,10 @@
 (a GL context, the model's meshes and textures uploaded, fonts), drawing a frame ~0.02 s, so a
 server that made one per episode spent most of a new viewer's first frame making it.
 
-Renderers are kept by (env, size, shadows): every episode of one env has the same model, so a
-renderer made with one episode's model draws another's states. At most `capacity` idle ones are
-kept (least recently used ones are closed). Renderers release their GL context after every
-call, so one made in one thread may be lent to another (one borrower at a time).
+Renderers are kept by (env, size, shadows, smooth): every episode of one env has the same
+model, so a renderer made with one episode's model draws another's states. At most `capacity`
+idle ones are kept (least recently used ones are closed). Renderers release their GL context
+after every call, so one made in one thread may be lent to another (one borrower at a time).
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from core.envs import EnvSpec
 
 DEFAULT_CAPACITY = 8
 
-RendererKey = tuple[str, int, int, bool]
+RendererKey = tuple[str, int, int, bool, bool]
 
 
 class WarmRenderers:
-    """Idle renderers by (env, width, height, shadows), lent one borrower at a time."""
+    """Idle renderers by (env, width, height, shadows, smooth), lent one borrower at a time."""
 
     def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
         self.capacity = int(capacity)
@@ -45,18 +45,24 @@ class WarmRenderers:
 
     @contextlib.contextmanager
     def lend(
-        self, model: Any, spec: EnvSpec, size: tuple[int, int], shadows: bool = False
+        self,
+        model: Any,
+        spec: EnvSpec,
+        size: tuple[int, int],
+        shadows: bool = False,
+        smooth: bool = True,
     ) -> Iterator[Any]:
-        """A `FrameRenderer` for `spec`'s model at `size` (an idle one, else a new one),
-        returned for the next borrower after the block (closed if the block failed)."""
+        """A `FrameRenderer` for `spec`'s model at `size` with these settings (an idle one,
+        else a new one), returned for the next borrower after the block (closed if the block
+        failed)."""
         from core.render.renderer import FrameRenderer
 
         if spec.camera is None:
             raise ValueError(f"{spec.id} has no camera for paretoscope's renderer")
-        key: RendererKey = (spec.id, int(size[0]), int(size[1]), bool(shadows))
+        key: RendererKey = (spec.id, int(size[0]), int(size[1]), bool(shadows), bool(smooth))
         renderer = self._take(key)
         if renderer is None:
-            renderer = FrameRenderer(model, spec.camera, size, shadows)
+            renderer = FrameRenderer(model, spec.camera, size, shadows, smooth)
             with self._lock:
                 self._made += 1
         try:
