@@ -58,11 +58,14 @@ from tests.e2e.conftest import (  # noqa: E402
 
 MEMORY_LIMIT = 3 * 2**30
 STALL_LIMIT = 1.0  # seconds: a stream without a new frame for longer stalled
-# Seconds between two reads of each page. The delays are timed in the page itself (animation
-# frames), so this only sets when the next move is made; reading 8 pages 20 times a second
+# Seconds between two reads of each page. The delays are timed in the page itself (when the
+# page changes), so this only sets when the next move is made; reading 8 pages 20 times a second
 # kept the browsers (and Playwright's driver) busy on the machine they share with the server.
 POLL_SECONDS = 0.25
 SLIDER = '[data-testid="stSlider"] input[type="range"]'
+# The episode's player: the dashboard's own, or Streamlit's (what the dashboard drew before it
+# had its own: the same script then measures the code of the issue's baseline).
+VIDEO = f'{EPISODE_VIDEO}, video[data-testid="stVideo"]'
 # Armed just before a slider move: the time of the first new frame after it. A new frame is a
 # streamed frame (not the SVG reward chart) whose name (`FRAME_NAME`) was not on the page at the
 # move, or (a cached episode) a playable video under a caption that names the new preference.
@@ -72,6 +75,11 @@ SLIDER = '[data-testid="stSlider"] input[type="range"]'
 # before in it is a new frame; `gap` is the longest time between two new frames. It is closed
 # (pushed to window.__streams with `tail`, the time from its last frame to the end) when its
 # video is playable, at the next move, or by CLOSE at the end of the run.
+# The page is looked at in the animation frame after it changes (a frame drawn, an element
+# added, marked stale or fresh, a caption's text) or a player gets data, not at every animation
+# frame: a look 60 times a second (with the page's text read for the queue notice) cost each
+# page ~0.2 s of CPU a move, a third of what a viewer's page costs, on the cores the server
+# shares.
 ARM = """
 (expected) => {
   const fresh = (element) => !element.closest('[data-stale="true"]');
@@ -97,6 +105,7 @@ ARM = """
     window.__streams.push({
       gap: stream.gap, tail: now - stream.last, frames: stream.frames, ended: how});
   };
+  if (window.__load && window.__load.stop) window.__load.stop();
   close(window.__load, 'move', performance.now());
   const names = (caption) => {
     const match = /^Preference \\S+ ([\\d.]+), \\S+ ([\\d.]+)/.exec(caption.textContent.trim());
@@ -106,42 +115,60 @@ ARM = """
                  streamed: false, last: null, gap: 0, frames: 0, ended: null, close: close};
   window.__load = state;
   const check = () => {
-    if (window.__load !== state) return;
+    if (window.__load !== state || state.video !== null) return;
     const now = performance.now();
-    if (state.video === null) {
-      let new_frame = false;
-      for (const image of frames()) {
-        const frame = name(image);
-        const old = image.dataset.episode && before.has(image.dataset.episode);
-        if (!frame || seen.has(frame) || old) continue;
-        if (fresh(image) && state.strict === null) state.strict = now;
-        if (seen_at_full(image)) {
-          seen.add(frame);
-          new_frame = true;
-        }
+    let new_frame = false;
+    for (const image of frames()) {
+      const frame = name(image);
+      const old = image.dataset.episode && before.has(image.dataset.episode);
+      if (!frame || seen.has(frame) || old) continue;
+      if (fresh(image) && state.strict === null) state.strict = now;
+      if (seen_at_full(image)) {
+        seen.add(frame);
+        new_frame = true;
       }
-      if (new_frame) {
-        if (state.frame === null) { state.frame = now; state.streamed = true; }
-        else if (state.streamed) state.gap = Math.max(state.gap, now - state.last);
-        state.last = now;
-        state.frames += 1;
-      }
+    }
+    if (new_frame) {
+      if (state.frame === null) { state.frame = now; state.streamed = true; }
+      else if (state.streamed) state.gap = Math.max(state.gap, now - state.last);
+      state.last = now;
+      state.frames += 1;
     }
     const captioned = Array.from(
       document.querySelectorAll('[data-testid="stCaptionContainer"]')).some(
         (c) => fresh(c) && names(c));
-    const video = document.querySelector('EPISODE_VIDEO');
+    const video = document.querySelector('VIDEO');
     if (captioned && video && fresh(video) && video.readyState >= 2) {
       if (state.frame === null) state.frame = now;
       if (state.strict === null) state.strict = now;
-      if (state.video === null) { state.video = now; close(state, 'video', now); }
+      state.video = now;
+      close(state, 'video', now);
+      state.stop();
     }
-    if (document.body.innerText.includes('queued (')) state.queued = true;
-    if (state.video === null) requestAnimationFrame(check);
+    if (Array.from(document.querySelectorAll('[data-testid="stAlert"]')).some(
+        (alert) => alert.textContent.includes('queued ('))) state.queued = true;
   };
-  requestAnimationFrame(check);
+  // Looked at in the next animation frame after a change, as the frame is painted.
+  let pending = false;
+  const soon = () => {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(() => { pending = false; check(); });
+  };
+  const observer = new MutationObserver(soon);
+  observer.observe(document.body, {
+    subtree: true, childList: true, characterData: true, attributes: true,
+    attributeFilter: ['data-frame', 'src', 'data-stale']});
+  // A player's readiness changes no element: its events say it (they do not bubble).
+  const media = (event) => { if (event.target.matches && event.target.matches('VIDEO')) soon(); };
+  for (const kind of ['loadeddata', 'canplay']) document.addEventListener(kind, media, true);
+  state.stop = () => {
+    observer.disconnect();
+    for (const kind of ['loadeddata', 'canplay']) document.removeEventListener(kind, media, true);
+  };
+  check();
 }
-""".replace("STREAMED_FRAME", STREAMED_FRAME).replace("EPISODE_VIDEO", EPISODE_VIDEO)
+""".replace("STREAMED_FRAME", STREAMED_FRAME).replace("VIDEO", VIDEO)
 ARM = ARM.replace("FRAME_NAME", FRAME_NAME)
 # At the end of the run: closes the stream still playing, if any, and returns every stream.
 CLOSE = """
