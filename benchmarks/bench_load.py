@@ -45,6 +45,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from benchmarks.procfs import processes  # noqa: E402
 from tests.e2e.conftest import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -213,44 +214,19 @@ class Session:
 
 
 def group_rss(group: int) -> int:
-    """Resident memory of every process in the process group `group` (bytes), from /proc."""
-    total = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-            if int(fields[2]) != group:  # the process group id
-                continue
-            with open(f"/proc/{entry}/status") as handle:
-                for line in handle:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1]) * 1024
-        except (OSError, IndexError, ValueError):
-            continue
-    return total
+    """Resident memory of every process in the process group `group` (bytes)."""
+    return sum(process.rss() for process in processes() if process.group == group)
 
 
 def cpu_seconds(group: int) -> tuple[float, float]:
     """CPU time (user + system, s) used so far by this machine's Chromium processes and by the
     process group `group` (the server)."""
     browsers = server = 0.0
-    tick = os.sysconf("SC_CLK_TCK")
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as handle:
-                head, tail = handle.read().rsplit(")", 1)
-            fields = tail.split()
-            used = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
-        except (OSError, IndexError, ValueError):
-            continue
-        if int(fields[2]) == group:
-            server += used
-        elif head.endswith("(chromium"):
-            browsers += used
+    for process in processes():
+        if process.group == group:
+            server += process.cpu_seconds
+        elif process.name == "chromium":
+            browsers += process.cpu_seconds
     return browsers, server
 
 

@@ -38,6 +38,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from benchmarks.bench_load import READ, sample_memory  # noqa: E402
+from benchmarks.procfs import processes  # noqa: E402
 from dashboard.memory import MEMORY_LOG_ENV_VAR  # noqa: E402
 from tests.e2e.conftest import (  # noqa: E402
     CHROMIUM,
@@ -70,26 +71,13 @@ PLAYING = """
 MB = 2**20
 
 
-def processes(group: int) -> list[tuple[int, str, int]]:
+def group_processes(group: int) -> list[tuple[int, str, int]]:
     """(pid, command name, RSS bytes) of every process in the process group `group`."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as handle:
-                head, tail = handle.read().rsplit(")", 1)
-            if int(tail.split()[2]) != group:
-                continue
-            rss = 0
-            with open(f"/proc/{entry}/status") as handle:
-                for line in handle:
-                    if line.startswith("VmRSS:"):
-                        rss = int(line.split()[1]) * 1024
-            found.append((int(entry), head.split("(", 1)[1], rss))
-        except (OSError, IndexError, ValueError):
-            continue
-    return found
+    return [
+        (process.pid, process.name, process.rss())
+        for process in processes()
+        if process.group == group
+    ]
 
 
 def anonymous_rss(pid: int) -> int:
@@ -132,7 +120,7 @@ def last_snapshot(log: Path) -> dict[str, Any]:
 
 def breakdown(stage: str, group: int, url: str, log: Path) -> dict[str, Any]:
     """Print and return what the server holds at `stage`."""
-    found = processes(group)
+    found = group_processes(group)
     python = sum(rss for pid, _, rss in found if pid == group)
     children = [(name, rss) for pid, name, rss in found if pid != group]
     ffmpeg = [rss for name, rss in children if "ffmpeg" in name]
@@ -265,7 +253,7 @@ def main() -> int:
                 page.keyboard.press("ArrowRight" if direction > 0 else "ArrowLeft")
                 moves[index] += 1
                 due[index] = time.monotonic() + rng.uniform(*args.every)
-                children = len(processes(group)) - 1
+                children = len(group_processes(group)) - 1
                 peak_children = max(peak_children, children)
             print(
                 f"burst: {sum(moves)} moves in {time.monotonic() - started:.0f} s "
