@@ -55,7 +55,6 @@ class FrameRenderer:
     ) -> None:
         self.width, self.height = check_size(size)
         self.shadows = shadows
-        self.smooth = smooth
         self._lock = threading.RLock()
         self._model = model
         self._gl_context: Any = None
