@@ -1,31 +1,25 @@
-"""Batch-invariant matrix products: row i of a product is bit-identical whatever else is batched.
+"""Agent arithmetic that gives the same bits whatever the batch, the threads or the CPU.
 
-Why: a float32 GEMM sums each dot product in an order its BLAS chooses from the shapes (gemv
-for one row, other kernels and blockings for a few rows, other thread splits for other sizes,
-and, with an [in, out] weight and a narrow output, even a row's position in a register tile),
-and float addition is not associative. So one episode acted differently alone (a dashboard
-replay) than inside a sweep batch of 64.
+Why: a float32 GEMM sums each dot product in an order its BLAS chooses from the shapes, the
+thread count and the CPU (gemv for one row, other blockings for a few rows, AVX2 or AVX-512
+kernels, a split of the inner sums over two threads), and float addition is not associative.
+So one episode acted differently alone (a dashboard replay) than inside a sweep batch of 64,
+and a sweep stored on one machine did not replay on another.
 
-How: every product is computed in chunks of exactly `CHUNK_ROWS` rows, the last one padded
-with zeros, always with the weight as [out, in] (nn.Linear's layout; [in, out] weights are
-transposed once and cached). Each GEMM call therefore has the same shape and layout whatever
-the batch, so BLAS takes the same kernel, blocking and thread split for it; and inside such a
-call a row's sums do not depend on its position or on the other rows. That last part is how
-MKL's kernels behave, not something BLAS promises: tests/test_batch_invariance.py checks it
-bit for bit on 1 and 2 torch threads for every layer shape of every agent kind (and it held
-on 16 threads and up to 21 chunks when probed), so a BLAS that broke it would fail there.
-The chunks go to BLAS as one batched GEMM. 16-row chunks cost nothing at the sweeps' batches
-of 64 (the same time per step as one 64-row GEMM, benchmarks here), while a single episode (a
-replay, the live view) pays for 16 rows, not 64: 0.4 ms per step for the default 3 x 512 MLP
-on one core, against 1.1 ms with 64-row chunks.
+How: every product is computed exactly. Each row of the left operand and each row of the
+[out, in] weight is scaled by a power of two so that its largest magnitude becomes 2^bits and
+rounded to integers, with bits chosen so that every sum of `in` products stays below 2^53; the
+float64 GEMM of those integers is then exact, whatever its kernel, blocking, thread split or
+batch, and the result is scaled back and rounded once to float32. The rounding to integers
+keeps 21 bits of each operand's row for 2048-long sums and 24 for short ones: about float32's
+own accuracy (the imported PEDA and MORL-Baselines checkpoints act as in their own code, to
+their golden tests' tolerances). Weights are quantized once per version and cached.
 
-Attention's two products per (batch row, head) are products of two activations, small next
-to the linear layers: they are computed exactly, as a float64 GEMM of integers (`matmul`),
-so no kernel choice can reach them.
-
-Everything else the networks do is row-wise already: elementwise ops, LayerNorm and softmax
-(one row at a time), embeddings and concatenations. The exception is the tanh-approximated GELU,
-whose vectorised and scalar-tail code differ, so `gelu_new` spells out GPT-2's formula.
+Everything else an agent computes in its networks goes through `core.agents.portable_math`
+(tanh, GELU, softmax, LayerNorm, ...), which uses only operations IEEE defines to the bit.
+`tests/test_batch_invariance.py` checks rows bit for bit in every batch on 1 and 2 threads;
+`tests/test_portable_math.py` checks the actions bit for bit under every vector instruction
+set torch and MKL can be told to use on the machine running the tests.
 
 The networks use this whenever autograd is not recording (`torch.no_grad`, inference mode:
 every `act`); training keeps the ordinary kernels.
@@ -44,9 +38,7 @@ import torch
 
 # Bumped whenever the arithmetic changes the actions, so stored episodes of the old arithmetic
 # stop matching the agent's fingerprint instead of failing to replay.
-ARITHMETIC_VERSION = "float32-chunks-16-v1"
-
-CHUNK_ROWS = 16
+ARITHMETIC_VERSION = "exact-integer-products-v2"
 
 
 def fingerprint(
@@ -73,27 +65,24 @@ def enabled() -> bool:
     return not torch.is_grad_enabled()
 
 
-def _pad_rows(flat: torch.Tensor, multiple: int) -> torch.Tensor:
-    """`flat` (M, ...) with zero rows appended up to a multiple of `multiple` rows."""
-    missing = -flat.shape[0] % multiple
-    if missing == 0:
-        return flat.contiguous()
-    return torch.cat((flat, flat.new_zeros((missing, *flat.shape[1:]))))
-
-
 def linear(
     x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, out_by_in: bool = True
 ) -> torch.Tensor:
     """x @ W^T + b (`out_by_in`: nn.Linear's [out, in] weight) or x @ W + b ([in, out]),
-    each output row depending on its own input row only, bit for bit."""
-    rows_by_in = weight if out_by_in else _transposed(weight)
-    outputs, inputs = rows_by_in.shape
-    flat = x.reshape(-1, inputs)
-    count = flat.shape[0]
-    chunks = _pad_rows(flat, CHUNK_ROWS).view(-1, CHUNK_ROWS, inputs)
-    right = rows_by_in.t().expand(chunks.shape[0], inputs, outputs)
-    out = torch.bmm(chunks, right) if bias is None else torch.baddbmm(bias, chunks, right)
-    return out.view(-1, outputs)[:count].reshape(*x.shape[:-1], outputs)
+    computed exactly on integers and rounded once to float32."""
+    quantized = _quantized(weight, out_by_in)
+    outputs, inputs = quantized.integers.shape
+    left, left_scale = _integers(x.reshape(-1, inputs), _bits(inputs))
+    total = torch.matmul(left, quantized.integers.t())
+    out = (total * left_scale) * quantized.scale.t()
+    if bias is not None:
+        out = out + bias.to(torch.float64)
+    return out.to(torch.float32).reshape(*x.shape[:-1], outputs)
+
+
+def _bits(inner: int) -> int:
+    """Bits per operand so that `inner` products of two such integers sum below 2^53."""
+    return min(23, (53 - math.ceil(math.log2(max(inner, 2)))) // 2)
 
 
 def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -106,8 +95,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     its kernel or the number of matrices in the batch. Attention's products are small next
     to the linear layers, so the float64 GEMM costs little.
     """
-    inner = a.shape[-1]
-    bits = min(23, (53 - math.ceil(math.log2(max(inner, 2)))) // 2)
+    bits = _bits(a.shape[-1])
     left, left_scale = _integers(a, bits)
     right, right_scale = _integers(b.transpose(-1, -2), bits)
     total = torch.matmul(left, right.transpose(-1, -2))
@@ -129,14 +117,16 @@ def _integers(x: torch.Tensor, bits: int) -> tuple[torch.Tensor, torch.Tensor]:
     return scaled.to(torch.float64), scale
 
 
-class _Cached:
-    """A weight's [out, in] copy, for one version of its data."""
+class _Quantized:
+    """A weight's [out, in] rows as integers and row scales (`_integers`), for one version of
+    its data."""
 
-    def __init__(self, weight: torch.Tensor) -> None:
+    def __init__(self, weight: torch.Tensor, out_by_in: bool) -> None:
         self.key = _version_key(weight)
-        # A plain tensor even inside inference mode: the cache outlives the call.
+        # Plain tensors even inside inference mode: the cache outlives the call.
         with torch.inference_mode(False), torch.no_grad():
-            self.transposed = weight.detach().t().contiguous()
+            rows = weight.detach() if out_by_in else weight.detach().t()
+            self.integers, self.scale = _integers(rows, _bits(rows.shape[1]))
 
 
 def _version_key(weight: torch.Tensor) -> tuple[object, ...]:
@@ -145,29 +135,18 @@ def _version_key(weight: torch.Tensor) -> tuple[object, ...]:
     return (weight._version, weight.data_ptr(), weight.device, weight.dtype)
 
 
-_TRANSPOSED: dict[int, tuple[weakref.ref[torch.Tensor], _Cached]] = {}
+_QUANTIZED: dict[tuple[int, bool], tuple[weakref.ref[torch.Tensor], _Quantized]] = {}
 
 
-def _transposed(weight: torch.Tensor) -> torch.Tensor:
-    """weight^T as a contiguous [out, in] tensor, cached per version of the weight (outside
-    the module, so it neither pickles nor goes stale)."""
+def _quantized(weight: torch.Tensor, out_by_in: bool) -> _Quantized:
+    """The weight's quantized rows, cached per version of the weight (outside the module, so
+    the cache neither pickles nor goes stale)."""
     if weight.is_inference():
-        return weight.t().contiguous()  # no version counter to key a cache on
-    key = id(weight)
-    entry = _TRANSPOSED.get(key)
+        return _Quantized(weight, out_by_in)  # no version counter to key a cache on
+    key = (id(weight), out_by_in)
+    entry = _QUANTIZED.get(key)
     if entry is not None and entry[0]() is weight and entry[1].key == _version_key(weight):
-        return entry[1].transposed
-    cached = _Cached(weight)
-    _TRANSPOSED[key] = (weakref.ref(weight, lambda _: _TRANSPOSED.pop(key, None)), cached)
-    return cached.transposed
-
-
-_GELU_SCALE = math.sqrt(2.0 / math.pi)
-
-
-def gelu_new(x: torch.Tensor) -> torch.Tensor:
-    """GPT-2's tanh GELU as separate elementwise ops (torch's fused kernel computes the tail of
-    a tensor with other code than its vectorised body, so a value's result depends on where it
-    sits). Each op here gives a value's result from that value alone."""
-    inner = x + 0.044715 * (x * x * x)
-    return 0.5 * x * (1.0 + torch.tanh(_GELU_SCALE * inner))
+        return entry[1]
+    quantized = _Quantized(weight, out_by_in)
+    _QUANTIZED[key] = (weakref.ref(weight, lambda _: _QUANTIZED.pop(key, None)), quantized)
+    return quantized

@@ -14,8 +14,9 @@ costs nothing, so a PEDA state_dict maps onto them with a short, explicit key ma
   MORvS (input = state and goal) and BC (input = a flattened window of states).
 
 Without autograd (every agent `act`, any `torch.no_grad` use) the matrix products go through
-`core.agents.invariant`, so each batch row's output is bit-identical whatever else is in the
-batch; with autograd (training) they are the ordinary float32 kernels.
+`core.agents.invariant` and the other non-trivial functions (tanh, GELU, softmax, LayerNorm)
+through `core.agents.portable_math`, so each batch row's output is bit-identical whatever else
+is in the batch and whatever the CPU; with autograd (training) they are torch's own kernels.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import torch
 from torch import nn
 from torch.nn import functional
 
-from core.agents import invariant
+from core.agents import invariant, portable_math
 
 # GPT-2 (transformers 4.5.1, as PEDA pins it) replaces masked attention scores by this constant
 # and adds it again for padded keys; -inf would change the outputs at padded positions.
@@ -36,13 +37,66 @@ ACTIVATIONS = ("relu", "gelu_new")
 
 
 class GELUNew(nn.GELU):
-    """GPT-2's tanh GELU; spelled out op by op when batch-invariant (see `invariant.gelu_new`)."""
+    """GPT-2's tanh GELU (`portable_math.gelu_new` without autograd)."""
 
     def __init__(self) -> None:
         super().__init__(approximate="tanh")
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return invariant.gelu_new(x) if invariant.enabled() else super().forward(x)
+        return portable_math.gelu_new(x) if invariant.enabled() else super().forward(x)
+
+
+class Tanh(nn.Tanh):
+    """`nn.Tanh`, `portable_math.tanh` without autograd."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return tanh(x)
+
+
+class Sigmoid(nn.Sigmoid):
+    """`nn.Sigmoid`, `portable_math.sigmoid` without autograd."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return portable_math.sigmoid(x) if invariant.enabled() else super().forward(x)
+
+
+class Softmax(nn.Softmax):
+    """`nn.Softmax` over the last dimension, `portable_math.softmax` without autograd."""
+
+    def __init__(self) -> None:
+        super().__init__(dim=-1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return softmax(x)
+
+
+class LogSoftmax(nn.LogSoftmax):
+    """`nn.LogSoftmax` over the last dimension, `portable_math.log_softmax` without autograd."""
+
+    def __init__(self) -> None:
+        super().__init__(dim=-1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return portable_math.log_softmax(x) if invariant.enabled() else super().forward(x)
+
+
+class LayerNorm(nn.LayerNorm):
+    """`nn.LayerNorm` over the last dimension (same parameters and state_dict keys),
+    `portable_math.layer_norm` without autograd."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if invariant.enabled() and len(self.normalized_shape) == 1:
+            return portable_math.layer_norm(x, self.weight, self.bias, self.eps)
+        return super().forward(x)
+
+
+def tanh(x: torch.Tensor) -> torch.Tensor:
+    return portable_math.tanh(x) if invariant.enabled() else torch.tanh(x)
+
+
+def softmax(x: torch.Tensor) -> torch.Tensor:
+    """Softmax over the last dimension."""
+    return portable_math.softmax(x) if invariant.enabled() else torch.softmax(x, dim=-1)
 
 
 def _activation(name: str) -> nn.Module:
@@ -109,7 +163,7 @@ class CausalSelfAttention(nn.Module):
         scores = torch.where(causal, scores, torch.full_like(scores, MASKED_SCORE))
         if padding_scores is not None:
             scores = scores + padding_scores
-        weights = self.attn_dropout(torch.softmax(scores, dim=-1))
+        weights = self.attn_dropout(softmax(scores))
         merged = _matmul(weights, value).transpose(1, 2).reshape(batch, length, hidden)
         return self.resid_dropout(self.c_proj(merged))
 
@@ -135,9 +189,9 @@ class TransformerBlock(nn.Module):
         self, hidden_size: int, n_head: int, inner_size: int, activation: str, dropout: float
     ) -> None:
         super().__init__()
-        self.ln_1 = nn.LayerNorm(hidden_size, eps=1e-5)
+        self.ln_1 = LayerNorm(hidden_size, eps=1e-5)
         self.attn = CausalSelfAttention(hidden_size, n_head, dropout)
-        self.ln_2 = nn.LayerNorm(hidden_size, eps=1e-5)
+        self.ln_2 = LayerNorm(hidden_size, eps=1e-5)
         self.mlp = TransformerMLP(hidden_size, inner_size, activation, dropout)
 
     def forward(self, x: torch.Tensor, padding_scores: torch.Tensor | None) -> torch.Tensor:
@@ -163,7 +217,7 @@ class TransformerStack(nn.Module):
             TransformerBlock(hidden_size, n_head, inner_size, activation, dropout)
             for _ in range(n_layer)
         )
-        self.ln_f = nn.LayerNorm(hidden_size, eps=1e-5)
+        self.ln_f = LayerNorm(hidden_size, eps=1e-5)
 
     def forward(
         self, embeddings: torch.Tensor, attention_mask: torch.Tensor | None
@@ -214,15 +268,15 @@ class DecisionTransformer(nn.Module):
         self.embed_return = Linear(return_input, hidden_size)
         self.embed_state = Linear(state_input, hidden_size)
         self.embed_action = Linear(action_input, hidden_size)
-        self.embed_ln = nn.LayerNorm(hidden_size)
-        self.predict_action = nn.Sequential(Linear(hidden_size, act_dim), nn.Tanh())
+        self.embed_ln = LayerNorm(hidden_size)
+        self.predict_action = nn.Sequential(Linear(hidden_size, act_dim), Tanh())
         self.auxiliary_heads = auxiliary_heads
         if auxiliary_heads:
             # PEDA's return and preference heads: trained only with extra losses that its
             # published runs switch off. Kept so an imported checkpoint loses nothing.
             self.embed_pref = Linear(n_obj, hidden_size, bias=False)
             self.predict_return = Linear(2 * hidden_size, n_obj)
-            self.predict_pref = nn.Sequential(Linear(2 * hidden_size, n_obj), nn.Softmax(dim=2))
+            self.predict_pref = nn.Sequential(Linear(2 * hidden_size, n_obj), Softmax())
 
     @property
     def max_timestep(self) -> int:
@@ -294,4 +348,4 @@ class MLPActor(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         for layer in self.layers:
             x = self.dropout(functional.relu(layer(x)))
-        return torch.tanh(self.output(x))
+        return tanh(self.output(x))

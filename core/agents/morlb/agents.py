@@ -33,9 +33,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from core.agents import invariant
+from core.agents import invariant, portable_math
 from core.agents.base import AgentKind, AgentSpec, Conditioning
 from core.agents.morlb.layers import SequentialLayout, check_tensors
+from core.agents.networks import tanh
 from core.envs import get_spec
 from core.errors import ParetoscopeError
 
@@ -192,8 +193,13 @@ class MorlbAgent:
 
 
 def _scalarised(weights: torch.Tensor, q_values: torch.Tensor) -> torch.Tensor:
-    """w · Q per action: (B, R) weights and (B, A, R) values -> (B, A), in float32."""
-    return torch.einsum("br,bar->ba", weights, q_values)
+    """w · Q per action: (B, R) weights and (B, A, R) values -> (B, A), in float32, summed
+    objective by objective in one order (a BLAS product's order depends on the CPU, and an
+    argmax over near-equal values would follow it)."""
+    total = weights[:, None, 0] * q_values[..., 0]
+    for objective in range(1, q_values.shape[-1]):
+        total = total + weights[:, None, objective] * q_values[..., objective]
+    return total
 
 
 class ActorAgent(MorlbAgent):
@@ -407,7 +413,7 @@ def _actor_mean(
         return torch.clamp(member.part("actor_mean")(inputs), *bounds)
     hidden = member.part("latent_pi")(inputs)
     mean = member.part("mean")(hidden)
-    return torch.tanh(mean) * member.tensor("action_scale") + member.tensor("action_bias")
+    return tanh(mean) * member.tensor("action_scale") + member.tensor("action_bias")
 
 
 # MOSAC squashes its log-std into this range (tanh, then affine).
@@ -420,9 +426,9 @@ def _actor_sample(member: Parts, inputs: torch.Tensor, noise: torch.Tensor) -> t
         raise ParetoscopeError("sampling needs the actors' log-std heads (import with sample=true)")
     hidden = member.part("latent_pi")(inputs)
     low, high = MOSAC_LOG_STD
-    log_std = low + 0.5 * (high - low) * (torch.tanh(member.part("log_std")(hidden)) + 1)
-    raw = member.part("mean")(hidden) + log_std.exp() * noise
-    return torch.tanh(raw) * member.tensor("action_scale") + member.tensor("action_bias")
+    log_std = low + 0.5 * (high - low) * (tanh(member.part("log_std")(hidden)) + 1)
+    raw = member.part("mean")(hidden) + portable_math.exp(log_std).to(log_std.dtype) * noise
+    return tanh(raw) * member.tensor("action_scale") + member.tensor("action_bias")
 
 
 def _check_actor(member: Parts, spec: AgentSpec, weight_input: bool) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from core.agents.networks import Linear
+from core.agents.networks import LayerNorm, Linear, LogSoftmax, Sigmoid, Tanh
 from core.errors import ParetoscopeError
 
 # One Sequential slot: ("linear", in, out), ("layernorm", width), or a parameterless one:
@@ -74,22 +74,22 @@ class SequentialLayout:
         return cls(tuple(slots))
 
     def build(self) -> nn.Sequential:
-        """The untrained network; batch-invariant Linear layers (`core.agents.networks`)."""
+        """The untrained network, of `core.agents.networks`' batch- and CPU-invariant layers."""
         modules: list[nn.Module] = []
         for slot in self.slots:
             name = slot[0]
             if name == "linear":
                 modules.append(Linear(int(slot[1]), int(slot[2])))
             elif name == "layernorm":
-                modules.append(nn.LayerNorm(int(slot[1])))
+                modules.append(LayerNorm(int(slot[1])))
             elif name == "relu":
                 modules.append(nn.ReLU())
             elif name == "tanh":
-                modules.append(nn.Tanh())
+                modules.append(Tanh())
             elif name == "sigmoid":
-                modules.append(nn.Sigmoid())
+                modules.append(Sigmoid())
             elif name == "log_softmax":
-                modules.append(nn.LogSoftmax(dim=-1))
+                modules.append(LogSoftmax())
             else:  # dropout: evaluation only, so the identity
                 modules.append(nn.Identity())
         return nn.Sequential(*modules)
