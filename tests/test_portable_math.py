@@ -141,6 +141,21 @@ def test_linear_layers_are_exact_integer_products_close_to_float64() -> None:
         for row in range(x.shape[0]):  # the same bits alone as in the batch
             with torch.no_grad():
                 assert torch.equal(invariant.linear(x[row : row + 1], weight, bias)[0], ours[row])
+        with torch.inference_mode():  # weights made in inference mode have no version to cache
+            made_there = weight.clone()
+            assert torch.equal(invariant.linear(x, made_there, bias), ours)
+
+
+def test_a_cached_weight_is_quantized_again_when_it_changes_in_place() -> None:
+    layer = torch.nn.Linear(8, 4)
+    x = torch.randn(3, 8)
+    with torch.no_grad():
+        before = invariant.linear(x, layer.weight, layer.bias)
+        layer.weight.mul_(2.0)  # an optimiser step, load_state_dict, copy_: all in place
+        after = invariant.linear(x, layer.weight, layer.bias)
+        expected = x.double() @ layer.weight.double().t() + layer.bias.double()
+    assert not torch.equal(before, after)
+    torch.testing.assert_close(after.double(), expected, rtol=1e-5, atol=1e-6)
 
 
 # Run in subprocesses: the settings are read once, when torch and MKL load.

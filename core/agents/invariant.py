@@ -32,8 +32,9 @@ import json
 import math
 import weakref
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
+import numpy as np
 import torch
 
 # Bumped whenever the arithmetic changes the actions, so stored episodes of the old arithmetic
@@ -72,12 +73,13 @@ def linear(
     computed exactly on integers and rounded once to float32."""
     quantized = _quantized(weight, out_by_in)
     outputs, inputs = quantized.integers.shape
-    left, left_scale = _integers(x.reshape(-1, inputs), _bits(inputs))
-    total = torch.matmul(left, quantized.integers.t())
-    out = (total * left_scale) * quantized.scale.t()
+    left, left_scale = _integers(_float32(x).reshape(-1, inputs), _bits(inputs))
+    out = _product(left, quantized.integers.T)
+    out *= left_scale
+    out *= quantized.scale.T
     if bias is not None:
-        out = out + bias.to(torch.float64)
-    return out.to(torch.float32).reshape(*x.shape[:-1], outputs)
+        out += _float32(bias)
+    return _back(out.reshape(*x.shape[:-1], outputs), x)
 
 
 def _bits(inner: int) -> int:
@@ -89,44 +91,59 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """a (..., M, K) @ b (..., K, N) for two activations (attention), each entry depending on
     its own row of a and column of b only, bit for bit.
 
-    Computed exactly: each row of a and each column of b is scaled so that its largest
-    magnitude becomes 2^bits and rounded to integers, with bits chosen so that every sum of
-    K products stays below 2^53; the float64 GEMM of those integers is then exact, whatever
-    its kernel or the number of matrices in the batch. Attention's products are small next
-    to the linear layers, so the float64 GEMM costs little.
+    Computed exactly as `linear` is: each row of a and each column of b is scaled so that its
+    largest magnitude becomes 2^bits and rounded to integers, and the float64 GEMM of those
+    integers is exact, whatever its kernel or the number of matrices in the batch.
     """
     bits = _bits(a.shape[-1])
-    left, left_scale = _integers(a, bits)
-    right, right_scale = _integers(b.transpose(-1, -2), bits)
-    total = torch.matmul(left, right.transpose(-1, -2))
-    return ((total * left_scale) * right_scale.transpose(-1, -2)).to(torch.float32)
+    left, left_scale = _integers(_float32(a), bits)
+    right, right_scale = _integers(np.swapaxes(_float32(b), -1, -2), bits)
+    out = _product(left, np.swapaxes(right, -1, -2))
+    out *= left_scale
+    out *= np.swapaxes(right_scale, -1, -2)
+    return _back(out, a)
 
 
-def _integers(x: torch.Tensor, bits: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """The rows of x (..., M, K) as float64 integers with each row's largest magnitude at
-    2^bits, and the row scales (..., M, 1) float32 with x ~= integers * scale.
+def _float32(x: torch.Tensor) -> np.ndarray:
+    """x's values as a float32 numpy array (a view where x is a float32 CPU tensor)."""
+    return x.detach().to(device="cpu", dtype=torch.float32).numpy()
+
+
+def _back(values: np.ndarray, like: torch.Tensor) -> torch.Tensor:
+    """float64 `values` rounded once to a float32 tensor on `like`'s device."""
+    return torch.from_numpy(values.astype(np.float32)).to(like.device)
+
+
+def _product(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """left @ right of float64 integers (exact), by torch's GEMM: it keeps to the thread count
+    set with torch.set_num_threads, as the sweeps' workers need."""
+    return torch.matmul(torch.from_numpy(left), torch.from_numpy(right)).numpy()
+
+
+def _integers(x: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of x (..., M, K), float32, as float64 integers with each row's largest
+    magnitude at 2^bits, and the row scales (..., M, 1) float32 with x ~= integers * scale.
 
     A row with a NaN or an infinity gets a non-finite scale, which carries into its outputs
     (its integers are zeros where x was not finite); an all-zero row gets scale 0.
     """
-    x = x.to(torch.float32)
-    peak = x.abs().amax(dim=-1, keepdim=True)
-    scale = peak * (1.0 / float(1 << bits))  # exact: a power of two
+    peak = np.abs(x).max(axis=-1, keepdims=True)
+    scale = peak * np.float32(1.0 / float(1 << bits))  # exact: a power of two
     # x / scale = 2^bits x / peak, one rounding; 0/0 and x/inf (NaN) become 0.
-    scaled = torch.nan_to_num_(x / scale, 0.0, 0.0, 0.0).round_()
-    return scaled.to(torch.float64), scale
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scaled = x / scale
+    scaled[~np.isfinite(scaled)] = 0.0
+    np.rint(scaled, out=scaled)
+    return scaled.astype(np.float64), scale
 
 
 class _Quantized:
-    """A weight's [out, in] rows as integers and row scales (`_integers`), for one version of
-    its data."""
+    """A weight's [out, in] rows as integers and row scales (`_integers`)."""
 
     def __init__(self, weight: torch.Tensor, out_by_in: bool) -> None:
-        self.key = _version_key(weight)
-        # Plain tensors even inside inference mode: the cache outlives the call.
-        with torch.inference_mode(False), torch.no_grad():
-            rows = weight.detach() if out_by_in else weight.detach().t()
-            self.integers, self.scale = _integers(rows, _bits(rows.shape[1]))
+        rows = _float32(weight if out_by_in else weight.t())
+        # Contiguous: the integers are the right operand of every product.
+        self.integers, self.scale = _integers(np.ascontiguousarray(rows), _bits(rows.shape[1]))
 
 
 def _version_key(weight: torch.Tensor) -> tuple[object, ...]:
@@ -135,7 +152,13 @@ def _version_key(weight: torch.Tensor) -> tuple[object, ...]:
     return (weight._version, weight.data_ptr(), weight.device, weight.dtype)
 
 
-_QUANTIZED: dict[tuple[int, bool], tuple[weakref.ref[torch.Tensor], _Quantized]] = {}
+class _Entry(NamedTuple):
+    owner: weakref.ref[torch.Tensor]
+    version: tuple[object, ...]
+    quantized: _Quantized
+
+
+_QUANTIZED: dict[tuple[int, bool], _Entry] = {}
 
 
 def _quantized(weight: torch.Tensor, out_by_in: bool) -> _Quantized:
@@ -144,9 +167,11 @@ def _quantized(weight: torch.Tensor, out_by_in: bool) -> _Quantized:
     if weight.is_inference():
         return _Quantized(weight, out_by_in)  # no version counter to key a cache on
     key = (id(weight), out_by_in)
+    version = _version_key(weight)
     entry = _QUANTIZED.get(key)
-    if entry is not None and entry[0]() is weight and entry[1].key == _version_key(weight):
-        return entry[1]
+    if entry is not None and entry.owner() is weight and entry.version == version:
+        return entry.quantized
     quantized = _Quantized(weight, out_by_in)
-    _QUANTIZED[key] = (weakref.ref(weight, lambda _: _QUANTIZED.pop(key, None)), quantized)
+    owner = weakref.ref(weight, lambda _: _QUANTIZED.pop(key, None))
+    _QUANTIZED[key] = _Entry(owner, version, quantized)
     return quantized
