@@ -106,12 +106,16 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 def _float32(x: torch.Tensor) -> np.ndarray:
     """x's values as a float32 numpy array (a view where x is a float32 CPU tensor)."""
-    return x.detach().to(device="cpu", dtype=torch.float32).numpy()
+    x = x.detach()
+    if x.dtype != torch.float32 or x.device.type != "cpu":  # rare: a conversion costs more
+        x = x.to(device="cpu", dtype=torch.float32)
+    return x.numpy()
 
 
 def _back(values: np.ndarray, like: torch.Tensor) -> torch.Tensor:
     """float64 `values` rounded once to a float32 tensor on `like`'s device."""
-    return torch.from_numpy(values.astype(np.float32)).to(like.device)
+    out = torch.from_numpy(values.astype(np.float32))
+    return out if like.device.type == "cpu" else out.to(like.device)
 
 
 def _product(left: np.ndarray, right: np.ndarray) -> np.ndarray:

@@ -347,5 +347,7 @@ class MLPActor(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         for layer in self.layers:
-            x = self.dropout(functional.relu(layer(x)))
+            x = functional.relu(layer(x))
+            if self.training:  # evaluation's dropout is the identity: skip its call per layer
+                x = self.dropout(x)
         return tanh(self.output(x))
