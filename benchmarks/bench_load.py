@@ -484,6 +484,15 @@ def main() -> int:
     )
     if frames:
         print(f"  mean {statistics.fmean(frames):.2f} s")
+        # When the slowest moves came (seconds into the moving): a cluster at the start is
+        # the room's set-up, spread ones are the load's.
+        timed_moves = [
+            (delay, press - ready)
+            for session in sessions
+            for delay, (press, _) in zip(session.first_frames, session.presses, strict=False)
+        ]
+        slowest = sorted(timed_moves, reverse=True)[:5]
+        print("  slowest: " + ", ".join(f"{d:.2f} s at {t:.0f} s" for d, t in slowest))
     strict = [value for session in sessions for value in session.strict_frames]
     print(
         f"  once fresh   n={len(strict)}  p50 {percentile(strict, 0.5):.2f} s  "
