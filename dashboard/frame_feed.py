@@ -33,6 +33,7 @@ recording), or, repeated, a keep-alive.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import secrets
 import struct
@@ -50,12 +51,15 @@ from dashboard.trace import mark
 FEED_PATH = "/_paretoscope/frames/"
 HEADER = struct.Struct(">III")  # JPEG length, episode step, episode
 JPEG_QUALITY = 90  # what `st.image` uses for an array
-# Seconds between two looks at a job for a new frame: the most a frame waits to be sent.
-POLL_SECONDS = 0.02
+# A feed sleeps until its job or its channel changes (`Job.watch`, `Feed.watch`), or until
+# its throttle lets the frame it holds go; it looks again at least this often (seconds), for a
+# feed closed meanwhile (`is_open`), which wakes nothing.
+LONGEST_SLEEP = 0.25
 # A wait between two frames sent that the trace notes (`dashboard.trace`, for benchmarks).
 SLOW_SECONDS = 0.5
-# A feed's look at its job that comes this much later than asked: the server's event loop did
-# not run (the trace notes it, to tell a stalled loop from a stream with nothing to send).
+# A feed woken this much later than asked (a new frame, or its throttle's time): the server's
+# event loop did not run (the trace notes it, to tell a stalled loop from a stream with nothing
+# to send).
 LATE_LOOK_SECONDS = 0.2
 # Seconds a channel with nothing to send stays silent before a keep-alive (proxies close a
 # response that says nothing for a minute or so).
@@ -75,6 +79,12 @@ class Feed:
         self._lock = threading.Lock()
         self._job = job
         self._episode = 0 if job is None else 1
+        self._wake: Callable[[], None] | None = None
+
+    def watch(self, wake: Callable[[], None] | None) -> None:
+        """Call `wake()` when the feed follows another job (None: no more)."""
+        with self._lock:
+            self._wake = wake
 
     def follow(self, job: Job | None) -> None:
         """Send `job`'s frames from now on (a channel's next episode); None: no job, the page
@@ -83,6 +93,9 @@ class Feed:
             if job is not self._job or job is None:
                 self._job = job
                 self._episode += 1
+            wake = self._wake
+        if wake is not None:
+            wake()
 
     def now(self) -> tuple[int, Job | None]:
         """The episode being sent and its job."""
@@ -187,6 +200,38 @@ def read_frames(data: bytes) -> list[Sent]:
     return frames
 
 
+class _Alarm:
+    """Wakes a feed's coroutine: rung from any thread (a job's new state, a channel's new job)
+    or by the feed's own timer."""
+
+    def __init__(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._event = asyncio.Event()
+        self._rung: float | None = None  # when first rung since the last sleep ended
+
+    def ring(self) -> None:
+        if self._rung is None:
+            self._rung = time.monotonic()
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody sleeps
+            self._loop.call_soon_threadsafe(self._event.set)
+
+    async def sleep(self, seconds: float) -> float:
+        """Until rung or `seconds` have passed; returns how much later than that it woke (the
+        event loop's lag)."""
+        due = time.monotonic() + seconds
+        timer = self._loop.call_later(seconds, self._event.set)
+        try:
+            await self._event.wait()
+        finally:
+            timer.cancel()
+        now = time.monotonic()
+        if self._rung is not None:
+            due = min(due, self._rung)
+        self._event.clear()  # before the caller looks: a ring from now on is not lost
+        self._rung = None
+        return max(0.0, now - due)
+
+
 async def feed_frames(
     feed: Feed,
     is_open: Callable[[], bool],
@@ -195,52 +240,68 @@ async def feed_frames(
 ) -> AsyncIterator[bytes]:
     """What `feed` sends: its job's newest frame when the page may show one (`rate()` a
     second), the last frame always; a page run's feed ends with its job, a channel begins each
-    episode with a marker and goes on until `is_open()` turns false."""
+    episode with a marker and goes on until `is_open()` turns false. Between frames it sleeps
+    until the job or the channel changes (no looking every few milliseconds: eight viewers'
+    feeds did so 400 times a second on the server's event loop)."""
     throttle = throttle or Throttle(MOST)
+    alarm = _Alarm()
     episode, job = -1, None
+    unwatch: Callable[[], None] | None = None
     seen = 0
     pending: Any = None
     first = True
     sent = quiet = time.monotonic()
-    while is_open():
-        current = feed.now()
-        if current[0] != episode:  # a channel's page moved on: its next job from now
-            episode, job = current
-            seen, pending, first = 0, None, True
-            mark("asked", session=feed.session)  # the feed begins this episode's frames
-            if feed.channel:
+    feed.watch(alarm.ring)
+    try:
+        while is_open():
+            current = feed.now()
+            if current[0] != episode:  # a channel's page moved on: its next job from now
+                episode, job = current
+                if unwatch is not None:
+                    unwatch()
+                unwatch = None if job is None else job.watch(alarm.ring)
+                seen, pending, first = 0, None, True
+                mark("asked", session=feed.session)  # the feed begins this episode's frames
+                if feed.channel:
+                    quiet = time.monotonic()
+                    yield marker(episode, job is not None)
+            state = None if job is None else job.wait(seen, None, timeout=0)
+            if state is not None and state.frames != seen and state.latest is not None:
+                seen = state.frames
+                if getattr(state.latest, "image", None) is not None:
+                    pending = state.latest
+            if pending is not None:
+                throttle.rate = rate()  # asked only with a frame to send: takes the gate's lock
+            done = state is not None and state.done
+            last = done or (pending is not None and getattr(pending.record, "done", False))
+            if pending is not None and (last or throttle.ready()):
+                frame, pending = pending, None
+                data = await asyncio.to_thread(frame_bytes, frame.image, frame.record.step, episode)
+                now = time.monotonic()
+                if first:
+                    mark("frame", session=feed.session)
+                    first = False
+                elif now - sent > SLOW_SECONDS:
+                    mark("slow frame", session=feed.session, seconds=round(now - sent, 3))
+                sent = quiet = now
+                yield data
+                continue  # look again at once: a frame may have come meanwhile
+            if done and pending is None and not feed.channel:
+                return
+            if feed.channel and time.monotonic() - quiet > KEEPALIVE_SECONDS:
                 quiet = time.monotonic()
                 yield marker(episode, job is not None)
-        state = None if job is None else job.wait(seen, None, timeout=0)
-        if state is not None and state.frames != seen and state.latest is not None:
-            seen = state.frames
-            if getattr(state.latest, "image", None) is not None:
-                pending = state.latest
-        if pending is not None:
-            throttle.rate = rate()  # asked only with a frame to send: it takes the gate's lock
-        done = state is not None and state.done
-        last = done or (pending is not None and getattr(pending.record, "done", False))
-        if pending is not None and (last or throttle.ready()):
-            frame, pending = pending, None
-            data = await asyncio.to_thread(frame_bytes, frame.image, frame.record.step, episode)
-            now = time.monotonic()
-            if first:
-                mark("frame", session=feed.session)
-                first = False
-            elif now - sent > SLOW_SECONDS:
-                mark("slow frame", session=feed.session, seconds=round(now - sent, 3))
-            sent = quiet = now
-            yield data
-        if done and pending is None and not feed.channel:
-            return
-        if feed.channel and time.monotonic() - quiet > KEEPALIVE_SECONDS:
-            quiet = time.monotonic()
-            yield marker(episode, job is not None)
-        asleep = time.monotonic()
-        await asyncio.sleep(POLL_SECONDS)
-        late = time.monotonic() - asleep - POLL_SECONDS
-        if late > LATE_LOOK_SECONDS:
-            mark("late look", session=feed.session, seconds=round(late, 3))
+            # A frame held back waits for the throttle; else the next change (or a last look).
+            wait = LONGEST_SLEEP if pending is None else min(LONGEST_SLEEP, throttle.delay())
+            if feed.channel:  # or its next keep-alive
+                wait = min(wait, quiet + KEEPALIVE_SECONDS - time.monotonic())
+            late = await alarm.sleep(max(wait, 0.001))
+            if late > LATE_LOOK_SECONDS:
+                mark("late look", session=feed.session, seconds=round(late, 3))
+    finally:
+        feed.watch(None)
+        if unwatch is not None:
+            unwatch()
 
 
 def _base_path() -> str:

@@ -12,6 +12,7 @@ first one leaves. No Streamlit here: pages read the job's state and draw it them
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -63,6 +64,9 @@ class Job:
         self._done = False
         self._result: Any = None
         self._error: BaseException | None = None
+        # Called at each change of state (`watch`): how a feed's coroutine learns of a frame
+        # without looking every few milliseconds.
+        self._watchers: list[Callable[[], None]] = []
         # Every frame's step records, for the charts the followers draw: a frame's `.records`
         # without its image (500 images would hold ~150 MB), other frames as given.
         self.history: list[Any] = []
@@ -90,7 +94,28 @@ class Job:
             self._subscribers -= 1
             if self._subscribers <= 0 and not self._done:
                 self._cancelled = True
-            self._condition.notify_all()
+            self._changed()
+
+    def watch(self, wake: Callable[[], None]) -> Callable[[], None]:
+        """Call `wake()` at each change of state from now on (from the thread that changes it,
+        holding the job's lock: it must return at once and take no lock of the job's). Returns
+        the call that stops it."""
+        with self._condition:
+            self._watchers.append(wake)
+
+        def unwatch() -> None:
+            with self._condition, contextlib.suppress(ValueError):
+                self._watchers.remove(wake)
+
+        return unwatch
+
+    def _changed(self) -> None:
+        """Wake the waiters and the watchers (the caller holds the lock). A watcher that fails
+        (its event loop closed) must not stop the work."""
+        self._condition.notify_all()
+        for wake in self._watchers:
+            with contextlib.suppress(Exception):
+                wake()
 
     def wait(self, frames_seen: int, ahead_seen: int | None, timeout: float) -> JobState:
         """The state once it differs from what the caller saw (or after `timeout` seconds)."""
@@ -109,7 +134,7 @@ class Job:
                 raise Cancelled
             if ahead != self._ahead:
                 self._ahead = ahead
-                self._condition.notify_all()
+                self._changed()
 
     def _on_frame(self, frame: Any) -> None:
         with self._condition:
@@ -119,7 +144,7 @@ class Job:
             self._frames += 1
             self._latest = frame
             self.history.append(getattr(frame, "records", frame))
-            self._condition.notify_all()
+            self._changed()
 
     def _run(self) -> None:
         result = None
@@ -136,7 +161,7 @@ class Job:
             self._ahead = None
             self._result = result
             self._error = error
-            self._condition.notify_all()
+            self._changed()
         if self._on_exit is not None:
             self._on_exit()
 

@@ -690,6 +690,21 @@ def test_throttle_limits_the_rate() -> None:
     assert throttle.ready()
 
 
+def test_throttle_says_when_its_next_frame_may_go() -> None:
+    """A token bucket at 4 a second: the first frame at once, then a token every 0.25 s; asking
+    takes no token."""
+    from core.pacing.display import Throttle
+
+    now = [10.0]
+    throttle = Throttle(4.0, clock=lambda: now[0])
+    assert throttle.delay() == 0.0 and throttle.ready()
+    assert throttle.delay() == pytest.approx(0.25)
+    now[0] += 0.1
+    assert throttle.delay() == pytest.approx(0.15) and not throttle.ready()
+    now[0] += 0.15
+    assert throttle.delay() == 0.0 and throttle.delay() == 0.0 and throttle.ready()
+
+
 @pytest.mark.parametrize(
     ("arrivals", "rate", "shown"),
     [

@@ -127,6 +127,71 @@ def test_the_feed_sends_every_frame_when_the_page_may_show_them_all() -> None:
     job.unsubscribe()
 
 
+def test_a_job_wakes_its_watchers_at_each_change_and_a_failing_one_stops_nothing() -> None:
+    woken: list[float] = []
+    release = threading.Event()
+
+    def produce(on_frame: Any, on_wait: Any) -> str:
+        release.wait(10)
+        for step in (1, 2):
+            on_frame(_Frame(_picture(step), _Record(step, step == 2)))
+        return "recorded"
+
+    job = JobBoard().follow("watched", produce, lambda _: None)
+
+    def broken() -> None:
+        raise RuntimeError("event loop is closed")
+
+    job.watch(broken)
+    unwatch = job.watch(lambda: woken.append(time.monotonic()))
+    release.set()
+    state = job.wait(0, None, timeout=10)
+    while not state.done:
+        state = job.wait(state.frames, None, timeout=10)
+    assert state.result == "recorded" and state.error is None
+    assert len(woken) == 3  # each frame, then the end
+    unwatch()
+    job.unsubscribe()
+    assert len(woken) == 3
+
+
+def test_a_feed_wakes_for_each_frame_and_each_move_without_looking(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With its last-resort look an hour away, a channel still sends a new job's marker and
+    frames as they come: the job and the channel wake it."""
+    from dashboard import frame_feed
+
+    monkeypatch.setattr(frame_feed, "LONGEST_SLEEP", 3600.0)
+    step_now = threading.Semaphore(0)
+
+    def produce(on_frame: Any, on_wait: Any) -> None:
+        for step in range(1, 4):
+            step_now.acquire(timeout=10)
+            on_frame(_Frame(_picture(step), _Record(step, step == 3)))
+
+    job = JobBoard().follow("woken", produce, lambda _: None)
+    channel = Feed(None, None, channel=True)
+    steps: list[int] = []
+
+    async def gather() -> None:
+        async for chunk in feed_frames(channel, lambda: True, lambda: 1e9, Throttle(1e9)):
+            for frame in read_frames(chunk):
+                if not frame.jpeg and frame.episode == 0:
+                    threading.Thread(target=channel.follow, args=(job,)).start()
+                elif frame.jpeg:
+                    steps.append(frame.step)
+                    if frame.step == 3:
+                        return
+                if frame.episode == 1 or frame.jpeg:
+                    step_now.release()  # the next frame comes only after this one went
+
+    started = time.monotonic()
+    _run(asyncio.wait_for(gather(), timeout=20))
+    assert steps == [1, 2, 3] and time.monotonic() - started < 10
+    job.unsubscribe()
+
+
 def test_a_closed_feed_sends_nothing_more() -> None:
     job = _job_of(3)
     assert _collect(Feed(job, None), is_open=lambda: False) == b""

@@ -13,6 +13,7 @@ anti-aliasing (`smooth_frames`), a fraction of the renderer's time each.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 
@@ -69,11 +70,21 @@ class Throttle:
         self._last: float | None = None
 
     def ready(self) -> bool:
-        now = self._clock()
-        if self._last is not None:
-            self._tokens = min(self.BURST, self._tokens + (now - self._last) * self.rate)
-        self._last = now
+        self._refill()
         if self._tokens >= 1.0:
             self._tokens -= 1.0
             return True
         return False
+
+    def delay(self) -> float:
+        """Seconds until `ready` would be True (0: now); takes no token."""
+        self._refill()
+        if self._tokens >= 1.0:
+            return 0.0
+        return (1.0 - self._tokens) / self.rate if self.rate > 0 else math.inf
+
+    def _refill(self) -> None:
+        now = self._clock()
+        if self._last is not None:
+            self._tokens = min(self.BURST, self._tokens + (now - self._last) * self.rate)
+        self._last = now
