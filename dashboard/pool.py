@@ -18,7 +18,9 @@ import contextlib
 import threading
 import time
 
+from core.pacing.display import budget_for
 from core.pacing.gate import FrameGate, WaitCallback
+from core.pacing.machine import IdleShare
 from core.pacing.scheduler import FrameScheduler
 from dashboard.limits import rollout_workers
 
@@ -32,7 +34,10 @@ class RolloutPool:
         if workers < 1:
             raise ValueError(f"workers: expected at least 1, got {workers}")
         self.workers = int(workers)
-        self.gate = FrameGate(FrameScheduler(self.workers, time.monotonic), poll_seconds)
+        idle = IdleShare()
+        # The pages' frame budget shrinks while the machine is nearly full (`budget_for`).
+        scheduler = FrameScheduler(self.workers, time.monotonic, budget=lambda: budget_for(idle()))
+        self.gate = FrameGate(scheduler, poll_seconds)
 
     @property
     def running(self) -> int:
@@ -72,7 +77,5 @@ def set_shared_pool(pool: RolloutPool | None) -> None:
 
 def live_shown_rate() -> float:
     """Frames a second each live stream's page shows now, the budget shared by the streams the
-    server's gate has open (`core.pacing.display.shown_rate`)."""
-    from core.pacing.display import shown_rate
-
-    return shown_rate(shared_pool().gate.live_streams())
+    server's gate has open (`core.pacing.display.shown_rate`, `budget_for`)."""
+    return shared_pool().gate.shown_rate()

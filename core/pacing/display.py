@@ -6,7 +6,8 @@ the server encodes and sends it, and the viewer's browser decodes it and updates
 streams at full rate is ~100 pictures a second, more than a 2-core server and its viewers'
 browsers can take on top of their pages. So the pages share `SHOWN_FRAMES_PER_SECOND`: alone,
 a stream shows `MOST` frames a second; with many, fewer, never under `LEAST` (a slower picture,
-never a frozen one). The MP4 still has a picture for every frame step (one the stream skipped
+never a frozen one); and the budget shrinks while the machine has little idle CPU left
+(`budget_for`). The MP4 still has a picture for every frame step (one the stream skipped
 holds the picture before it). And a stream that starts among many draws its frames without
 anti-aliasing (`smooth_frames`), a fraction of the renderer's time each.
 """
@@ -27,6 +28,26 @@ LEAST = 3.0
 # cost in software GL (320x320 HalfCheetah on llvmpipe: 8.8 ms with MuJoCo's 4 samples, 3.4 ms
 # without), and with eight viewers the renderer took 0.55 of the server's 0.75 cores.
 ROUGH_FROM = 3
+
+
+# The budget follows how busy the machine is (`core.pacing.machine.IdleShare`): whole while at
+# least `FULL_BUDGET_IDLE` of its CPU time is idle, `LEAST_BUDGET_SHARE` of it at
+# `LEAST_BUDGET_IDLE` or less, in proportion between. Eight viewers' browsers on the server's
+# own two cores left it ~10% idle: ~2/3 of the budget (4.5 -> ~3 frames a second a page).
+FULL_BUDGET_IDLE = 0.25
+LEAST_BUDGET_IDLE = 0.05
+LEAST_BUDGET_SHARE = 0.5
+
+
+def budget_for(idle: float | None, budget: float = SHOWN_FRAMES_PER_SECOND) -> float:
+    """The frames a second the pages share when `idle` of the machine's CPU time is idle (None:
+    unknown, the whole `budget`). A proportional step, not a switch: fewer frames leave more
+    idle time, which gives frames back, and the two settle in between."""
+    if idle is None or idle >= FULL_BUDGET_IDLE:
+        return budget
+    span = FULL_BUDGET_IDLE - LEAST_BUDGET_IDLE
+    reach = min(1.0, max(0.0, (idle - LEAST_BUDGET_IDLE) / span))
+    return budget * (LEAST_BUDGET_SHARE + (1.0 - LEAST_BUDGET_SHARE) * reach)
 
 
 def shown_rate(

@@ -123,6 +123,11 @@ class FrameGate:
         with self._condition:
             return self.scheduler.live_streams()
 
+    def shown_rate(self) -> float:
+        """Frames a second each live stream's page shows now (`FrameScheduler.shown_rate`)."""
+        with self._condition:
+            return self.scheduler.shown_rate()
+
     # --- inside --------------------------------------------------------------------------------
 
     def _dispatch(self) -> None:

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from core.errors import ParetoscopeError
-from core.pacing.display import shown_rate
+from core.pacing.display import SHOWN_FRAMES_PER_SECOND, shown_rate
 
 Clock = Callable[[], float]
 
@@ -96,6 +96,8 @@ class FrameScheduler:
     late: float = 0.25  # seconds a live stream may fall behind before it skips frames
     # Draw a live stream's frames no faster than its page shows them (`core.pacing.display`).
     thin: bool = True
+    # The frames a second the live streams' pages share now (`core.pacing.display.budget_for`).
+    budget: Callable[[], float] = lambda: SHOWN_FRAMES_PER_SECOND
     _streams: dict[str, _Stream] = field(default_factory=dict)
     _running: int = 0
     _tasks_running: int = 0
@@ -196,7 +198,7 @@ class FrameScheduler:
         the others; the video holds the picture over them)."""
         if not (self.thin and stream.kind is Kind.LIVE and stream.skippable):
             return 1
-        return max(1, math.floor(stream.fps / shown_rate(self.live_streams()) + 1e-9))
+        return max(1, math.floor(stream.fps / self.shown_rate() + 1e-9))
 
     def wake_at(self) -> float | None:
         """When a waiting live stream that is paced out becomes eligible (None: none is)."""
@@ -242,6 +244,10 @@ class FrameScheduler:
     def live_streams(self) -> int:
         """Streams open for viewers now (`Kind.LIVE`; one shared by several viewers counts once)."""
         return sum(1 for stream in self._streams.values() if stream.kind is Kind.LIVE)
+
+    def shown_rate(self) -> float:
+        """Frames a second each live stream's page shows now (the budget shared)."""
+        return shown_rate(self.live_streams(), self.budget())
 
     # --- inside --------------------------------------------------------------------------------
 
