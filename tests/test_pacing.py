@@ -435,3 +435,36 @@ def test_a_stream_starting_in_a_crowd_draws_rough_frames_from_where_pages_slow_d
     # Rough from the stream that makes the pages share the budget below their full rate.
     assert shown_rate(ROUGH_FROM) == MOST and shown_rate(ROUGH_FROM + 1) < MOST
     assert smooth_frames(5, rough_from=6) and not smooth_frames(6, rough_from=6)
+
+
+def test_a_core_share_lets_work_run_its_share_of_the_time() -> None:
+    """Half a core with 0.05 s of burst, by hand: the burst at once, then a wait of what was
+    overspent over the share, refilled at half a second a second, never beyond the burst."""
+    from core.pacing.share import CoreShare
+
+    clock = FakeClock(5.0)
+    share = CoreShare(share=0.5, burst=0.05, clock=clock)
+    assert share.wait_time() == 0.0
+    share.spend(0.03)
+    assert share.wait_time() == 0.0  # 0.02 s left
+    share.spend(0.04)
+    assert share.wait_time() == pytest.approx(0.02 / 0.5)  # 0.02 s overspent
+    clock.advance(0.04)
+    assert share.wait_time() == 0.0
+    clock.advance(100.0)
+    share.spend(0.05)
+    assert share.wait_time() == 0.0  # the burst, spent to the last
+    share.spend(0.01)
+    assert share.wait_time() == pytest.approx(0.02)  # the burst is all it kept
+    # Simulated work that spends 1 ms whenever it may: 0.5 s of it in 1 s of clock.
+    clock.advance(1.0)
+    done = 0.0
+    end = clock.now + 1.0
+    while clock.now < end:
+        if share.wait_time() == 0.0:
+            share.spend(0.001)
+            done += 0.001
+        clock.advance(0.001)
+    assert done == pytest.approx(0.5 + 0.05, abs=0.003)
+    with pytest.raises(ParetoscopeError):
+        CoreShare(share=0.0, burst=0.05)

@@ -305,3 +305,30 @@ def test_no_prerender_turns_it_off(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     page_ok(open_app({"size": str(DEFAULT_VIDEO_SIZE)}))
     time.sleep(2.0)  # a pre-render would have started by now
     assert recorded == [(0.5, 0.5)]  # the page's own episode only
+
+
+def test_a_live_streams_simulation_ahead_waits_for_its_share_and_never_its_frames() -> None:
+    """With a share of a core too small to simulate anything ahead, a live stream still plays
+    every frame (each simulated when due) and records the plain episode; its whole episode is
+    known only near its end. With the default share it is known within the first frames (the
+    test above)."""
+    from core.pacing.share import CoreShare
+
+    agent = LinearAgent(CHEETAH, seed=2)
+    request = _request(agent, 0.4, horizon=60)
+    plain = request.record([agent])
+    starved = CoreShare(share=1e-6, burst=1e-9)
+    known: list[int] = []
+
+    def on_frame(frame: LiveFrame) -> None:
+        if frame.episode is not None:
+            known.append(frame.index)
+
+    live = request.record_live(
+        [agent], _gate(lead=0.2, late=1e9), on_frame, lambda: None, share=starved
+    )
+    np.testing.assert_array_equal(live.frame_steps, plain.frame_steps)
+    np.testing.assert_allclose(live.rewards, plain.rewards, rtol=1e-12, atol=1e-12)
+    # Simulated at once: the next second (20 frames) past the frame due, never more.
+    assert known and known[0] >= plain.length - 1 - 20 - 6, known[:3]
+    assert starved.wait_time() > 1.0  # it did spend what it was not given

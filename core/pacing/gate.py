@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 from core.pacing.scheduler import FrameScheduler, Grant, Kind
@@ -58,6 +59,21 @@ class FrameGate:
                 grant = self._granted.pop(key, None)
             return grant
 
+    def poll_within(
+        self, key: str, ready_upto: int, last: int | None, seconds: float
+    ) -> Grant | None:
+        """`poll`, waiting up to `seconds` (real time) for a grant: a stream that may not
+        simulate ahead now waits for its next frame instead."""
+        deadline = time.monotonic() + seconds
+        while (grant := self.poll(key, ready_upto, last)) is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            with self._condition:
+                if key not in self._granted:
+                    self._condition.wait(self._sleep(left))
+        return grant
+
     def wait(self, key: str, ready_upto: int, last: int | None, check: Callable[[], None]) -> Grant:
         """Block until the stream is granted a frame. `check` is called between waits and
         should raise (e.g. `Cancelled`) once the frames are no longer wanted."""
@@ -69,11 +85,7 @@ class FrameGate:
             with self._condition:
                 if key in self._granted:
                     continue
-                wake = self.scheduler.wake_at()
-                timeout = self.poll_seconds
-                if wake is not None:
-                    timeout = min(timeout, max(0.0, wake - self.scheduler.clock()) + 1e-4)
-                self._condition.wait(timeout)
+                self._condition.wait(self._sleep(self.poll_seconds))
 
     def playing(self, key: str) -> int:
         """The frame the stream's viewer should see now (a late stream simulates up to it)."""
@@ -129,6 +141,14 @@ class FrameGate:
             return self.scheduler.shown_rate()
 
     # --- inside --------------------------------------------------------------------------------
+
+    def _sleep(self, longest: float) -> float:
+        """How long a waiting thread may sleep (the lock is held): at most `longest`, and no
+        later than a paced-out stream becomes due (nobody else wakes it then)."""
+        wake = self.scheduler.wake_at()
+        if wake is None:
+            return longest
+        return min(longest, max(0.0, wake - self.scheduler.clock()) + 1e-4)
 
     def _dispatch(self) -> None:
         """Hand every free worker out (the lock is held)."""

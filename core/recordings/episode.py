@@ -23,6 +23,7 @@ from core.recordings.recording import Recording, recording_key
 
 if TYPE_CHECKING:
     from core.pacing.gate import FrameGate
+    from core.pacing.share import CoreShare
 
 
 @dataclass(frozen=True)
@@ -94,14 +95,16 @@ class EpisodeRequest:
         on_frame: FrameCallback | None,
         check: Callable[[], None],
         kind: Kind = Kind.LIVE,
+        share: CoreShare | None = None,
     ) -> Recording:
         """The same episode paced to its viewer: each frame drawn when `gate` grants it
         (`core.recordings.paced`); `check` raises once nobody watches. `Kind.IDLE`: every
-        frame, whenever nothing else wants a worker."""
+        frame, whenever nothing else wants a worker. `share`: the core share its simulation
+        ahead runs within (None: the process's)."""
         from core.recordings.paced import record_paced
 
         (agent,) = expect_agents(agents, 1, "an episode")
-        return record_paced(self, agent, gate, on_frame, check, kind)
+        return record_paced(self, agent, gate, on_frame, check, kind, share)
 
 
 def record_one_lane(

@@ -2,7 +2,8 @@
 fairly beside every other viewer's (`core.pacing`).
 
 The simulation and the policy run ahead of the pictures (they are cheaper; a MuJoCo episode to
-its end at once, so its returns are known while it plays), keeping each frame step
+its end, so its returns are known while it plays, beyond its next second within a share of a
+core that every live stream's simulation shares, `core.pacing.share`), keeping each frame step
 (`core.render.deferred`); a frame is drawn only when the server's scheduler
 grants it: the first at once, then each about when the viewer's playback reaches it. A stream
 that falls behind is granted the frame due now, skipping the ones between (fewer frames, never
@@ -18,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
+import time
 from collections.abc import Callable, Generator
 from dataclasses import replace
 from typing import Any
@@ -29,6 +31,7 @@ from core.envs import get_spec
 from core.pacing.display import smooth_frames
 from core.pacing.gate import FrameGate
 from core.pacing.scheduler import Kind
+from core.pacing.share import CoreShare, simulation_share
 from core.recordings.episode import EpisodeRequest
 from core.recordings.lanes import FrameCallback, LiveFrame, RecordingWriter, playback_rate
 from core.recordings.recording import Recording
@@ -38,10 +41,16 @@ from core.rollout import StepRecord, stream_rollout
 
 # Seconds of playback the simulation may run ahead of the pictures shown, for an env that
 # draws itself (it keeps ~300 kB a picture): enough to skip ahead when its stream falls behind.
-# A MuJoCo episode keeps a physics state a frame (~1 kB), so its simulation runs to the end
-# at once (500 HalfCheetah steps with the policy: ~0.1 s), and its returns are known before
-# its second second plays.
+# A MuJoCo episode keeps a physics state a frame (~1 kB), so its simulation runs on to the end
+# (500 HalfCheetah steps with the default MORvS: ~0.23 s of Python, within half a core shared
+# by the live streams beyond their next second, see `UNMETERED_SECONDS`), and its returns are
+# known before its second second plays.
 SIMULATE_AHEAD_SECONDS = 2.0
+
+# Seconds of playback ahead of the frame due now that a live stream simulates at once; beyond
+# them, its simulation runs within the process's share (`core.pacing.share`). More than the
+# scheduler's lead and a thinned stream's stride: its next frame is never kept waiting.
+UNMETERED_SECONDS = 1.0
 
 # Each recording is its own stream, even of a key being recorded already (a viewer who left
 # and came back may start one while the old one winds down).
@@ -113,11 +122,14 @@ def record_paced(
     on_frame: FrameCallback | None,
     check: Callable[[], None],
     kind: Kind = Kind.LIVE,
+    share: CoreShare | None = None,
 ) -> Recording:
     """`request`'s episode, each frame drawn when `gate` grants it, shown through `on_frame`.
     `check` raises once nobody watches (the stream stops there). A `Kind.IDLE` recording draws
     every frame, in order, whenever no one else streams. Raises `RenderingUnavailable` before
-    the first step when nothing renders."""
+    the first step when nothing renders. A live stream's simulation beyond its next second of
+    playback runs within `share` (the process's `simulation_share()` by default), with all
+    others'."""
     env_id, every, size, key = request.env_id, request.every, request.size, request.key()
     preference = np.asarray(request.preference, dtype=np.float64)
     target = None if request.target is None else np.asarray(request.target, dtype=np.float64)
@@ -133,6 +145,9 @@ def record_paced(
     # anti-aliased; a live stream that starts in a crowd draws cheaper frames (`smooth_frames`).
     idle = kind is Kind.IDLE
     smooth = idle or smooth_frames(gate.live_streams())
+    metered = kind is Kind.LIVE
+    share = share or simulation_share()
+    unmetered = math.ceil(UNMETERED_SECONDS * fps)  # frames
     episode = _Kept(rollout, every, spec, size, warm=not idle, smooth=smooth)
     encoded = 0  # frames given to the video, which takes them in order
     held = 0  # of those, frames the stream skipped: they repeat the picture before them
@@ -179,9 +194,17 @@ def record_paced(
                 continue
             can_simulate = episode.last is None and episode.ready - shown < ahead
             if can_simulate:
-                grant = gate.poll(stream, episode.ready, episode.last)
+                # Beyond its next second of playback, a live stream's simulation takes its turn
+                # of a core shared by every stream (`share`); the frames due soon never wait.
+                beyond = metered and episode.ready >= gate.playing(stream) + unmetered
+                pause = share.wait_time() if beyond else 0.0
+                grant = gate.poll_within(stream, episode.ready, episode.last, pause)
                 if grant is None:
-                    episode.advance()
+                    if pause == 0.0:
+                        started = time.thread_time()
+                        episode.advance()
+                        if beyond:
+                            share.spend(time.thread_time() - started)
                     continue
             else:
                 grant = gate.wait(stream, episode.ready, episode.last, check)
