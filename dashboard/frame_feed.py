@@ -46,6 +46,7 @@ import numpy as np
 
 from core.pacing.display import MOST, Throttle
 from dashboard.jobs import Job
+from dashboard.server_routes import edit_routes
 from dashboard.trace import mark
 
 FEED_PATH = "/_paretoscope/frames/"
@@ -346,23 +347,10 @@ def feed_route() -> Any:
 
 
 def install() -> bool:
-    """Add the feed route to the Streamlit server this process will start (Streamlit's own
-    routes are made by `create_streamlit_routes`; ours goes before its catch-all for static
-    files). False, and pages keep `st.image` frames, where this Streamlit has no such hook."""
+    """Add the feed route to the Streamlit server this process will start (before Streamlit's
+    catch-all for static files). False, and pages keep `st.image` frames, where this Streamlit
+    has no such hook."""
     global _installed
-    if _installed:
-        return True
-    try:
-        from streamlit.web.server.starlette import starlette_app
-    except ImportError:
-        return False
-    streamlit_routes = getattr(starlette_app, "create_streamlit_routes", None)
-    if streamlit_routes is None:
-        return False
-
-    def with_feeds(runtime: Any) -> list[Any]:
-        return [feed_route(), *streamlit_routes(runtime)]
-
-    starlette_app.create_streamlit_routes = with_feeds
-    _installed = True
-    return True
+    if not _installed:
+        _installed = edit_routes(lambda routes: [feed_route(), *routes])
+    return _installed

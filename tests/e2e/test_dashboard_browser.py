@@ -131,9 +131,18 @@ def url_preference(page) -> str:  # noqa: ANN001
 
 
 def test_explore_slider_stream_video_and_click_replay(server: str, page) -> None:  # noqa: ANN001
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
     page.goto(f"{server}/?size=240", timeout=TIMEOUT_MS)
     slider = page.locator('[data-testid="stSlider"] input[type="range"]').first
     slider.wait_for(state="attached", timeout=TIMEOUT_MS)
+    # The slider's code was preloaded once the page loaded (`dashboard.page_preload`), and the
+    # slider drawn from that one fetch.
+    slider_code = [url for url in requested if re.search(r"/static/js/Slider\.[\w-]+\.js$", url)]
+    preloaded = page.evaluate(
+        "() => [...document.querySelectorAll('link[rel=modulepreload]')].map((link) => link.href)"
+    )
+    assert len(slider_code) == 1 and slider_code[0] in preloaded, (slider_code, preloaded)
     first_video = wait_for_playing_video(page)
     screenshot(page, "01-explore-loaded")
     assert slider_value(page) == 0.5 and url_preference(page) == "0.5,0.5"

@@ -1,0 +1,228 @@
+"""`dashboard.page_preload`: which frontend files a page preloads (hand-made module graphs and
+the installed Streamlit's own files), and the served page that asks for them (through
+Starlette's and Streamlit's own static file handlers)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+from starlette.applications import Starlette
+from starlette.routing import Mount
+from starlette.staticfiles import StaticFiles
+
+from dashboard.page_preload import (
+    FIRST_PAGE_ELEMENTS,
+    PreloadingPages,
+    element_code,
+    preload_script,
+    with_head_end,
+    with_preloads,
+)
+
+PAGE = (
+    b'<html><head><script type="module" src="./static/js/index.A1.js"></script></head>'
+    b"<body></body></html>"
+)
+
+
+class Answer(NamedTuple):
+    status: int
+    headers: dict[str, str]
+    content: bytes
+
+
+class Client:
+    """Requests to an ASGI app in this thread, each answer whole (Starlette's own test
+    client needs a package this project does not install)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    def request(self, method: str, path: str, headers: dict[str, str] | None = None) -> Answer:
+        sent: list[dict[str, Any]] = []
+        asked = False
+
+        async def receive() -> dict[str, Any]:
+            # The request once; then, as a server would, a disconnect once the answer is sent.
+            nonlocal asked
+            if not asked:
+                asked = True
+                return {"type": "http.request", "body": b"", "more_body": False}
+            await answered.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+            if message["type"] == "http.response.body" and not message.get("more_body"):
+                answered.set()
+
+        async def exchange() -> None:
+            nonlocal answered
+            answered = asyncio.Event()
+            await self.app(scope, receive, send)
+
+        answered: asyncio.Event
+
+        scope = {
+            "type": "http",
+            "http_version": "1.1",
+            "method": method,
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode(),
+            "root_path": "",
+            "query_string": b"",
+            "headers": [(k.encode(), v.encode()) for k, v in (headers or {}).items()],
+            "server": ("testserver", 80),
+            "client": ("testclient", 50000),
+        }
+        asyncio.run(exchange())
+        start = next(message for message in sent if message["type"] == "http.response.start")
+        return Answer(
+            start["status"],
+            {name.decode().lower(): value.decode() for name, value in start["headers"]},
+            b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body"),
+        )
+
+    def get(self, path: str, headers: dict[str, str] | None = None) -> Answer:
+        return self.request("GET", path, headers)
+
+    def head(self, path: str) -> Answer:
+        return self.request("HEAD", path)
+
+
+def write_frontend(root: Path) -> Path:
+    """A frontend in Streamlit's layout: index.html and static/js, whose modules import each
+    other the way Streamlit's built code does."""
+    js = root / "static" / "js"
+    js.mkdir(parents=True)
+    modules = {
+        "index.A1.js": 'import{a as b}from"./shared.S1.js";',
+        "shared.S1.js": "export const a=1;",
+        # Slider imports helpers statically, and the page's own code; the lazy chart is not
+        # one of its static imports.
+        "Slider.X1.js": 'import{t as e}from"./label.L1.js";import"./track.T1.js";'
+        'import{b}from"./index.A1.js";const c=()=>import(`./Chart.C1.js`);',
+        "label.L1.js": 'import{u}from"./track.T1.js";import{a}from"./shared.S1.js";',
+        "track.T1.js": "export const u=2;",
+        "Chart.C1.js": "export default 3;",
+        "Button.B1.js": 'import"./label.L1.js";',
+    }
+    for name, text in modules.items():
+        (js / name).write_text(text)
+    (root / "index.html").write_bytes(PAGE)
+    return root
+
+
+def preloaded_names(page: bytes) -> list[str]:
+    match = re.search(rb"for \(const name of (\[.*?\])\)", page)
+    assert match, page
+    return json.loads(match.group(1))
+
+
+def test_a_kind_s_code_is_its_file_and_all_it_imports_each_after_its_imports(
+    tmp_path: Path,
+) -> None:
+    js = write_frontend(tmp_path) / "static" / "js"
+    assert element_code(js, ["Slider"]) == [
+        "track.T1.js",
+        "shared.S1.js",
+        "label.L1.js",
+        "index.A1.js",
+        "Slider.X1.js",
+    ]
+    # What the page loads itself is left out (its page names everything its entry imports, as
+    # Streamlit's does); a file two kinds import comes once.
+    loaded = {"index.A1.js"}
+    assert element_code(js, ["Slider", "Button"], loaded) == [
+        "track.T1.js",
+        "shared.S1.js",
+        "label.L1.js",
+        "Slider.X1.js",
+        "Button.B1.js",
+    ]
+    assert element_code(js, ["Selectbox"]) == []  # no such file in this frontend
+
+
+def test_the_script_names_what_the_page_does_not_load_itself(tmp_path: Path) -> None:
+    root = write_frontend(tmp_path)
+    script = preload_script(root, ["Slider"])
+    assert preloaded_names(script) == ["track.T1.js", "shared.S1.js", "label.L1.js", "Slider.X1.js"]
+    assert b'addEventListener("load"' in script and b'"modulepreload"' in script
+    assert preload_script(root, ["Selectbox"]) == b""
+    assert with_head_end(PAGE, b"<x>").endswith(b"<x></head><body></body></html>")
+    assert with_head_end(b"<p>no head</p>", b"<x>") == b"<p>no head</p>"
+
+
+def test_the_installed_streamlit_has_every_first_page_kind_and_all_its_imports() -> None:
+    """Against the installed Streamlit's frontend: a Streamlit upgrade that renames a kind's
+    file, or a module graph this reading misses, fails here rather than preloading nothing."""
+    from streamlit import file_util
+
+    root = Path(file_util.get_static_dir())
+    js = root / "static" / "js"
+    names = preloaded_names(preload_script(root))
+    page = (root / "index.html").read_text()
+    for kind in FIRST_PAGE_ELEMENTS:
+        assert any(name.startswith(f"{kind}.") for name in names), kind
+    for name in names:
+        assert (js / name).is_file() and f"static/js/{name}" not in page
+        for imported in re.findall(
+            r'(?:\bfrom|\bimport)\s*"\./([\w.\-]+\.js)"', (js / name).read_text()
+        ):
+            assert imported in names or f"static/js/{imported}" in page, (name, imported)
+
+
+def test_served_pages_carry_the_script_and_everything_else_passes_unchanged(
+    tmp_path: Path,
+) -> None:
+    root = write_frontend(tmp_path)
+    script = preload_script(root, ["Slider"])
+    static = StaticFiles(directory=root, html=True)
+    client = Client(Starlette(routes=[Mount("/", app=PreloadingPages(static, script))]))
+
+    page = client.get("/")
+    assert page.status == 200
+    assert page.content == PAGE.replace(b"</head>", script + b"</head>")
+    assert int(page.headers["content-length"]) == len(page.content)
+    assert "etag" not in page.headers and "last-modified" not in page.headers
+
+    code = client.get("/static/js/Slider.X1.js")
+    assert code.content == (root / "static/js/Slider.X1.js").read_bytes()
+    assert "etag" in code.headers  # a file's own answer, validators included
+    again = client.get("/static/js/Slider.X1.js", headers={"if-none-match": code.headers["etag"]})
+    assert again.status == 304 and again.content == b""
+    assert client.head("/").headers["content-length"] == str(len(PAGE))  # HEAD: as the file
+    assert client.get("/missing.js").status == 404
+
+
+def test_streamlit_s_own_static_files_serve_the_script_at_every_page_path() -> None:
+    """Through the handler the Streamlit server uses (its SPA fallback included)."""
+    from streamlit import file_util
+    from streamlit.web.server.starlette.starlette_static_routes import (
+        create_streamlit_static_assets_routes,
+    )
+
+    root = Path(file_util.get_static_dir())
+    script = preload_script(root)
+    routes = with_preloads(create_streamlit_static_assets_routes(base_url=None), script)
+    client = Client(Starlette(routes=routes))
+    for path in ("/", "/compare"):
+        page = client.get(path)
+        assert page.status == 200 and script in page.content, path
+        assert page.content.replace(script, b"") == (root / "index.html").read_bytes()
+    name = preloaded_names(script)[-1]
+    assert client.get(f"/static/js/{name}").content == (root / "static/js" / name).read_bytes()
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT"])
+def test_other_methods_pass_unchanged(tmp_path: Path, method: str) -> None:
+    root = write_frontend(tmp_path)
+    static = StaticFiles(directory=root, html=True)
+    client = Client(Starlette(routes=[Mount("/", app=PreloadingPages(static, b"<x>"))]))
+    assert client.request(method, "/").status == 405
