@@ -1,7 +1,7 @@
 """Serve the dashboard: Streamlit's own command line, with the imports warmed around it.
 
 ``python -m dashboard.serve run dashboard/app.py [streamlit flags] -- --assets DIR`` is
-``python -m streamlit run ...`` that, in a thread while Streamlit starts, chooses the
+``python -m streamlit run ...`` that, in a thread once Streamlit's server listens, chooses the
 OpenGL backend and imports what the first page run needs before its first widget (pandas,
 plotly, the UI modules), then the rest (torch, the agents, evaluation, rendering) if no page
 starts within seconds: `dashboard.warmup` says why nothing heavy runs while a browser loads the
@@ -12,7 +12,8 @@ the page it sends fetch the first page's widget code early (`dashboard.page_prel
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -23,11 +24,31 @@ def main(argv: Sequence[str] | None = None) -> None:
     skip_direct_run_warning()
     frame_feed.install()
     page_preload.install()
-    warmup.start()
+    warmup.start(after_listening=on_server_start(warmup.server_listening))
     memory.start_log_from_env()
 
     sys.argv = ["streamlit", *(sys.argv[1:] if argv is None else argv)]
     cli.main(prog_name="streamlit")
+
+
+def on_server_start(callback: Callable[[], None]) -> bool:
+    """Call `callback` once the Streamlit server this process starts listens (after
+    Streamlit's own ``bootstrap._on_server_start``). False, and nothing is called, where this
+    Streamlit has no such step."""
+    from streamlit.web import bootstrap
+
+    streamlit_step = getattr(bootstrap, "_on_server_start", None)
+    if streamlit_step is None:
+        return False
+
+    def started(server: Any) -> None:
+        try:
+            streamlit_step(server)
+        finally:
+            callback()
+
+    bootstrap._on_server_start = started
+    return True
 
 
 def skip_direct_run_warning() -> None:

@@ -5,16 +5,16 @@ browser's page and widget code several times slower: on the 2-core machine the p
 script files took 1.0-1.4 s instead of 0.2 s while torch was imported in the background, and
 the first page was usable 0.5-1 s later. So nothing heavy runs while a browser loads: `start`
 imports what the first run of a page needs before its first widget (`prepare`: pandas, plotly,
-the UI modules, about a second) in a thread while Streamlit itself starts and begins to listen,
-so the browser's first request is answered sooner and the page's main script loads meanwhile
-(a page run waits for it in `page_started`). On the 2-core machine at load 3 the server
-answered 0.3-0.4 s sooner and the page's slider came 0.2-0.5 s sooner (medians of two sets of
-four cold starts each way: 7.1 -> 6.6 s, 6.4 -> 6.2 s; the browser then loads its page while
-the imports run, a little slower). Then it imports the rest (torch, the env and agent checks,
-agents, evaluation, rendering) only if no page has started within `IDLE_START` seconds, so that
-a later visitor finds them imported. A page that starts first imports what it needs itself,
-after its first widgets: a second thread importing at the same time would only share the
-interpreter lock with it.
+the UI modules, about 0.4 s) in a thread once the server listens (`server_listening`), while
+the browser loads the page's code, and a page run waits for it in `page_started`. Run while
+Streamlit itself started, the same imports shared the interpreter with it and the server
+answered 0.2-0.4 s later (launch -> answers 1.0-1.2 s against 0.8-0.95 s, medians of six cold
+starts each way on 2026-12-05, load under 1); the page's files, fetched meanwhile, came no
+later. Then it imports the rest (torch, the env and agent checks, agents, evaluation,
+rendering) only if no page has started within `IDLE_START` seconds, so that a later visitor
+finds them imported. A page that starts first imports what it needs itself, after its first
+widgets: a second thread importing at the same time would only share the interpreter lock with
+it.
 """
 
 from __future__ import annotations
@@ -50,10 +50,13 @@ SECOND_STAGE = (
 )
 # Seconds after `start` without a page when the second stage begins.
 IDLE_START = 10.0
+# Longest wait (seconds) for `server_listening` before the first stage starts anyway.
+LISTEN_WAIT = 10.0
 
 _thread: threading.Thread | None = None
 _page_started = threading.Event()
 _prepared = threading.Event()
+_listening = threading.Event()
 
 
 def import_all(modules: Sequence[str]) -> None:
@@ -106,7 +109,9 @@ def prepare() -> None:
     freeze_imports()
 
 
-def _warm(modules: Sequence[str], idle_start: float) -> None:
+def _warm(modules: Sequence[str], idle_start: float, after_listening: bool) -> None:
+    if after_listening:
+        _listening.wait(LISTEN_WAIT)
     try:
         prepare()
     finally:
@@ -117,18 +122,28 @@ def _warm(modules: Sequence[str], idle_start: float) -> None:
             freeze_imports()
 
 
-def start(modules: Sequence[str] = SECOND_STAGE, idle_start: float = IDLE_START) -> None:
-    """In a daemon thread (once per process): `prepare` at once, then import `modules` if no
-    page starts within `idle_start` seconds."""
+def start(
+    modules: Sequence[str] = SECOND_STAGE,
+    idle_start: float = IDLE_START,
+    after_listening: bool = False,
+) -> None:
+    """In a daemon thread (once per process): `prepare` at once, or once the server listens
+    (`server_listening`, at most `LISTEN_WAIT` seconds later) if `after_listening`; then import
+    `modules` if no page starts within `idle_start` seconds."""
     global _thread
     if _thread is None:
         _thread = threading.Thread(
             target=_warm,
-            args=(modules, idle_start),
+            args=(modules, idle_start, after_listening),
             name="paretoscope-warm-imports",
             daemon=True,
         )
         _thread.start()
+
+
+def server_listening() -> None:
+    """The server listens: a `start`ed first stage waiting for it begins."""
+    _listening.set()
 
 
 def page_started() -> None:

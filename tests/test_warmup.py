@@ -18,6 +18,7 @@ def fresh(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(warmup, "_thread", None)
     monkeypatch.setattr(warmup, "_page_started", threading.Event())
     monkeypatch.setattr(warmup, "_prepared", threading.Event())
+    monkeypatch.setattr(warmup, "_listening", threading.Event())
 
     def slow_prepare() -> None:
         time.sleep(0.3)
@@ -48,3 +49,45 @@ def test_a_page_without_the_server_s_warm_up_does_not_wait(fresh: list[str]) -> 
     started = time.monotonic()
     warmup.page_started()  # plain `streamlit run`, an AppTest: nothing started
     assert time.monotonic() - started < 0.1 and fresh == []
+
+
+def test_the_first_stage_waits_for_the_server_to_listen(fresh: list[str]) -> None:
+    warmup.start(modules=("torch",), idle_start=60, after_listening=True)
+    time.sleep(0.5)
+    assert fresh == []  # not while Streamlit starts
+    warmup.server_listening()
+    warmup.page_started()
+    assert fresh == ["prepared"]
+
+
+def test_a_server_that_never_says_it_listens_is_prepared_anyway(
+    fresh: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(warmup, "LISTEN_WAIT", 0.2)
+    started = time.monotonic()
+    warmup.start(modules=("torch",), idle_start=60, after_listening=True)
+    warmup.page_started()
+    assert fresh == ["prepared"] and 0.5 <= time.monotonic() - started < 5  # 0.2 + 0.3
+
+
+def test_serve_tells_once_streamlit_s_server_has_started(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`serve.on_server_start` runs after Streamlit's own start-up step, even a failing one."""
+    from streamlit.web import bootstrap
+
+    from dashboard import serve
+
+    steps: list[str] = []
+
+    def streamlit_step(server: object) -> None:
+        steps.append(f"streamlit {server}")
+        if server == "broken":
+            raise RuntimeError("no port")
+
+    monkeypatch.setattr(bootstrap, "_on_server_start", streamlit_step)
+    assert serve.on_server_start(lambda: steps.append("listening"))
+    bootstrap._on_server_start("server")
+    with pytest.raises(RuntimeError):
+        bootstrap._on_server_start("broken")
+    assert steps == ["streamlit server", "listening", "streamlit broken", "listening"]
+    monkeypatch.delattr(bootstrap, "_on_server_start")
+    assert not serve.on_server_start(lambda: steps.append("never"))
