@@ -111,6 +111,13 @@ class PreloadingPages:
         if scope["type"] != "http" or scope.get("method") != "GET" or not self.addition:
             await self.app(scope, receive, send)
             return
+        # The page's body must come as body messages to be edited: not as a path the server
+        # sends itself (the ASGI "pathsend" extension some servers offer).
+        extensions = {
+            name: value
+            for name, value in scope.get("extensions", {}).items()
+            if name != "http.response.pathsend"
+        }
         held: Message | None = None  # an HTML page's start, sent once its body is known
         body: list[bytes] = []
 
@@ -119,7 +126,12 @@ class PreloadingPages:
             if message["type"] == "http.response.start" and _is_html_page(message):
                 held = message
                 return
-            if held is None or message["type"] != "http.response.body":
+            if held is None:
+                await send(message)
+                return
+            if message["type"] != "http.response.body":  # not a body after all: as it came
+                await send(held)
+                held = None
                 await send(message)
                 return
             body.append(message.get("body", b""))
@@ -129,7 +141,7 @@ class PreloadingPages:
             await send({**held, "headers": _headers_for(held["headers"], len(page))})
             await send({"type": "http.response.body", "body": page})
 
-        await self.app(scope, receive, edit)
+        await self.app({**scope, "extensions": extensions}, receive, edit)
 
 
 def _is_html_page(start: Message) -> bool:

@@ -43,7 +43,13 @@ class Client:
     def __init__(self, app: Any) -> None:
         self.app = app
 
-    def request(self, method: str, path: str, headers: dict[str, str] | None = None) -> Answer:
+    def request(
+        self,
+        method: str,
+        path: str,
+        headers: dict[str, str] | None = None,
+        extensions: dict[str, Any] | None = None,
+    ) -> Answer:
         sent: list[dict[str, Any]] = []
         asked = False
 
@@ -80,6 +86,7 @@ class Client:
             "headers": [(k.encode(), v.encode()) for k, v in (headers or {}).items()],
             "server": ("testserver", 80),
             "client": ("testclient", 50000),
+            "extensions": extensions or {},
         }
         asyncio.run(exchange())
         start = next(message for message in sent if message["type"] == "http.response.start")
@@ -199,6 +206,10 @@ def test_served_pages_carry_the_script_and_everything_else_passes_unchanged(
     assert again.status == 304 and again.content == b""
     assert client.head("/").headers["content-length"] == str(len(PAGE))  # HEAD: as the file
     assert client.get("/missing.js").status == 404
+    # A server that could send files itself by path (ASGI "pathsend") still gets the page's
+    # body to send, edited.
+    pathsend = {"http.response.pathsend": {}}
+    assert client.request("GET", "/", extensions=pathsend).content == page.content
 
 
 def test_streamlit_s_own_static_files_serve_the_script_at_every_page_path() -> None:
