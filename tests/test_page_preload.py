@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -88,7 +89,10 @@ class Client:
             "client": ("testclient", 50000),
             "extensions": extensions or {},
         }
-        asyncio.run(exchange())
+        # In a thread of its own: the caller's thread may be running an event loop already
+        # (Playwright's sync API does, in the browser tests of the same session).
+        with ThreadPoolExecutor(max_workers=1) as thread:
+            thread.submit(asyncio.run, exchange()).result()
         start = next(message for message in sent if message["type"] == "http.response.start")
         return Answer(
             start["status"],
