@@ -5,7 +5,7 @@ Streamlit's frontend loads each kind of element's code (``Slider.<hash>.js`` and
 imports) the first time a page shows one. On a cold start that is after the first run's
 messages arrive: measured on the 2-core machine, the page's ~60 files came 1.3-1.9 s after
 launch, the first run's messages at 2.1 s, and only then were the sidebar's and the slider's 46
-more files asked for, served by 2.9-3.2 s while the first run imported torch — about 0.8 s of
+more files asked for, served by 2.7-3.2 s while the first run imported torch — about 0.8 s of
 the 3 s from launch to a usable slider. `install` adds to the HTML page the server sends a short
 script that, at the page's ``load`` event, adds a ``modulepreload`` link for each of those files
 (found from the installed Streamlit's own files, so a Streamlit upgrade finds its own names):
