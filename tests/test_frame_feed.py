@@ -6,7 +6,6 @@ alive while idle), and its route driven as an ASGI app (no HTTP client needed)."
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import io
 import threading
 import time
@@ -32,6 +31,7 @@ from dashboard.frame_feed import (
     shared_feeds,
 )
 from dashboard.jobs import Job, JobBoard
+from tests.asgi_client import Answer, Client, run_in_thread
 
 
 @dataclass(frozen=True)
@@ -63,19 +63,12 @@ def _job_of(steps: int, interval: float = 0.0) -> Job:
     return JobBoard().follow(f"job-{steps}-{interval}", produce, lambda _: None)
 
 
-def _run(coroutine: Any) -> Any:
-    """`asyncio.run(coroutine)` in a thread of its own: a browser test's Playwright may hold a
-    running event loop in this one."""
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
-
-
 def _collect(feed: Feed, is_open: Any = lambda: True, throttle: Throttle | None = None) -> bytes:
     async def gather() -> bytes:
         chunks = [chunk async for chunk in feed_frames(feed, is_open, lambda: 12.0, throttle)]
         return b"".join(chunks)
 
-    return _run(asyncio.wait_for(gather(), timeout=20))
+    return run_in_thread(asyncio.wait_for(gather(), timeout=20))
 
 
 def test_a_frame_is_its_step_and_a_jpeg_of_the_picture() -> None:
@@ -123,7 +116,7 @@ def test_the_feed_sends_every_frame_when_the_page_may_show_them_all() -> None:
             sent.release()
         return steps
 
-    assert _run(asyncio.wait_for(gather(), timeout=20)) == [1, 2, 3, 4, 5]
+    assert run_in_thread(asyncio.wait_for(gather(), timeout=20)) == [1, 2, 3, 4, 5]
     job.unsubscribe()
 
 
@@ -187,7 +180,7 @@ def test_a_feed_wakes_for_each_frame_and_each_move_without_looking(
                     step_now.release()  # the next frame comes only after this one went
 
     started = time.monotonic()
-    _run(asyncio.wait_for(gather(), timeout=20))
+    run_in_thread(asyncio.wait_for(gather(), timeout=20))
     assert steps == [1, 2, 3] and time.monotonic() - started < 10
     job.unsubscribe()
 
@@ -251,7 +244,7 @@ def test_a_channel_sends_the_job_its_page_follows_now_each_episode_begun_by_a_ma
 
     helper = threading.Thread(target=page)
     helper.start()
-    _run(asyncio.wait_for(gather(), timeout=20))
+    run_in_thread(asyncio.wait_for(gather(), timeout=20))
     helper.join()
     sent = [(frame.episode, frame.step, bool(frame.jpeg)) for frame in read_frames(b"".join(body))]
     markers = [(episode, step) for episode, step, picture in sent if not picture]
@@ -295,42 +288,11 @@ def test_a_session_has_one_channel_a_place_and_gone_sessions_lose_theirs() -> No
     job.unsubscribe()
 
 
-async def _call(path: str) -> tuple[int, dict[str, str], bytes]:
-    """The feed route's answer to ``GET path``, driven as an ASGI app."""
+def _call(path: str) -> Answer:
+    """The feed route's answer to ``GET path``."""
     from starlette.applications import Starlette
 
-    app = Starlette(routes=[feed_route()])
-    messages: list[dict[str, Any]] = []
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "root_path": "",
-        "query_string": b"",
-        "headers": [],
-        "server": ("testserver", 80),
-        "client": ("testclient", 1),
-    }
-    done = asyncio.Event()
-
-    async def receive() -> dict[str, Any]:
-        await done.wait()  # the client never leaves before the answer ends
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict[str, Any]) -> None:
-        messages.append(message)
-        if message["type"] == "http.response.body" and not message.get("more_body"):
-            done.set()
-
-    await asyncio.wait_for(app(scope, receive, send), timeout=20)
-    start = messages[0]
-    headers = {key.decode(): value.decode() for key, value in start["headers"]}
-    body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
-    return start["status"], headers, body
+    return Client(Starlette(routes=[feed_route()])).get(path)
 
 
 def test_the_route_serves_an_open_feed_uncompressed_and_uncached() -> None:
@@ -338,7 +300,7 @@ def test_the_route_serves_an_open_feed_uncompressed_and_uncached() -> None:
     token = shared_feeds().open(job)
     try:
         assert feed_url(token) == FEED_PATH + token
-        status, headers, body = _run(_call(feed_url(token)))
+        status, headers, body = _call(feed_url(token))
     finally:
         shared_feeds().close(token)
         job.unsubscribe()
@@ -350,5 +312,5 @@ def test_the_route_serves_an_open_feed_uncompressed_and_uncached() -> None:
 
 @pytest.mark.parametrize("token", ["not-a-feed", "..%2F..%2Fetc%2Fpasswd"])
 def test_the_route_answers_404_for_a_feed_that_is_not_open(token: str) -> None:
-    status, _, body = _run(_call(FEED_PATH + token))
+    status, _, body = _call(FEED_PATH + token)
     assert status == 404 and b"no such live stream" in body

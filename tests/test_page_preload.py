@@ -4,12 +4,9 @@ Starlette's and Streamlit's own static file handlers)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, NamedTuple
 
 import pytest
 from starlette.applications import Starlette
@@ -24,87 +21,12 @@ from dashboard.page_preload import (
     with_head_end,
     with_preloads,
 )
+from tests.asgi_client import Client
 
 PAGE = (
     b'<html><head><script type="module" src="./static/js/index.A1.js"></script></head>'
     b"<body></body></html>"
 )
-
-
-class Answer(NamedTuple):
-    status: int
-    headers: dict[str, str]
-    content: bytes
-
-
-class Client:
-    """Requests to an ASGI app in this thread, each answer whole (Starlette's own test
-    client needs a package this project does not install)."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-
-    def request(
-        self,
-        method: str,
-        path: str,
-        headers: dict[str, str] | None = None,
-        extensions: dict[str, Any] | None = None,
-    ) -> Answer:
-        sent: list[dict[str, Any]] = []
-        asked = False
-
-        async def receive() -> dict[str, Any]:
-            # The request once; then, as a server would, a disconnect once the answer is sent.
-            nonlocal asked
-            if not asked:
-                asked = True
-                return {"type": "http.request", "body": b"", "more_body": False}
-            await answered.wait()
-            return {"type": "http.disconnect"}
-
-        async def send(message: dict[str, Any]) -> None:
-            sent.append(message)
-            if message["type"] == "http.response.body" and not message.get("more_body"):
-                answered.set()
-
-        async def exchange() -> None:
-            nonlocal answered
-            answered = asyncio.Event()
-            await self.app(scope, receive, send)
-
-        answered: asyncio.Event
-
-        scope = {
-            "type": "http",
-            "http_version": "1.1",
-            "method": method,
-            "scheme": "http",
-            "path": path,
-            "raw_path": path.encode(),
-            "root_path": "",
-            "query_string": b"",
-            "headers": [(k.encode(), v.encode()) for k, v in (headers or {}).items()],
-            "server": ("testserver", 80),
-            "client": ("testclient", 50000),
-            "extensions": extensions or {},
-        }
-        # In a thread of its own: the caller's thread may be running an event loop already
-        # (Playwright's sync API does, in the browser tests of the same session).
-        with ThreadPoolExecutor(max_workers=1) as thread:
-            thread.submit(asyncio.run, exchange()).result()
-        start = next(message for message in sent if message["type"] == "http.response.start")
-        return Answer(
-            start["status"],
-            {name.decode().lower(): value.decode() for name, value in start["headers"]},
-            b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body"),
-        )
-
-    def get(self, path: str, headers: dict[str, str] | None = None) -> Answer:
-        return self.request("GET", path, headers)
-
-    def head(self, path: str) -> Answer:
-        return self.request("HEAD", path)
 
 
 def write_frontend(root: Path) -> Path:
