@@ -9,11 +9,11 @@ the UI modules, about 0.4 s) in a thread once the server listens (`server_listen
 the browser loads the page's code, and a page run waits for it in `page_started`. Run while
 Streamlit itself started, the same imports shared the interpreter with it and the server
 answered 0.2-0.4 s later (launch -> answers 1.0-1.4 s against 0.8-0.95 s, six cold starts
-each way on 2026-12-05, load under 1); the page's files, fetched meanwhile, came no later. Then it imports the rest (torch, the env and agent checks, agents, evaluation,
-rendering) only if no page has started within `IDLE_START` seconds, so that a later visitor
-finds them imported. A page that starts first imports what it needs itself, after its first
-widgets: a second thread importing at the same time would only share the interpreter lock with
-it.
+each way on 2026-12-05, load under 1); the page's files, fetched meanwhile, came no later.
+Then it imports the rest (torch, the env and agent checks, agents, evaluation, rendering) only
+if no page has started within `IDLE_START` seconds, so that a later visitor finds them
+imported. A page that starts first imports what it needs itself, after its first widgets: a
+second thread importing at the same time would only share the interpreter lock with it.
 """
 
 from __future__ import annotations
