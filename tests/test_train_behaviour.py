@@ -18,12 +18,21 @@ from core.rollout import rollout_batch
 from core.runs.layout import SNAPSHOTS_DIR, snapshot_dir
 from core.train import ARSConfig, ObservationStats, auto_survival_shift, default_preferences
 from core.train.ars import Episode, EpisodeTask, GymRunner, MujocoRunner, ars_iteration
-from core.train.behaviour import member_path, member_snapshot_path, train_behaviour
+from core.train.behaviour import (
+    BehaviourSettings,
+    MemberReward,
+    load_member,
+    member_path,
+    member_snapshot_path,
+    train_behaviour,
+)
 
 SWIMMER = "MO-Swimmer-v2"
 HOPPER = "MO-Hopper-v3"
 # Tiny settings for the mechanics tests: a handful of short episodes per iteration.
 TINY = ARSConfig(directions=4, top_directions=2, step_size=0.02, noise=0.03)
+# Settings whose members all train on their own preference (for the transfer tests).
+PLAIN = BehaviourSettings(env_id=SWIMMER, preferences=())
 
 
 # --- preferences and the survival shift -----------------------------------------------------------
@@ -548,7 +557,7 @@ def test_each_member_adopts_the_best_policy_on_its_own_objective(tmp_path: Path)
         _member(2, [0.0, 1.0], [0.0, 90.0]),
         _member(3, [0.7, 0.3], [50.0, 50.0]),
     ]
-    _transfer_policies(tmp_path, states)
+    _transfer_policies(tmp_path, PLAIN, states)
     assert [state.transfers for state in states] == [[], [], [], [(10, 0)]]
     np.testing.assert_array_equal(states[3].matrix, np.zeros((2, 8)))
     np.testing.assert_array_equal(states[3].stats.mean, np.zeros(8))
@@ -558,7 +567,7 @@ def test_each_member_adopts_the_best_policy_on_its_own_objective(tmp_path: Path)
     assert saved.transfers == [(10, 0)] and saved.evaluated
     assert not member_path(tmp_path, 0).exists()  # members that keep their policy: untouched
     # Replaying the transfer (a resumed round end) changes nothing.
-    _transfer_policies(tmp_path, states)
+    _transfer_policies(tmp_path, PLAIN, states)
     assert [state.transfers for state in states] == [[], [], [], [(10, 0)]]
 
 
@@ -567,7 +576,7 @@ def test_a_tie_keeps_the_members_own_policy(tmp_path: Path) -> None:
 
     (tmp_path / "training").mkdir()
     states = [_member(0, [1.0, 0.0], [80.0, 0.0]), _member(1, [0.5, 0.5], [80.0, 10.0])]
-    _transfer_policies(tmp_path, states)
+    _transfer_policies(tmp_path, PLAIN, states)
     assert states[0].transfers == []  # 80 vs 80: not strictly better
     assert states[1].transfers == []
 
@@ -713,3 +722,178 @@ def test_the_cli_passes_a_survival_bonus() -> None:
         ["train", "behaviour", "--env", SWIMMER, "--out", "x", "--survival-bonus", "1,1,0"]
     )
     assert args.survival_bonus == [1.0, 1.0, 0.0]
+
+
+# --- members with their own training reward (weights·min(r, caps)) -----------------------------
+
+
+def _linear_policy(env_id: str, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    spec = get_spec(env_id)
+    rng = np.random.default_rng(seed)
+    matrix = rng.normal(0.0, 0.5, size=(spec.act_dim, spec.obs_dim))
+    return matrix, rng.normal(size=spec.obs_dim) * 0.1, rng.uniform(0.5, 2.0, spec.obs_dim)
+
+
+def _step_rewards(env_id: str, policy: tuple, seed: int, horizon: int) -> np.ndarray:  # type: ignore[type-arg]
+    """Every step's reward vector of the linear policy, through the env's own step()."""
+    from core.agents.policy_set import linear_actions
+    from core.envs import make_env
+
+    spec, (matrix, mean, std) = get_spec(env_id), policy
+    env = make_env(env_id)
+    observation, _ = env.reset(seed=seed)
+    rewards = []
+    for _ in range(horizon):
+        action = linear_actions(
+            matrix[None], mean[None], std[None], np.asarray(observation, dtype=np.float64)[None],
+            np.asarray(spec.action_low), np.asarray(spec.action_high),
+        )[0]  # fmt: skip
+        observation, reward, terminated, truncated, _ = env.step(action)
+        rewards.append(np.asarray(reward, dtype=np.float64))
+        if terminated or truncated:
+            break
+    return np.array(rewards)
+
+
+def test_capped_episodes_sum_the_per_step_minimum_in_both_runners() -> None:
+    env_id, horizon = "MO-HalfCheetah-v2", 60
+    policy = _linear_policy(env_id, 3)
+    rewards = _step_rewards(env_id, policy, seed=11, horizon=horizon)
+    # A cap between the run reward's smallest and largest step, so it binds on some steps only.
+    caps = np.array([float(np.median(rewards[:, 0])), np.inf])
+    assert (rewards[:, 0] > caps[0]).any() and (rewards[:, 0] < caps[0]).any()
+    by_hand = np.minimum(rewards, caps).sum(axis=0)
+    for runner in (MujocoRunner(env_id), GymRunner(env_id)):
+        capped = runner.run(*policy, seed=11, horizon=horizon, caps=caps)
+        np.testing.assert_allclose(capped.returns, by_hand, rtol=1e-5, atol=1e-3)
+        assert capped.length == len(rewards)
+        plain = runner.run(*policy, seed=11, horizon=horizon)
+        assert capped.returns[0] < plain.returns[0] and capped.returns[1] == plain.returns[1]
+        # No binding cap: exactly the plain episode.
+        loose = runner.run(*policy, seed=11, horizon=horizon, caps=np.array([np.inf, np.inf]))
+        np.testing.assert_array_equal(loose.returns, plain.returns)
+
+
+def test_an_ars_iteration_hands_its_caps_to_every_episode() -> None:
+    pool = _LinearScorePool(np.ones((2, 3)))
+    caps = np.array([0.5, np.inf])
+    ars_iteration(
+        np.zeros((2, 3)), ObservationStats.empty(3), np.array([1.0, 0.0]),
+        np.random.default_rng(0), pool, TINY, horizon=10, caps=caps,
+    )  # fmt: skip
+    assert len(pool.tasks) == 2 * TINY.directions
+    assert all(task[5] is caps for task in pool.tasks)
+
+
+def test_a_member_reward_trains_on_its_own_weights_and_caps(tmp_path: Path) -> None:
+    import json
+
+    from core.train.ars import InProcessEpisodes, evaluate_policy
+    from core.train.behaviour import _eval_seeds
+
+    no_warm = {"warm_start": False, "iterations": 2}
+    # Member 1 (preference 0.5, 0.5) on weights (1, 0) uncapped trains exactly like a member
+    # whose preference is (1, 0) at the same place.
+    own = _tiny_run(tmp_path / "own", preferences=[[0.0, 1.0], [1.0, 0.0]], **no_warm)
+    reward = MemberReward((1.0, 0.0), (None, None))
+    other = _tiny_run(
+        tmp_path / "other", preferences=[[0.0, 1.0], [0.5, 0.5]],
+        member_rewards=[None, reward], **no_warm,
+    )  # fmt: skip
+    np.testing.assert_array_equal(other.matrices, own.matrices)
+    np.testing.assert_array_equal(other.preferences[1], [0.5, 0.5])  # it keeps its place
+    record = json.loads((tmp_path / "other" / "training" / "run.json").read_text())
+    assert record["member_rewards"] == [None, {"weights": [1.0, 0.0], "caps": [None, None]}]
+    assert other.training["member_rewards"] == record["member_rewards"]
+    # A cap that binds (forward reward <= 0 per step) trains differently...
+    capped = _tiny_run(
+        tmp_path / "capped", preferences=[[0.0, 1.0], [0.5, 0.5]],
+        member_rewards=[None, MemberReward((1.0, 0.0), (0.0, None))], **no_warm,
+    )  # fmt: skip
+    assert not np.array_equal(capped.matrices[1], own.matrices[1])
+    np.testing.assert_array_equal(capped.matrices[0], own.matrices[0])
+    # ...and is evaluated on the true, uncapped returns (its forward return is positive, which
+    # the cap at 0 per step would have cut).
+    state = load_member(member_path(tmp_path / "capped", 1))
+    evaluation = np.asarray(state.eval_returns)
+    seeds = _eval_seeds(3, 1, 1)
+    pool = InProcessEpisodes(MujocoRunner(SWIMMER))
+    np.testing.assert_array_equal(
+        evaluation, evaluate_policy(state.matrix, state.stats, seeds, pool, 30)
+    )
+    assert evaluation[:, 0].max() > 0.0
+    # Other settings: the rewards are part of run.json, so a resume with others is refused.
+    with pytest.raises(ParetoscopeError, match="member_rewards"):
+        _tiny_run(
+            tmp_path / "capped", preferences=[[0.0, 1.0], [0.5, 0.5]],
+            member_rewards=[None, MemberReward((1.0, 0.0), (0.1, None))], **no_warm,
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("rewards", "message"),
+    [
+        ([MemberReward((1.0,), (None,)), None], "expected 2 weights"),
+        ([MemberReward((1.0, -1.0), (None, None)), None], "non-negative"),
+        ([MemberReward((0.0, 0.0), (None, None)), None], "not all zero"),
+        ([MemberReward((1.0, 0.0), (float("nan"), None)), None], "finite numbers or none"),
+        ([None], "one entry per member"),
+    ],
+)
+def test_bad_member_rewards_raise_before_training(
+    tmp_path: Path,
+    rewards: list,
+    message: str,  # type: ignore[type-arg]
+) -> None:
+    with pytest.raises(ParetoscopeError, match=message):
+        _tiny_run(tmp_path / "bad", iterations=1, member_rewards=rewards)
+    assert not (tmp_path / "bad").exists()
+
+
+def test_a_member_with_its_own_reward_never_adopts_another_policy(tmp_path: Path) -> None:
+    from core.train.behaviour import _transfer_policies
+
+    (tmp_path / "training").mkdir()
+    states = [_member(0, [1.0, 0.0], [100.0, 0.0]), _member(1, [0.7, 0.3], [50.0, 50.0])]
+    settings = BehaviourSettings(
+        env_id=SWIMMER,
+        preferences=((1.0, 0.0), (0.7, 0.3)),
+        member_rewards=(None, MemberReward((0.5, 0.5), (2.0, None))),
+    )
+    _transfer_policies(tmp_path, settings, states)
+    assert states[1].transfers == []  # on its preference it would adopt policy 0 (70 > 50)
+    _transfer_policies(tmp_path, PLAIN, states)
+    assert states[1].transfers == [(10, 0)]
+
+
+def test_the_cli_reads_train_on_and_matches_it_to_a_preference() -> None:
+    from core.cli.train import member_rewards_of
+
+    args = _parser().parse_args(
+        [
+            "train",
+            "behaviour",
+            "--env",
+            SWIMMER,
+            "--out",
+            "x",
+            "--preference",
+            "0.9,0.1",
+            "--preference",
+            "0.2,0.8",
+            "--train-on",
+            "0.2,0.8:0.5,0.5:2.5,inf",
+        ]  # fmt: skip
+    )
+    rewards = member_rewards_of(args.preference, args.train_on)
+    assert rewards == [None, MemberReward((0.5, 0.5), (2.5, None))]
+    with pytest.raises(ParetoscopeError, match="no --preference like it"):
+        member_rewards_of([[0.9, 0.1]], args.train_on)
+    with pytest.raises(ParetoscopeError, match="give those"):
+        member_rewards_of(5, args.train_on)
+    assert member_rewards_of([[0.9, 0.1]], None) is None
+    for bad in ("0.2,0.8:0.5,0.5", "0.2,0.8:a,b:1,1"):
+        with pytest.raises(SystemExit):
+            _parser().parse_args(
+                ["train", "behaviour", "--env", SWIMMER, "--out", "x", "--train-on", bad]
+            )

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from core.errors import ParetoscopeError
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -48,6 +50,41 @@ def _preference(text: str) -> list[float]:
         raise argparse.ArgumentTypeError(
             f"expected comma-separated weights such as 0.8,0.2, got {text!r}"
         ) from None
+
+
+def _train_on(text: str) -> tuple[list[float], list[float], list[float | None]]:
+    """``PREFERENCE:WEIGHTS:CAPS`` such as ``0.2,0.8:0.5,0.5:2.5,inf`` (inf: no cap)."""
+    parts = text.replace(" ", "").split(":")
+    if len(parts) != 3:
+        raise argparse.ArgumentTypeError(
+            f"expected PREFERENCE:WEIGHTS:CAPS such as 0.2,0.8:0.5,0.5:2.5,inf, got {text!r}"
+        )
+    preference, weights = _preference(parts[0]), _preference(parts[1])
+    caps = [None if value == float("inf") else value for value in _preference(parts[2])]
+    return preference, weights, caps
+
+
+def member_rewards_of(
+    preferences: list[list[float]] | int,
+    train_on: list[tuple[list[float], list[float], list[float | None]]] | None,
+) -> list[Any] | None:
+    """The `--train-on` entries as one `MemberReward` (or None) per `--preference` row."""
+    from core.train import MemberReward
+
+    if not train_on:
+        return None
+    if isinstance(preferences, int):
+        raise ParetoscopeError("--train-on names members by their --preference: give those")
+    rewards: list[Any] = [None] * len(preferences)
+    for preference, weights, caps in train_on:
+        matches = [i for i, row in enumerate(preferences) if np.allclose(row, preference)]
+        if not matches:
+            raise ParetoscopeError(
+                f"--train-on {','.join(f'{v:g}' for v in preference)}: no --preference like it"
+            )
+        for index in matches:
+            rewards[index] = MemberReward(tuple(weights), tuple(caps))
+    return rewards
 
 
 def _shift(text: str) -> float | None:
@@ -158,6 +195,16 @@ def add_behaviour_parser(commands: Any) -> None:
         help="also keep the policy set after every N iterations (and the final one) in "
         "OUT/snapshots/step=N/ (default: no snapshots)",
     )
+    parser.add_argument(
+        "--train-on",
+        type=_train_on,
+        action="append",
+        default=None,
+        metavar="W:W2:CAPS",
+        help="the member of preference W trains on W2·min(r, CAPS) instead of W·r, e.g. "
+        "0.2,0.8:0.5,0.5:2.5,inf caps the first objective's reward per step at 2.5 (a target "
+        "speed); inf: no cap (repeat; needs --preference)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.set_defaults(func=run_behaviour)
 
@@ -194,6 +241,7 @@ def run_behaviour(args: argparse.Namespace) -> int:
             transfer_every=args.transfer_every,
             survival_bonus=args.survival_bonus,
             snapshot_every=args.snapshot_every,
+            member_rewards=member_rewards_of(preferences, args.train_on),
         )
     except KeyboardInterrupt:
         print(
@@ -360,7 +408,6 @@ def architecture_changes(kind: str, args: argparse.Namespace) -> dict[str, Any]:
 def run_offline(args: argparse.Namespace) -> int:
     import torch
 
-    from core.errors import ParetoscopeError
     from core.train.offline import OfflineConfig, train_offline
 
     if args.threads is not None:

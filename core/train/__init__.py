@@ -8,6 +8,7 @@ for one behaviour policy, `core.train.batches` the offline kinds' training input
 from core.train.ars import ARSConfig, EpisodePool, ObservationStats, ars_iteration
 from core.train.behaviour import (
     Budget,
+    MemberReward,
     auto_survival_shift,
     default_preferences,
     train_behaviour,
@@ -17,6 +18,7 @@ from core.train.offline import OfflineConfig, train_offline
 __all__ = [
     "ARSConfig",
     "Budget",
+    "MemberReward",
     "OfflineConfig",
     "EpisodePool",
     "ObservationStats",

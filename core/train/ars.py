@@ -6,7 +6,8 @@ updated after it). One iteration:
 
 1. draw N directions δ_k ~ N(0, I) of M's shape;
 2. run one episode with M + ν δ_k and one with M − ν δ_k (same reset seed: common random
-   numbers), scoring each by the scalarised return w·R minus ``shift`` per step taken;
+   numbers), scoring each by the scalarised return w·R minus ``shift`` per step taken (with
+   ``caps``, R sums min(r_t, caps) instead of r_t: see `ars_iteration`);
 3. keep the b directions with the largest max(r⁺, r⁻), and let σ_R be the std of those 2b
    returns;
 4. M ← M + α / (b σ_R) Σ_top (r⁺_k − r⁻_k) δ_k; merge the iteration's observations into μ, σ.
@@ -113,10 +114,17 @@ class Episode:
 
 
 class EpisodeRunner(Protocol):
-    """Runs one episode of ``clip(M (o − mean) / std)`` from the reset seeded by `seed`."""
+    """Runs one episode of ``clip(M (o − mean) / std)`` from the reset seeded by `seed`; with
+    `caps` (one per objective, inf: none) the returns sum min(r_t, caps) instead of r_t."""
 
     def run(
-        self, matrix: FloatArray, obs_mean: FloatArray, obs_std: FloatArray, seed: int, horizon: int
+        self,
+        matrix: FloatArray,
+        obs_mean: FloatArray,
+        obs_std: FloatArray,
+        seed: int,
+        horizon: int,
+        caps: FloatArray | None = None,
     ) -> Episode: ...
 
 
@@ -141,7 +149,13 @@ class MujocoRunner:
         self.spec = self.physics.spec
 
     def run(
-        self, matrix: FloatArray, obs_mean: FloatArray, obs_std: FloatArray, seed: int, horizon: int
+        self,
+        matrix: FloatArray,
+        obs_mean: FloatArray,
+        obs_std: FloatArray,
+        seed: int,
+        horizon: int,
+        caps: FloatArray | None = None,
     ) -> Episode:
         physics, data, model = self.physics, self.data, self.physics.model
         spec = self.spec
@@ -170,6 +184,8 @@ class MujocoRunner:
             ):
                 break
         rewards = physics.rewards(qpos[:length], qpos[1 : length + 1], actions[:length])
+        if caps is not None:
+            rewards = np.minimum(rewards, caps)
         return Episode(rewards.sum(axis=0), length, ObservationStats.of(observations[:length]))
 
 
@@ -181,7 +197,13 @@ class GymRunner:
         self.env = make_env(env_id)
 
     def run(
-        self, matrix: FloatArray, obs_mean: FloatArray, obs_std: FloatArray, seed: int, horizon: int
+        self,
+        matrix: FloatArray,
+        obs_mean: FloatArray,
+        obs_std: FloatArray,
+        seed: int,
+        horizon: int,
+        caps: FloatArray | None = None,
     ) -> Episode:
         spec = self.spec
         low, high = np.asarray(spec.action_low), np.asarray(spec.action_high)
@@ -196,7 +218,8 @@ class GymRunner:
                 matrix[None], obs_mean[None], obs_std[None], observation[None], low, high
             )[0]
             observation, reward, terminated, truncated, _ = self.env.step(action)
-            returns += np.asarray(reward, dtype=np.float64)
+            step_reward = np.asarray(reward, dtype=np.float64)
+            returns += step_reward if caps is None else np.minimum(step_reward, caps)
             length = step + 1
             if terminated or truncated:
                 break
@@ -212,7 +235,8 @@ def make_runner(env_id: str) -> EpisodeRunner:
 
 # --- spreading episodes over processes -----------------------------------------------------------
 
-EpisodeTask = tuple[FloatArray, FloatArray, FloatArray, int, int]
+# (matrix, observation mean, observation std, reset seed, horizon, per-step reward caps or None)
+EpisodeTask = tuple[FloatArray, FloatArray, FloatArray, int, int, FloatArray | None]
 
 _worker_runner: EpisodeRunner | None = None
 
@@ -316,8 +340,15 @@ def ars_iteration(
     config: ARSConfig,
     horizon: int,
     shift: float = 0.0,
+    caps: FloatArray | None = None,
 ) -> IterationResult:
-    """One ARS V2-t update of `matrix` for the scalarised reward weights·r (minus `shift`/step)."""
+    """One ARS V2-t update of `matrix` for the scalarised reward weights·r (minus `shift`/step).
+
+    `caps` (one per objective, inf where none) trains on weights·min(r_t, caps) instead: a
+    capped objective stops paying above its cap, so e.g. a run reward capped at a target speed
+    asks for that speed at the least cost of the other objectives. `mean_return` is then the
+    capped one too.
+    """
     directions = rng.standard_normal((config.directions, *matrix.shape))
     seeds = rng.integers(0, 2**31 - 1, size=config.directions)
     obs_mean, obs_std = stats.normaliser()
@@ -325,7 +356,7 @@ def ars_iteration(
     for sign in (1.0, -1.0):
         for direction, seed in zip(directions, seeds, strict=True):
             perturbed = matrix + sign * config.noise * direction
-            tasks.append((perturbed, obs_mean, obs_std, int(seed), horizon))
+            tasks.append((perturbed, obs_mean, obs_std, int(seed), horizon, caps))
     episodes = pool.run(tasks)
     scalarised = np.array([float(weights @ episode.returns) for episode in episodes])
     lengths = np.array([episode.length for episode in episodes], dtype=np.float64)
@@ -351,5 +382,7 @@ def evaluate_policy(
 ) -> FloatArray:
     """Return vectors (E, n_obj) of the noise-free policy, one episode per seed."""
     obs_mean, obs_std = stats.normaliser()
-    tasks: list[EpisodeTask] = [(matrix, obs_mean, obs_std, int(seed), horizon) for seed in seeds]
+    tasks: list[EpisodeTask] = [
+        (matrix, obs_mean, obs_std, int(seed), horizon, None) for seed in seeds
+    ]
     return np.stack([episode.returns for episode in pool.run(tasks)])

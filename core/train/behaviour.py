@@ -31,6 +31,15 @@ training on its own preference (PGMORL-like). The adopted member's evaluation is
 so the choice is the same however often a round's end is replayed (an interrupted run resumes to
 the uninterrupted result). No transfer follows the last round: the final members are each
 trained on their own preference.
+Member rewards (``member_rewards``, off by default): a member may train on another reward than
+its own preference's w·r_t, namely w'·min(r_t, c) with its own weights w' and per-objective caps
+c (None: no cap). Capping the run reward at a target speed asks for that speed at the least cost
+of the other objectives: that reaches the points of a non-convex part of the front, which no
+linear scalarisation has as its optimum (HalfCheetah between standing still and running at full
+speed). The member keeps its preference as its place in the set (the preference that picks it);
+evaluation reports its true, uncapped returns; it never adopts another member's policy in a
+transfer (its score is not the others' linear one), though others may adopt its policy.
+
 On tasks whose episode ends when the robot falls, a per-step survival shift (the scalarised
 constant that every objective pays just for staying alive) is subtracted from the training
 reward only, so that standing still is no longer a local optimum (Mania et al. 2018).
@@ -181,6 +190,32 @@ def auto_survival_shift(env_id: str, preference: FloatArray) -> float:
 
 
 @dataclass(frozen=True)
+class MemberReward:
+    """A member's training reward when it is not its preference's: weights·min(r_t, caps)."""
+
+    weights: tuple[float, ...]
+    caps: tuple[float | None, ...]  # per objective; None: no cap
+
+    def cap_array(self) -> FloatArray:
+        return np.array([np.inf if cap is None else cap for cap in self.caps], dtype=np.float64)
+
+    def check(self, n_obj: int, where: str) -> None:
+        if len(self.weights) != n_obj or len(self.caps) != n_obj:
+            raise ParetoscopeError(
+                f"{where}: expected {n_obj} weights and {n_obj} caps (one per objective), got "
+                f"{list(self.weights)} and {list(self.caps)}"
+            )
+        weights = np.asarray(self.weights, dtype=np.float64)
+        if not (np.all(np.isfinite(weights)) and np.all(weights >= 0) and weights.sum() > 0):
+            raise ParetoscopeError(
+                f"{where}: weights must be non-negative finite numbers, not all zero, got "
+                f"{list(self.weights)}"
+            )
+        if any(cap is not None and not math.isfinite(cap) for cap in self.caps):
+            raise ParetoscopeError(f"{where}: caps must be finite numbers or none, got {self.caps}")
+
+
+@dataclass(frozen=True)
 class BehaviourSettings:
     """Everything that fixes a training run's outcome (the budget aside)."""
 
@@ -194,10 +229,16 @@ class BehaviourSettings:
     eval_episodes: int = 5
     transfer_every: int | None = None  # None: no policy transfer between members
     survival_bonus: tuple[float, ...] | None = None  # None: SURVIVAL_BONUS (shift = w·bonus)
+    # One entry per member (None: it trains on its own preference); None: all of them do.
+    member_rewards: tuple[MemberReward | None, ...] | None = None
+
+    def reward_of(self, index: int) -> MemberReward | None:
+        return None if self.member_rewards is None else self.member_rewards[index]
 
     def record(self) -> dict[str, Any]:
-        """The JSON form kept in run.json (``transfer_every`` and ``survival_bonus`` only when
-        set, so run.json files written before these options existed stay valid)."""
+        """The JSON form kept in run.json (``transfer_every``, ``survival_bonus`` and
+        ``member_rewards`` only when set, so run.json files written before these options
+        existed stay valid)."""
         record = {
             "format": RUN_FORMAT,
             "format_version": RUN_FORMAT_VERSION,
@@ -205,11 +246,16 @@ class BehaviourSettings:
             **asdict(self),
             "preferences": [list(row) for row in self.preferences],
         }
-        for optional in ("transfer_every", "survival_bonus"):
+        for optional in ("transfer_every", "survival_bonus", "member_rewards"):
             if record[optional] is None:
                 del record[optional]
             elif optional == "survival_bonus":
                 record[optional] = list(record[optional])
+            elif optional == "member_rewards":
+                record[optional] = [
+                    None if reward is None else {key: list(value) for key, value in reward.items()}
+                    for reward in record[optional]
+                ]
         return record
 
 
@@ -388,6 +434,7 @@ def train_behaviour(
     transfer_every: int | None = None,
     survival_bonus: Sequence[float] | None = None,
     snapshot_every: int | None = None,
+    member_rewards: Sequence[MemberReward | None] | None = None,
 ) -> PolicySetAgent:
     """Train (or resume) one ARS policy per preference and save the policy set into `out_dir`.
 
@@ -402,6 +449,8 @@ def train_behaviour(
     objective's per-step 5, so energy-heavy members learn to stay up cheaply).
     `snapshot_every=N` also writes the policy set after every N iterations (and the final one)
     into ``out_dir/snapshots/step=N/`` (see the module docstring); it may change on a resume.
+    `member_rewards` (one entry per member, None for a member that trains on its preference)
+    gives members another training reward, weights·min(r_t, caps) (see the module docstring).
     Returns the policy set also written to `out_dir` (config.json + weights.safetensors).
     """
     env = get_spec(env_id)
@@ -434,6 +483,19 @@ def train_behaviour(
                 f"survival bonus: expected {env.n_obj} finite numbers (one per objective of "
                 f"{env_id}), got {list(survival_bonus)}"
             )
+    rewards: tuple[MemberReward | None, ...] | None = None
+    if member_rewards is not None:
+        rewards = tuple(member_rewards)
+        if len(rewards) != len(member_preferences):
+            raise ParetoscopeError(
+                f"member rewards: expected one entry per member ({len(member_preferences)}), "
+                f"got {len(rewards)}"
+            )
+        for index, reward in enumerate(rewards):
+            if reward is not None:
+                reward.check(env.n_obj, f"member {index}'s reward")
+        if all(reward is None for reward in rewards):
+            rewards = None
     budget = Budget(iterations, budget_seconds)
     settings = BehaviourSettings(
         env_id=env_id,
@@ -446,6 +508,7 @@ def train_behaviour(
         eval_episodes=int(eval_episodes),
         transfer_every=None if transfer_every is None else int(transfer_every),
         survival_bonus=bonus,
+        member_rewards=rewards,
     )
     folder = Path(out_dir)
     _prepare_run(folder, settings)
@@ -469,7 +532,7 @@ def train_behaviour(
                 )
                 states.append(state)
             if round_budget is not budget:
-                _transfer_policies(folder, states)
+                _transfer_policies(folder, settings, states)
 
     agent = _policy_set(settings, states)
     save_policy_set(agent, folder)
@@ -501,7 +564,10 @@ def _policy_set(settings: BehaviourSettings, states: Sequence[MemberState]) -> P
             "warm_start": settings.warm_start,
             "iterations": [state.iteration for state in states],
             "env_steps": [state.env_steps for state in states],
-            "survival_shift": [_shift_for(settings, state.preference) for state in states],
+            "survival_shift": [
+                _shift_for(settings, _training_weights(settings, state.index, state.preference))
+                for state in states
+            ],
             **(
                 {}
                 if settings.transfer_every is None
@@ -509,6 +575,11 @@ def _policy_set(settings: BehaviourSettings, states: Sequence[MemberState]) -> P
                     "transfer_every": settings.transfer_every,
                     "transfers": [[list(pair) for pair in state.transfers] for state in states],
                 }
+            ),
+            **(
+                {}
+                if settings.member_rewards is None
+                else {"member_rewards": settings.record()["member_rewards"]}
             ),
         },
     )
@@ -554,16 +625,22 @@ def _round_budgets(settings: BehaviourSettings, budget: Budget, folder: Path) ->
     return [Budget(end, budget.seconds) for end in ends if end >= reached] + [budget]
 
 
-def _transfer_policies(folder: Path, states: list[MemberState]) -> None:
+def _transfer_policies(
+    folder: Path, settings: BehaviourSettings, states: list[MemberState]
+) -> None:
     """Each member adopts the policy of the member that scores best on its own objective.
 
     Scores are w_i·R̄_j from the members' evaluations; a member keeps its own policy unless
     another one is strictly better. The adopted evaluation travels with the policy, so a
-    replayed transfer sees the same candidates and decides the same way.
+    replayed transfer sees the same candidates and decides the same way. A member with its own
+    training reward keeps its policy: its capped score cannot be read from the returns.
     """
     means = np.stack([np.asarray(state.eval_returns).mean(axis=0) for state in states])
     sources = []
     for state in states:
+        if settings.reward_of(state.index) is not None:
+            sources.append(state.index)
+            continue
         scores = means @ state.preference
         best = int(np.argmax(scores))
         sources.append(best if scores[best] > scores[state.index] else state.index)
@@ -579,6 +656,14 @@ def _transfer_policies(folder: Path, states: list[MemberState]) -> None:
         state.eval_returns, state.evaluated_iteration = eval_returns.copy(), state.iteration
         state.transfers.append((state.iteration, source))
         save_member(member_path(folder, state.index), state)
+
+
+def _training_weights(
+    settings: BehaviourSettings, index: int, preference: FloatArray
+) -> FloatArray:
+    """The weights member `index` trains on: its own reward's, else its preference."""
+    reward = settings.reward_of(index)
+    return preference if reward is None else np.asarray(reward.weights, dtype=np.float64)
 
 
 def _shift_for(settings: BehaviourSettings, preference: FloatArray) -> float:
@@ -634,8 +719,10 @@ def _train_member(
             raise ParetoscopeError(f"{path}: belongs to another member; delete it to retrain")
     else:
         state = _new_member(settings, index, preference, trained)
-    shift = _shift_for(settings, preference)
-    weights = preference
+    reward = settings.reward_of(index)
+    weights = _training_weights(settings, index, preference)
+    caps = None if reward is None else reward.cap_array()
+    shift = _shift_for(settings, weights)
     count = len(settings.preferences)
     bar = tqdm(
         total=budget.iterations if budget.iterations is not None else budget.seconds,
@@ -651,7 +738,7 @@ def _train_member(
             started = time.perf_counter()
             rng = np.random.default_rng([settings.seed, index, state.iteration])
             result = ars_iteration(
-                state.matrix, state.stats, weights, rng, pool, settings.ars, horizon, shift
+                state.matrix, state.stats, weights, rng, pool, settings.ars, horizon, shift, caps
             )
             seconds = time.perf_counter() - started
             state.matrix, state.stats = result.matrix, result.stats
