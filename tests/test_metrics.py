@@ -25,6 +25,7 @@ from core.metrics import (
     hypervolume,
     igd,
     igd_plus,
+    largest_gap,
     maximum_utility_loss,
     non_dominated,
     pareto_front,
@@ -350,6 +351,40 @@ def test_sparsity_and_cardinality_of_tiny_sets():
 def test_sparsity_matches_brute_force(points):
     n_obj = len(points[0]) if points else 2
     assert sparsity(as_array(points, n_obj)) == pytest.approx(brute_sparsity(points))
+
+
+def test_largest_gap_hand_example():
+    # Front (0, 4), (1, 3), (4, 0); (0, 0) dominated, (1, 3) twice. Ranges 4 and 4, so the
+    # scaled front is (0, 1), (0.25, 0.75), (1, 0): gaps sqrt(2)/4 and sqrt(2)*0.75.
+    points = [[0, 4], [1, 3], [4, 0], [0, 0], [1, 3]]
+    assert largest_gap(points) == pytest.approx(0.75 * math.sqrt(2))
+    # Each objective scaled by its own range: doubling one objective changes nothing.
+    assert largest_gap(np.asarray(points, dtype=float) * [1, 2]) == pytest.approx(
+        0.75 * math.sqrt(2)
+    )
+
+
+def test_largest_gap_of_tiny_and_flat_sets_and_other_objective_counts():
+    assert largest_gap([]) == 0.0 and largest_gap([[1.0, 2.0], [1.0, 2.0]]) == 0.0
+    # Evenly spaced points on a line: every gap is the same, 1/(n-1) of the diagonal.
+    line = [[i, 10 - i] for i in range(11)]
+    assert largest_gap(line) == pytest.approx(math.sqrt(2) / 10)
+    with pytest.raises(ParetoscopeError, match="two objectives"):
+        largest_gap([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0]])
+
+
+@FAST
+@given(point_sets(2, max_size=10))
+def test_largest_gap_matches_brute_force(points):
+    front = [p for p in points if not any(dominates(q, p) for q in points)]
+    front = sorted(set(map(tuple, front)))
+    expected = 0.0
+    if len(front) >= 2:
+        low = [min(p[k] for p in front) for k in range(2)]
+        span = [max(p[k] for p in front) - low[k] or 1.0 for k in range(2)]
+        scaled = [[(p[k] - low[k]) / span[k] for k in range(2)] for p in front]
+        expected = max(math.dist(a, b) for a, b in itertools.pairwise(scaled))
+    assert largest_gap(as_array(points, 2)) == pytest.approx(expected)
 
 
 # ---------------------------------------------------------------- utilities and distances

@@ -1,7 +1,7 @@
 """Pareto-front metrics for maximisation on (N, n_obj) arrays of returns.
 
 Dominance and the front (`non_dominated`, `pareto_front`), indicators of one front
-(`hypervolume`, `sparsity`, `cardinality`, `front_summary`), utility indicators
+(`hypervolume`, `sparsity`, `largest_gap`, `cardinality`, `front_summary`), utility indicators
 (`expected_utility`, `maximum_utility_loss`), regret against a reference front per preference
 (`regret_per_preference` for a set of points, `sweep_regret` for one return per preference),
 distances to a reference front (`igd`, `igd_plus`), preference vectors (`preference_grid`,
@@ -26,6 +26,7 @@ from core.metrics.indicators import (
     cardinality,
     front_summary,
     hypervolume,
+    largest_gap,
     sparsity,
 )
 from core.metrics.preferences import preference_grid, random_preferences
@@ -62,6 +63,7 @@ __all__ = [
     "random_preferences",
     "regret_per_preference",
     "rtg_following",
+    "largest_gap",
     "sparsity",
     "sweep_regret",
 ]

@@ -1,4 +1,5 @@
-"""Indicators of one front on its own: hypervolume, sparsity, cardinality, and a summary.
+"""Indicators of one front on its own: hypervolume, sparsity, largest gap, cardinality, and a
+summary.
 
 All work on (N, n_obj) arrays of returns to maximise. Empty sets give documented values
 (hypervolume 0, sparsity 0, cardinality 0) so a filtered-away selection still displays.
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 import moocore
 import numpy as np
 
+from core.errors import ParetoscopeError
 from core.metrics._validation import FloatArray, as_point_set, as_vector
 from core.metrics.dominance import pareto_front
 from core.metrics.utility import checked_weights, expected_utility
@@ -48,6 +50,29 @@ def sparsity(points: object) -> float:
     few close points, so read it next to the cardinality.
     """
     return _sparsity_of_front(pareto_front(points))
+
+
+def largest_gap(points: object) -> float:
+    """The largest distance between neighbouring points of a two-objective front, with each
+    objective scaled by the front's own range (so 1.0 is the whole extent of one objective).
+
+    On the distinct non-dominated points, sorted along the first objective (on a 2-D front the
+    second then falls); 0.0 with fewer than 2 points. It says how evenly a front covers its
+    trade-off: a front with a hole in the middle has a gap near 1 whatever its size. An
+    objective on which the front does not vary is left unscaled (its differences are 0).
+    """
+    front = pareto_front(points)
+    if len(front) and front.shape[1] != 2:
+        raise ParetoscopeError(
+            f"largest_gap: defined for two objectives (neighbours along the front), got "
+            f"{front.shape[1]}"
+        )
+    if len(front) < 2:
+        return 0.0
+    extent = front.max(axis=0) - front.min(axis=0)
+    scaled = front / np.where(extent > 0, extent, 1.0)
+    ordered = scaled[np.argsort(scaled[:, 0], kind="stable")]
+    return float(np.sqrt((np.diff(ordered, axis=0) ** 2).sum(axis=1)).max())
 
 
 def cardinality(points: object) -> int:
