@@ -101,6 +101,21 @@ class Context:
         )
 
     @property
+    def default_preference(self) -> tuple[float, ...] | None:
+        """The assets' opening preference (manifest defaults), on their default env only."""
+        defaults = self.catalog.defaults
+        preference = defaults.get("preference")
+        if self.env_id is None or self.env_id != defaults.get("env") or preference is None:
+            return None
+        try:
+            values = np.asarray(preference, dtype=np.float64).reshape(-1)
+        except (TypeError, ValueError):
+            return None  # a manifest's bad default opens at the middle, as without one
+        if not (np.all(np.isfinite(values)) and np.all(values >= 0) and values.sum() > 0):
+            return None
+        return tuple(float(value) for value in values)
+
+    @property
     def granularity(self) -> int:
         if self.agent is not None:
             return self.agent.sweep_plan().granularity

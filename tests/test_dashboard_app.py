@@ -666,3 +666,32 @@ def test_every_page_explains_an_empty_assets_folder(
     at.switch_page(page).run()
     page_ok(at)
     assert any("No agents or datasets were found" in info.value for info in at.info)
+
+
+def test_explore_opens_at_the_manifests_preference_unless_the_link_names_one(
+    assets: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+    import shutil
+
+    copy = tmp_path / "assets"
+    shutil.copytree(assets, copy)
+    manifest_path = copy / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(copy))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+
+    def opened_at(defaults: dict, query: dict[str, str] | None = None) -> list[float]:  # type: ignore[type-arg]
+        manifest["defaults"] = defaults
+        manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
+        at = open_app(query)
+        page_ok(at)
+        return at.session_state["explore_result"]["preference"]
+
+    defaults = {"env": CHEETAH, "agent": "cheetah-morvs", "preference": [0.3, 0.7]}
+    assert opened_at(defaults) == pytest.approx([0.3, 0.7])
+    assert opened_at(defaults, {"pref": "0.8,0.2"}) == pytest.approx([0.8, 0.2])
+    # Off the grid: the nearest grid point; malformed: the middle, as without a default.
+    assert opened_at({**defaults, "preference": [0.33, 0.67]}) == pytest.approx([0.35, 0.65])
+    assert opened_at({**defaults, "preference": ["a", None]}) == [0.5, 0.5]
+    assert opened_at({**defaults, "preference": [-1, 2]}) == [0.5, 0.5]

@@ -327,7 +327,9 @@ if sidebar.need(ctx, agent=False):
             show_eaf_difference(episodes, labels, spec)
 
         st.subheader("Side by side at one preference")
-        preference = preference_control(spec, ctx.granularity, prefix="cmp_")
+        preference = preference_control(
+            spec, ctx.granularity, prefix="cmp_", default=ctx.default_preference
+        )
         ready = [name for name in selected if name in loaded_agents]
         if len(ready) >= 2:
             with guard("synchronised rollouts"):

@@ -48,7 +48,7 @@ def explore() -> None:
     loaded = None
     if sidebar.need(ctx):
         # The slider first: it works while the agent loads.
-        preference = preference_control(ctx.spec, ctx.granularity)
+        preference = preference_control(ctx.spec, ctx.granularity, default=ctx.default_preference)
         trace.mark("run", preference=[float(value) for value in preference])
         with guard(f"agent {ctx.agent.name}"):
             loaded = loaders.fitting_agent(ctx.agent, ctx.env_id)

@@ -264,7 +264,7 @@ def show_video(
     spec = ctx.spec
     assert spec is not None and ctx.env_id is not None
     st.subheader("The agent at each step" if playing else f"The agent at step {step}")
-    preference = preference_control(spec, ctx.granularity)
+    preference = preference_control(spec, ctx.granularity, default=ctx.default_preference)
     if playing:
         st.caption("Playing: pause to watch the agent of the step shown.")
         return

@@ -14,8 +14,11 @@ from dashboard.url_state import request_change, set_url, url_value_as
 from dashboard.widgets.charts import clicked_points
 
 
-def current_preference(n_obj: int, granularity: int) -> np.ndarray:
-    """The session's preference for this objective count (from the URL on first use)."""
+def current_preference(
+    n_obj: int, granularity: int, default: Sequence[float] | None = None
+) -> np.ndarray:
+    """The session's preference for this objective count (from the URL on first use, else
+    `default` when it fits, else the middle of the simplex), on the grid."""
     stored = st.session_state.get("preference")
     if stored is not None and len(stored) == n_obj:
         return np.asarray(stored, dtype=np.float64)
@@ -24,7 +27,8 @@ def current_preference(n_obj: int, granularity: int) -> np.ndarray:
         lambda text: prefs.parse_preference(text, n_obj, granularity),
         f"expected {n_obj} weights, one per objective",
     )
-    value = from_url if from_url is not None else prefs.snap(prefs.uniform(n_obj), granularity)
+    start = default if default is not None and len(default) == n_obj else prefs.uniform(n_obj)
+    value = from_url if from_url is not None else prefs.snap(np.asarray(start), granularity)
     st.session_state["preference"] = tuple(map(float, value))
     return value
 
@@ -50,17 +54,23 @@ def _sync_widgets(value: tuple[float, ...], prefix: str) -> None:
             st.session_state[f"{prefix}w_prefn_{index}"] = value[index]
 
 
-def preference_control(spec: EnvSpec, granularity: int, prefix: str = "") -> np.ndarray:
+def preference_control(
+    spec: EnvSpec,
+    granularity: int,
+    prefix: str = "",
+    default: Sequence[float] | None = None,
+) -> np.ndarray:
     """A preference widget fitted to the objective count; returns the current preference.
 
     Two objectives: one slider with the objective names at its ends. Three: three sliders that
     stay on the simplex plus a clickable ternary plot. More: one slider per objective, which
     also stay on the simplex. Values snap to the sweep grid (multiples of 1/granularity) so
-    that they match precomputed episodes.
+    that they match precomputed episodes. A session starts at the link's preference, else at
+    `default` (the assets' opening preference), else at the middle of the simplex.
     """
     names = spec.objective_names
     n_obj = spec.n_obj
-    preference = current_preference(n_obj, granularity)
+    preference = current_preference(n_obj, granularity, default)
     step = 1.0 / granularity
     if n_obj == 2:
         key = f"{prefix}w_pref2"
