@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import json
 import re
 import shlex
 import shutil
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from core.agents import load
+from core.agents import Agent, load
 from core.catalog import discover_assets
 from core.cli import main
-from core.demo import QUICK, build_demo, demo_status
+from core.demo import QUICK, build_demo, demo_status, morlb_training
 from core.demo.ledger import LEDGER_FILE
 from core.demo.manifest import TABLE_HEADER, folder_size, human_size
+from core.envs import get_spec
 from core.errors import ParetoscopeError
 
 
@@ -24,11 +29,44 @@ def quiet(_: str) -> None:
     return None
 
 
+FIXTURE_ENVELOPE = (
+    Path(__file__).parent
+    / "fixtures"
+    / "morl-baselines"
+    / "envelope"
+    / "deep-sea-treasure-v0"
+    / "Envelope.tar"
+)
+
+
+def saved_by_morl_baselines(algorithm: str, env_id: str, folder: Path, **_: object) -> Path:
+    """Stands in for MORL-Baselines' training where it is not installed (it is a build-time
+    extra, not a test dependency): the file its own Envelope.save wrote for the fixtures."""
+    assert (algorithm, env_id) == ("envelope", "deep-sea-treasure-v0")
+    folder.mkdir(parents=True, exist_ok=True)
+    return Path(shutil.copyfile(FIXTURE_ENVELOPE, folder / "Envelope.tar"))
+
+
+@contextlib.contextmanager
+def morl_baselines_or_its_file() -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as patch:
+        if importlib.util.find_spec("morl_baselines") is None:
+            patch.setattr(morlb_training, "train_with_morl_baselines", saved_by_morl_baselines)
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _morl_baselines_everywhere() -> Iterator[None]:
+    with morl_baselines_or_its_file():
+        yield
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One QUICK build shared by the tests (each test that changes it works on a copy)."""
     out = tmp_path_factory.mktemp("demo") / "assets"
-    report = build_demo(out, QUICK, progress=False, log=quiet)
+    with morl_baselines_or_its_file():
+        report = build_demo(out, QUICK, progress=False, log=quiet)
     assert report.count("built") == len(report.outcomes)
     return out
 
@@ -46,9 +84,11 @@ def ledger(out: Path) -> dict:
 def test_quick_build_makes_every_artefact(built: Path) -> None:
     catalog = discover_assets(built)
     assert catalog.problems == ()
-    expected_agents = {env.behaviour_name for env in QUICK.envs} | {
-        env.agent_name(agent) for env in QUICK.envs for agent in env.agents
-    }
+    expected_agents = (
+        {env.behaviour_name for env in QUICK.envs}
+        | {env.agent_name(agent) for env in QUICK.envs for agent in env.agents}
+        | {imported.name for imported in QUICK.morlb}
+    )
     expected_datasets = {env.dataset_name(d) for env in QUICK.envs for d in env.datasets}
     assert {agent.name for agent in catalog.agents} == expected_agents
     assert {dataset.name for dataset in catalog.datasets} == expected_datasets
@@ -63,6 +103,74 @@ def test_quick_build_makes_every_artefact(built: Path) -> None:
     for env in QUICK.envs:
         for agent in catalog.agents_for(env.env_id):
             assert agent.sweep_plan() == env.sweep
+
+
+def brute_force_hypervolume_2d(points: np.ndarray, reference: np.ndarray) -> float:
+    """Area dominated by `points` above `reference` (maximisation), by sweeping the first
+    objective from high to low and adding each point's new strip."""
+    area, height = 0.0, reference[1]
+    for x, y in sorted(map(tuple, points), reverse=True):
+        if x > reference[0] and y > height:
+            area += (x - reference[0]) * (y - height)
+            height = y
+    return area
+
+
+def discounted_returns(agent: Agent, preference: np.ndarray, gamma: float) -> np.ndarray:
+    """One episode of `agent` in MO-Gymnasium's own env, stepped here, discounted by hand."""
+    import mo_gymnasium
+
+    env = mo_gymnasium.make("deep-sea-treasure-v0")
+    observation, _ = env.reset(seed=0)
+    agent.reset(1)
+    total, factor = np.zeros(2), 1.0
+    for _ in range(get_spec("deep-sea-treasure-v0").horizon):
+        action = agent.act(observation[None], preference[None], np.zeros((1, 2)))[0]
+        observation, reward, terminated, truncated, _ = env.step(int(action))
+        total += factor * np.asarray(reward, dtype=np.float64)
+        factor *= gamma
+        if terminated or truncated:
+            break
+    return total
+
+
+def test_the_morl_baselines_agent_is_imported_and_measured_against_the_known_front(
+    built: Path, tmp_path: Path
+) -> None:
+    import mo_gymnasium
+
+    (imported,) = QUICK.morlb
+    manifest = json.loads((built / "manifest.json").read_text(encoding="utf-8"))
+    entry = manifest["agents"][imported.name]
+    assert (entry["env"], entry["kind"]) == ("deep-sea-treasure-v0", "envelope")
+    # The recorded command imports the file MORL-Baselines saved into the same agent.
+    command = shlex.split(entry["command"])
+    assert command[:3] == ["paretoscope", "agent", "import"]
+    command[command.index("--out") + 1] = str(tmp_path / "again")
+    assert main(command[1:]) == 0
+    agent = load(built / "agents" / imported.name)
+    assert load(tmp_path / "again").fingerprint() == agent.fingerprint()
+    # The known front is MO-Gymnasium's own, its hypervolume a brute-force one.
+    figures = entry["figures"]["known_front"]
+    gamma = imported.front_gamma
+    front = np.asarray(mo_gymnasium.make("deep-sea-treasure-v0").unwrapped.pareto_front(gamma))
+    reference = np.asarray(get_spec("deep-sea-treasure-v0").reference_point)
+    assert figures["gamma"] == gamma and figures["known_points"] == len(front)
+    assert figures["known_front_hypervolume"] == pytest.approx(
+        brute_force_hypervolume_2d(front, reference)
+    )
+    # The agent's own points, from episodes stepped here at every grid preference.
+    grid = [np.array([w, 1 - w]) for w in np.linspace(0, 1, imported.sweep.granularity + 1)]
+    points = np.array([discounted_returns(agent, w, gamma) for w in grid])
+    assert figures["hypervolume"] == pytest.approx(brute_force_hypervolume_2d(points, reference))
+    assert figures["fraction_of_known_front"] == pytest.approx(
+        figures["hypervolume"] / figures["known_front_hypervolume"]
+    )
+    reached = sum(any(np.allclose(p, known, atol=1e-6) for p in points) for known in front)
+    assert figures["known_points_reached"] == reached
+    check = next(q for q in manifest["quality"] if q["artefact"] == imported.name)
+    assert check["value"] == figures["fraction_of_known_front"]
+    assert check["met"] == (check["value"] >= QUICK.targets.min_known_front_fraction)
 
 
 def test_manifest_lists_provenance_sizes_and_figures(built: Path) -> None:

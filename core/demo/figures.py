@@ -1,4 +1,4 @@
-"""The demo's figures, computed from its sweeps, and the quality targets of issue 9.
+"""The demo's figures, computed from its sweeps, and the quality targets (issues 9 and 21).
 
 Everything here is a pure function of sweep tables (`core.evaluate.sweep` rows) and of the
 figures already computed, so the manifest can be rebuilt from the ledger without rollouts.
@@ -16,8 +16,9 @@ import pandas as pd
 
 from core.demo.recipe import DemoRecipe
 from core.envs import get_spec
+from core.errors import ParetoscopeError
 from core.evaluate import objective_columns, summarize
-from core.metrics import non_dominated
+from core.metrics import hypervolume, largest_gap, non_dominated
 
 # MO-HalfCheetah-v2 per-step rewards (docs/reference.md#d4morl-environments):
 # run = min(4, v) + 1, energy = 5 - Σa².
@@ -46,6 +47,9 @@ def front_figures(
         "expected_utility": _number(summary.front.expected_utility),
         "diverged_episodes": int(table["diverged"].sum()) if "diverged" in table else 0,
     }
+    if get_spec(env_id).n_obj == 2:
+        returns = summary.per_preference[objective_columns("return", get_spec(env_id))]
+        figures["largest_gap"] = _number(largest_gap(returns.to_numpy(dtype=np.float64)))
     if return_conditioned and summary.rtg is not None:
         figures["rtg_weighted_error"] = _number(summary.rtg.overall_weighted_error)
         figures["rtg_relative_weighted_error"] = _number(
@@ -53,6 +57,34 @@ def front_figures(
         )
         figures["rtg_ratio_error"] = _number(summary.rtg.overall_ratio_error)
     return figures
+
+
+def known_front_figures(table: pd.DataFrame, env_id: str) -> dict[str, Any]:
+    """A sweep (at one discount) against its env's known front at that discount: both
+    hypervolumes (the env's reference point), their ratio, the known points reached (an agent
+    point within 1e-6 of each coordinate), IGD and the mean regret."""
+    summary = summarize(table, env_id)
+    known = summary.known_front
+    if known is None:
+        raise ParetoscopeError(f"{env_id} has no known front to measure a sweep against")
+    reference = get_spec(env_id).reference_point
+    agent_points = summary.per_preference[objective_columns("return", get_spec(env_id))]
+    points = agent_points.to_numpy(dtype=np.float64)
+    known_volume = hypervolume(known.points, reference)
+    volume = float(summary.front.hypervolume)
+    reached = [bool(np.any(np.all(np.abs(points - row) <= 1e-6, axis=1))) for row in known.points]
+    comparison = summary.against_known
+    return {
+        "gamma": summary.gamma,
+        "hypervolume": _number(volume),
+        "known_front_hypervolume": _number(known_volume),
+        "fraction_of_known_front": _number(volume / known_volume) if known_volume > 0 else None,
+        "known_points": len(known.points),
+        "known_points_reached": int(sum(reached)),
+        "igd": None if comparison is None else _number(comparison.igd),
+        "mean_regret": None if comparison is None else _number(comparison.mean_regret),
+        "source": known.source,
+    }
 
 
 def member_figures(table: pd.DataFrame, env_id: str) -> dict[str, Any]:
@@ -141,20 +173,32 @@ def quality_checks(
 ) -> list[QualityCheck]:
     """The issue's quality targets on the figures (a missing figure is a miss, never hidden)."""
     targets = recipe.targets
-    minimum_members = dict(targets.min_non_dominated_members)
+    most_dominated = dict(targets.max_dominated_members)
+    largest_gaps = dict(targets.max_front_gap)
     checks: list[QualityCheck] = []
     for env in recipe.envs:
         behaviour = figures.get(env.behaviour_name) or {}
-        if env.env_id in minimum_members:
+        if env.env_id in most_dominated:
             count = behaviour.get("non_dominated_members")
             total = len(behaviour.get("members") or [])
-            needed = minimum_members[env.env_id]
+            needed = max(total - most_dominated[env.env_id], 1)
             checks.append(
                 QualityCheck(
                     env.behaviour_name,
                     f"at least {needed} members non-dominated (of {total})",
                     None if count is None else float(count),
                     count is not None and count >= needed,
+                )
+            )
+        if env.env_id in largest_gaps:
+            gap = behaviour.get("largest_gap")
+            checks.append(
+                QualityCheck(
+                    env.behaviour_name,
+                    f"largest normalised gap between neighbouring front points <= "
+                    f"{largest_gaps[env.env_id]:g}",
+                    gap,
+                    gap is not None and gap <= largest_gaps[env.env_id],
                 )
             )
         if env.motion_figures:
@@ -192,17 +236,30 @@ def quality_checks(
     fractions = hypervolume_fractions(recipe, figures)
     for env in recipe.envs:
         for agent in env.agents:
-            if agent.kind not in targets.hypervolume_fraction_kinds:
+            minimum = dict(targets.min_hypervolume_fraction).get(agent.kind)
+            if minimum is None:
                 continue
             name = env.agent_name(agent)
             fraction = fractions.get(name)
             checks.append(
                 QualityCheck(
                     name,
-                    f"hypervolume >= {targets.min_hypervolume_fraction:.0%} of "
-                    f"{env.behaviour_name}'s",
+                    f"hypervolume >= {minimum:.0%} of {env.behaviour_name}'s",
                     fraction,
-                    fraction is not None and fraction >= targets.min_hypervolume_fraction,
+                    fraction is not None and fraction >= minimum,
                 )
             )
+    for imported in recipe.morlb:
+        known = (figures.get(imported.name) or {}).get("known_front") or {}
+        fraction = known.get("fraction_of_known_front")
+        minimum = targets.min_known_front_fraction
+        checks.append(
+            QualityCheck(
+                imported.name,
+                f"hypervolume >= {minimum:.0%} of the known front's (gamma "
+                f"{imported.front_gamma:g})",
+                fraction,
+                fraction is not None and fraction >= minimum,
+            )
+        )
     return checks

@@ -14,7 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.atomic import write_bytes_atomically
-from core.catalog import MANIFEST_FILE, MANIFEST_FORMAT, MANIFEST_VERSION, RESULTS_DIR
+from core.catalog import (
+    MANIFEST_FILE,
+    MANIFEST_FORMAT,
+    MANIFEST_VERSION,
+    RESULTS_DIR,
+    SweepPlan,
+)
 from core.demo.figures import QualityCheck, hypervolume_fractions, quality_checks
 from core.demo.ledger import code_commit
 from core.demo.recipe import (
@@ -22,6 +28,7 @@ from core.demo.recipe import (
     BehaviourRecipe,
     DatasetRecipe,
     EnvRecipe,
+    MorlbRecipe,
     OfflineRecipe,
 )
 from core.envs import get_spec
@@ -103,6 +110,8 @@ def behaviour_command(build: DemoBuild, env: EnvRecipe) -> str:
         parts += ["--transfer-every", str(recipe.transfer_every)]
     if recipe.survival_bonus is not None:
         parts += ["--survival-bonus", ",".join(f"{value:g}" for value in recipe.survival_bonus)]
+    for member in recipe.train_on:
+        parts += ["--train-on", member.option()]
     if recipe.workers is not None:
         parts += ["--workers", str(recipe.workers)]
     parts += ["--seed", str(recipe.seed)]
@@ -155,11 +164,24 @@ def agent_command(build: DemoBuild, env: EnvRecipe, agent: OfflineRecipe) -> str
     return _join(parts + ["--threads", str(TRAINING_THREADS), "--resume"])
 
 
-def sweep_command(build: DemoBuild, env: EnvRecipe, name: str) -> str:
-    plan = env.sweep
+def morlb_command(build: DemoBuild, imported: MorlbRecipe) -> str:
+    """The import of the file MORL-Baselines saved (its training is the build's own step)."""
+    from core.demo.morlb_training import TRAINING_DIR, import_kind, saved_file_name
+
+    folder = build.agent_dir(imported.name)
+    parts = [
+        "paretoscope", "agent", "import",
+        build.display(folder / TRAINING_DIR / saved_file_name(imported.algorithm)),
+        "--env", imported.env_id, "--kind", import_kind(imported.algorithm),
+        "--out", build.display(folder), "--overwrite",
+    ]  # fmt: skip
+    return _join(parts)
+
+
+def sweep_command(build: DemoBuild, env_id: str, name: str, plan: SweepPlan) -> str:
     parts = [
         "paretoscope", "evaluate", build.display(build.agent_dir(name)),
-        "--env", env.env_id,
+        "--env", env_id,
         "--granularity", str(plan.granularity),
     ]  # fmt: skip
     if tuple(plan.seeds) == tuple(range(len(plan.seeds))):
@@ -196,6 +218,11 @@ def collected_figures(build: DemoBuild) -> dict[str, dict[str, Any]]:
                 **(_entry(build, f"agent:{name}").get("figures") or {}),
                 **(_entry(build, f"sweep:{name}").get("figures") or {}),
             }
+    for imported in build.recipe.morlb:
+        figures[imported.name] = {
+            **(_entry(build, f"agent:{imported.name}").get("figures") or {}),
+            **(_entry(build, f"sweep:{imported.name}").get("figures") or {}),
+        }
     for name, fraction in hypervolume_fractions(build.recipe, figures).items():
         figures[name]["hypervolume_fraction_of_behaviour"] = fraction
     return figures
@@ -247,7 +274,7 @@ def manifest_content(build: DemoBuild) -> dict[str, Any]:
                 f"behaviour:{name}", build.agent_dir(name), behaviour_command(build, env),
                 env.behaviour.seed,
             ),
-            "sweep_command": sweep_command(build, env, name),
+            "sweep_command": sweep_command(build, env.env_id, name, env.sweep),
             "figures": figures.get(name, {}),
         }  # fmt: skip
         for agent in env.agents:
@@ -265,7 +292,7 @@ def manifest_content(build: DemoBuild) -> dict[str, Any]:
                     f"agent:{name}", build.agent_dir(name), agent_command(build, env, agent),
                     agent.seed,
                 ),
-                "sweep_command": sweep_command(build, env, name),
+                "sweep_command": sweep_command(build, env.env_id, name, env.sweep),
                 "figures": figures.get(name, {}),
             }  # fmt: skip
         for dataset in env.datasets:
@@ -281,18 +308,36 @@ def manifest_content(build: DemoBuild) -> dict[str, Any]:
                 ),
                 "figures": figures.get(name, {}),
             }  # fmt: skip
+    for imported in recipe.morlb:
+        agents[imported.name] = {
+            "label": imported.label,
+            "description": f"Trained by MORL-Baselines' own {imported.algorithm} code (a "
+            "build-time extra of the demo), imported by paretoscope's importer; its front is "
+            f"measured against the env's known front at gamma {imported.front_gamma:g}.",
+            "env": imported.env_id,
+            "kind": imported.algorithm,
+            "sweep": imported.sweep.to_dict(),
+            **provenance(
+                f"agent:{imported.name}", build.agent_dir(imported.name),
+                morlb_command(build, imported), imported.seed,
+            ),
+            "sweep_command": sweep_command(
+                build, imported.env_id, imported.name, imported.sweep
+            ),
+            "figures": figures.get(imported.name, {}),
+        }  # fmt: skip
     first = recipe.envs[0]
-    default_agent = next(
+    default_agent = recipe.opening_agent or next(
         (first.agent_name(a) for a in first.agents if a.kind == "morvs"), first.behaviour_name
     )
     results = {
-        env.env_id: {
-            "path": f"{RESULTS_DIR}/{env.env_id}",
-            "size_bytes": folder_size(build.results_dir / env.env_id)
-            if (build.results_dir / env.env_id).exists()
+        env_id: {
+            "path": f"{RESULTS_DIR}/{env_id}",
+            "size_bytes": folder_size(build.results_dir / env_id)
+            if (build.results_dir / env_id).exists()
             else 0,
         }
-        for env in recipe.envs
+        for env_id in [env.env_id for env in recipe.envs] + [m.env_id for m in recipe.morlb]
     }
     checks = quality_checks(recipe, figures)
     return {
@@ -303,6 +348,11 @@ def manifest_content(build: DemoBuild) -> dict[str, Any]:
             "agent": default_agent,
             "dataset": first.dataset_name(first.datasets[0]) if first.datasets else None,
             "seed": 0,
+            **(
+                {}
+                if recipe.opening_preference is None
+                else {"preference": list(recipe.opening_preference)}
+            ),
         },
         "sweep": first.sweep.to_dict(),
         "agents": agents,
@@ -465,7 +515,7 @@ def render_readme(content: dict[str, Any]) -> str:
             f"{_fmt(figures.get('hypervolume'))} | "
             f"{_fmt(figures.get('non_dominated_trajectories'))} |"
         )
-    lines += ["", "## Quality targets (issue 9)", "", "| artefact | target | value | |",
+    lines += ["", "## Quality targets", "", "| artefact | target | value | |",
               "|---|---|---|---|"]  # fmt: skip
     for check in content["quality"]:
         lines.append(

@@ -26,22 +26,31 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core.catalog import AGENTS_DIR, DATASETS_DIR, RESULTS_DIR, bundled_assets_dir
-from core.demo.figures import front_figures, halfcheetah_motion, member_figures
+from core.catalog import AGENTS_DIR, DATASETS_DIR, RESULTS_DIR, SweepPlan, bundled_assets_dir
+from core.demo.figures import (
+    front_figures,
+    halfcheetah_motion,
+    known_front_figures,
+    member_figures,
+)
 from core.demo.ledger import Ledger, differences, settings_hash
+from core.demo.morlb_training import MORL_BASELINES_VERSION
 from core.demo.recipe import (
     TRAINING_THREADS,
     BehaviourRecipe,
     DatasetRecipe,
     DemoRecipe,
     EnvRecipe,
+    MorlbRecipe,
     OfflineRecipe,
 )
 from core.envs import get_spec
+from core.envs.known_fronts import known_front
 from core.errors import ParetoscopeError
 from core.sweeps import SWEEP_BATCH_SIZE  # batch-invariant agents: any batch replays
 
 if TYPE_CHECKING:
+    from core.train import MemberReward
     from core.train.ars import ARSConfig
 
 STEP_KINDS = ("behaviour", "datasets", "agents", "sweeps", "manifest")
@@ -98,6 +107,25 @@ def _preferences(env: EnvRecipe) -> list[list[float]]:
     return [[float(value) for value in row] for row in array]
 
 
+def _member_rewards(env: EnvRecipe) -> list[MemberReward | None] | None:
+    """The recipe's `train_on` entries as one `MemberReward` (or None) per member."""
+    from core.train import MemberReward
+
+    if not env.behaviour.train_on:
+        return None
+    rows = _preferences(env)
+    rewards: list[MemberReward | None] = [None] * len(rows)
+    for member in env.behaviour.train_on:
+        matches = [i for i, row in enumerate(rows) if np.allclose(row, member.preference)]
+        if len(matches) != 1:
+            raise ParetoscopeError(
+                f"recipe: {env.env_id} trains member {member.preference} on its own reward, "
+                f"but {len(matches)} members have that preference"
+            )
+        rewards[matches[0]] = MemberReward(member.weights, member.caps)
+    return rewards
+
+
 def _ars_config(recipe: BehaviourRecipe) -> ARSConfig:
     """The recipe's ARS hyper-parameters as `core.train.ARSConfig` (for the record and the run)."""
     from core.train import ARSConfig
@@ -126,6 +154,7 @@ def _behaviour_record(env: EnvRecipe) -> dict[str, Any]:
         eval_episodes=recipe.eval_episodes,
         transfer_every=recipe.transfer_every,
         survival_bonus=recipe.survival_bonus,
+        member_rewards=None if (rewards := _member_rewards(env)) is None else tuple(rewards),
     )
     return settings.record()
 
@@ -205,12 +234,33 @@ class DemoBuild:
             steps.extend(
                 replace(self.agent_step(env, agent), env_id=env.env_id) for agent in env.agents
             )
+        steps.extend(
+            replace(self.morlb_step(agent), env_id=agent.env_id) for agent in self.recipe.morlb
+        )
         for env in self.recipe.envs:
-            sweeps = [self.sweep_step(env, env.behaviour_name, behaviour=True)]
+            sweeps = [
+                self.sweep_step(
+                    env.env_id,
+                    env.behaviour_name,
+                    env.sweep,
+                    behaviour=True,
+                    motion_figures=env.motion_figures,
+                )
+            ]
             sweeps += [
-                self.sweep_step(env, env.agent_name(agent), behaviour=False) for agent in env.agents
+                self.sweep_step(env.env_id, env.agent_name(agent), env.sweep)
+                for agent in env.agents
             ]
             steps.extend(replace(step, env_id=env.env_id) for step in sweeps)
+        steps.extend(
+            replace(
+                self.sweep_step(
+                    agent.env_id, agent.name, agent.sweep, front_gamma=agent.front_gamma
+                ),
+                env_id=agent.env_id,
+            )
+            for agent in self.recipe.morlb
+        )
         steps.append(self.manifest_step())
         return steps
 
@@ -242,6 +292,7 @@ class DemoBuild:
                 progress=self.progress,
                 transfer_every=recipe.transfer_every,
                 survival_bonus=recipe.survival_bonus,
+                member_rewards=_member_rewards(env),
             )
             return {"fingerprint": agent.fingerprint()}
 
@@ -419,17 +470,80 @@ class DemoBuild:
             growable=frozenset({"steps", "checkpoint_every"}),
         )
 
-    def sweep_step(self, env: EnvRecipe, name: str, behaviour: bool) -> Step:
-        plan = env.sweep
+    def morlb_step(self, agent: MorlbRecipe) -> Step:
+        """Train with MORL-Baselines (build-time extra), then import and save the agent."""
+        folder = self.agent_dir(agent.name)
+
+        def settings() -> dict[str, Any]:
+            return {**asdict(agent), "sweep": None, "morl_baselines": MORL_BASELINES_VERSION}
+
+        def run() -> dict[str, Any]:
+            from core.agents import save
+            from core.agents.checkpoint import parameter_count
+            from core.agents.importers import import_agent
+            from core.demo import morlb_training as training
+
+            scratch = folder / training.TRAINING_DIR
+            saved = scratch / training.saved_file_name(agent.algorithm)
+            if not saved.is_file():
+                with torch_threads(TRAINING_THREADS):
+                    front = known_front(agent.env_id, agent.front_gamma)
+                    training.train_with_morl_baselines(
+                        agent.algorithm,
+                        agent.env_id,
+                        scratch,
+                        timesteps=agent.timesteps,
+                        seed=agent.seed,
+                        episode_limit=agent.episode_limit,
+                        options={key: _plain(value) for key, value in agent.options},
+                        train_options={key: _plain(value) for key, value in agent.train_options},
+                        reference_point=get_spec(agent.env_id).reference_point,
+                        known_front=None if front is None else front.points.tolist(),
+                        progress=self.progress,
+                    )
+            imported = import_agent(
+                saved, env_id=agent.env_id, kind=training.import_kind(agent.algorithm)
+            )
+            save(imported, folder)
+            return {
+                "fingerprint": self.agent_fingerprint(agent.name, f"agent {agent.name}"),
+                "figures": {
+                    "training_steps": agent.timesteps,
+                    "parameters": int(parameter_count(folder)),
+                },
+            }
+
+        return Step(
+            id=f"agent:{agent.name}",
+            kind="agents",
+            name=agent.name,
+            outputs=(folder / "config.json",),
+            settings=settings,
+            run=run,
+        )
+
+    def sweep_step(
+        self,
+        env_id: str,
+        name: str,
+        plan: SweepPlan,
+        behaviour: bool = False,
+        motion_figures: bool = False,
+        front_gamma: float | None = None,
+    ) -> Step:
+        """The agent `name` over the plan's grid (and a policy set at its members' own
+        preferences); with `front_gamma`, the grid again at that discount, measured against
+        the env's known front."""
 
         def settings() -> dict[str, Any]:
             return {
-                "env_id": env.env_id,
+                "env_id": env_id,
                 "agent": name,
                 "agent_fingerprint": self.agent_fingerprint(name, f"the sweep of {name}"),
                 **plan.to_dict(),
                 "batch_size": SWEEP_BATCH_SIZE,
                 "members": behaviour,
+                **({} if front_gamma is None else {"front_gamma": front_gamma}),
             }
 
         def run() -> dict[str, Any]:
@@ -448,17 +562,22 @@ class DemoBuild:
                 "workers": self.recipe.sweep_workers,
                 "progress": self.progress,
             }
-            table = sweep(agent, env.env_id, granularity=plan.granularity, **options)
-            figures = front_figures(table, env.env_id, agent.spec.conditioning.return_conditioned)
+            table = sweep(agent, env_id, granularity=plan.granularity, **options)
+            figures = front_figures(table, env_id, agent.spec.conditioning.return_conditioned)
+            if front_gamma is not None:
+                discounted = sweep(
+                    agent, env_id, granularity=plan.granularity, gamma=front_gamma, **options
+                )
+                figures["known_front"] = known_front_figures(discounted, env_id)
             if behaviour:
                 from core.agents.policy_set import PolicySetAgent
 
                 if not isinstance(agent, PolicySetAgent):
                     raise ParetoscopeError(f"{self.agent_dir(name)}: expected a policy set")
                 members = np.asarray(agent.preferences, dtype=np.float64)
-                member_table = sweep(agent, env.env_id, preferences=members, **options)
-                figures.update(member_figures(member_table, env.env_id))
-                if env.motion_figures:
+                member_table = sweep(agent, env_id, preferences=members, **options)
+                figures.update(member_figures(member_table, env_id))
+                if motion_figures:
                     run_most = members[int(np.argmax(members[:, 0]))]
                     energy_most = members[int(np.argmax(members[:, -1]))]
                     figures["run_most"] = halfcheetah_motion(member_table, run_most)
@@ -469,7 +588,7 @@ class DemoBuild:
             id=f"sweep:{name}",
             kind="sweeps",
             name=name,
-            outputs=(self.results_dir / env.env_id,),
+            outputs=(self.results_dir / env_id,),
             settings=settings,
             run=run,
             # The results store keeps every episode: a changed plan computes only new ones.
@@ -507,8 +626,21 @@ class DemoBuild:
         )
 
 
+def _plain(value: Any) -> Any:
+    """A recipe value as the library takes it: tuples (kept hashable in the recipe) as lists."""
+    return list(value) if isinstance(value, tuple) else value
+
+
 def settings_keys_of_sweep() -> tuple[str, ...]:
-    return ("agent_fingerprint", "granularity", "seeds", "horizon", "batch_size", "members")
+    return (
+        "agent_fingerprint",
+        "granularity",
+        "seeds",
+        "horizon",
+        "batch_size",
+        "members",
+        "front_gamma",
+    )
 
 
 def offline_config(agent: OfflineRecipe) -> Any:
