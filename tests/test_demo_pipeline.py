@@ -363,3 +363,28 @@ def test_env_filter_builds_one_env_and_names_unknown_ones(
     assert {path.name for path in (out / "agents").iterdir()} == {cheetah.behaviour_name}
     assert main(["demo", "build", "--quick", "--out", str(out), "--env", "MO-Ant-v9"]) == 2
     assert "no MO-Ant-v9" in capsys.readouterr().err
+
+
+def test_offline_agents_are_swept_on_seeds_no_dataset_episode_started_from(built: Path) -> None:
+    from core.data.sources import open_dataset
+    from core.envs import make_env
+
+    manifest = json.loads((built / "manifest.json").read_text(encoding="utf-8"))
+    for env in QUICK.envs:
+        # Independent of how collection draws its seeds: a dataset episode started from seed s
+        # would begin with the observation reset(seed=s) gives.
+        starts = [
+            trajectory.observations[0]
+            for dataset in env.datasets
+            for trajectory in open_dataset(built / "datasets" / env.dataset_name(dataset))
+        ]
+        environment = make_env(env.env_id)
+        reused = [
+            seed
+            for seed in env.sweep.seeds
+            if any(np.array_equal(environment.reset(seed=seed)[0], start) for start in starts)
+        ]
+        for agent in env.agents:
+            figures = manifest["agents"][env.agent_name(agent)]["figures"]
+            assert figures["held_out_seeds"] is (not reused)
+        assert not reused

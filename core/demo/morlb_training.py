@@ -120,12 +120,16 @@ def train_with_morl_baselines(
     import mo_gymnasium
 
     algorithm_class = getattr(importlib.import_module(module_name), class_name)
+    from morl_baselines.common.evaluation import seed_everything
     folder.mkdir(parents=True, exist_ok=True)
 
     def make(on_step: Callable[[], None] | None = None) -> Any:
         env = mo_gymnasium.make(env_id)
         if episode_limit is not None:
             env = gymnasium.wrappers.TimeLimit(env, episode_limit)
+        # Nor does the library seed the envs (their resets and action_space.sample).
+        env.reset(seed=seed)
+        env.action_space.seed(seed)
         return env if on_step is None else _step_counter(env, on_step)
 
     threads = torch.get_num_threads()
@@ -134,6 +138,9 @@ def train_with_morl_baselines(
     try:
         env = make(lambda: bar.update(1))
         with _library_output_to(folder / TRAINING_LOG):
+            # The constructor's seed only seeds the agent's own generator: the networks'
+            # initialisation, replay sampling and weight choices use the global ones.
+            seed_everything(seed)
             agent = algorithm_class(env, **options, log=False, seed=seed, device="cpu")
             agent.train(
                 total_timesteps=timesteps,

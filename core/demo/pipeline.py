@@ -248,7 +248,7 @@ class DemoBuild:
                 )
             ]
             sweeps += [
-                self.sweep_step(env.env_id, env.agent_name(agent), env.sweep)
+                self.sweep_step(env.env_id, env.agent_name(agent), env.sweep, collected=env)
                 for agent in env.agents
             ]
             steps.extend(replace(step, env_id=env.env_id) for step in sweeps)
@@ -530,10 +530,12 @@ class DemoBuild:
         behaviour: bool = False,
         motion_figures: bool = False,
         front_gamma: float | None = None,
+        collected: EnvRecipe | None = None,
     ) -> Step:
         """The agent `name` over the plan's grid (and a policy set at its members' own
         preferences); with `front_gamma`, the grid again at that discount, measured against
-        the env's known front."""
+        the env's known front; with `collected` (an offline agent's env), whether the sweep's
+        seeds are held out from every episode of that env's datasets."""
 
         def settings() -> dict[str, Any]:
             return {
@@ -564,6 +566,8 @@ class DemoBuild:
             }
             table = sweep(agent, env_id, granularity=plan.granularity, **options)
             figures = front_figures(table, env_id, agent.spec.conditioning.return_conditioned)
+            if collected is not None:
+                figures["held_out_seeds"] = seeds_held_out(collected, plan)
             if front_gamma is not None:
                 discounted = sweep(
                     agent, env_id, granularity=plan.granularity, gamma=front_gamma, **options
@@ -624,6 +628,19 @@ class DemoBuild:
             run=run,
             growable=frozenset({"steps", "title", "description", "targets", "recipe"}),
         )
+
+
+def seeds_held_out(env: EnvRecipe, plan: SweepPlan) -> bool:
+    """Whether no seed of `plan` reset an episode of the env's datasets (the offline agents
+    learnt from those episodes, so a sweep on their seeds would replay what they saw)."""
+    from core.data.collect import episode_plan
+
+    n_obj = get_spec(env.env_id).n_obj
+    used: set[int] = set()
+    for dataset in env.datasets:
+        _, env_seeds, _ = episode_plan(dataset.seed, dataset.episodes, n_obj, dataset.distribution)
+        used.update(int(seed) for seed in env_seeds)
+    return not used.intersection(plan.seeds)
 
 
 def _plain(value: Any) -> Any:
