@@ -31,13 +31,17 @@ VIEWPORT = {"width": 1400, "height": 900}
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images" / "dashboard-explore.png")
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "docs" / "images" / "dashboard-explore.png"
+    )
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory() as cache, serving(
-        start_cli_server(ROOT / "assets", Path(cache))
-    ) as url, sync_playwright() as playwright:
+    with (
+        tempfile.TemporaryDirectory() as cache,
+        serving(start_cli_server(ROOT / "assets", Path(cache))) as url,
+        sync_playwright() as playwright,
+    ):
         browser = playwright.chromium.launch(
             executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
         )

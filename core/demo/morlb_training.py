@@ -121,6 +121,7 @@ def train_with_morl_baselines(
 
     algorithm_class = getattr(importlib.import_module(module_name), class_name)
     from morl_baselines.common.evaluation import seed_everything
+
     folder.mkdir(parents=True, exist_ok=True)
 
     def make(on_step: Callable[[], None] | None = None) -> Any:
