@@ -897,3 +897,49 @@ def test_the_cli_reads_train_on_and_matches_it_to_a_preference() -> None:
             _parser().parse_args(
                 ["train", "behaviour", "--env", SWIMMER, "--out", "x", "--train-on", bad]
             )
+
+
+# --- dropping dominated members ------------------------------------------------------------------
+
+
+def test_kept_members_are_the_non_dominated_ones_by_hand() -> None:
+    from core.train.behaviour import kept_members
+
+    # Mean returns (100, 0), (60, 60), (50, 50) (dominated by (60, 60)), (0, 90), (60, 60) again.
+    states = [
+        _member(0, [1.0, 0.0], [100.0, 0.0]),
+        _member(1, [0.5, 0.5], [60.0, 60.0]),
+        _member(2, [0.6, 0.4], [50.0, 50.0]),
+        _member(3, [0.0, 1.0], [0.0, 90.0]),
+        _member(4, [0.4, 0.6], [60.0, 60.0]),
+    ]
+    assert [state.index for state in kept_members(states, True)] == [0, 1, 3, 4]  # ties stay
+    assert kept_members(states, False) == states
+
+
+def test_a_set_saved_without_its_dominated_members_keeps_their_training(tmp_path: Path) -> None:
+    settings = {"preferences": 5, "iterations": 1}
+    full = _tiny_run(tmp_path / "full", **settings)
+    assert full.mean_returns is not None
+    # Brute force over the full set's evaluated means: which member does another dominate?
+    means = full.mean_returns
+    dominated = [
+        i
+        for i, p in enumerate(means)
+        if any((q >= p).all() and (q > p).any() for j, q in enumerate(means) if j != i)
+    ]
+    assert dominated, "pick settings that leave some member dominated"
+    kept = [i for i in range(len(means)) if i not in dominated]
+    # Saving the finished run again with the flag trains nothing (not a training setting).
+    dropped = _tiny_run(tmp_path / "full", **settings, drop_dominated=True)
+    np.testing.assert_array_equal(dropped.preferences, full.preferences[kept])
+    np.testing.assert_array_equal(dropped.matrices, full.matrices[kept])
+    assert [entry["index"] for entry in dropped.training["dropped"]] == dominated
+    assert dropped.training["iterations"] == [1] * len(kept)
+    assert all(member_path(tmp_path / "full", i).is_file() for i in dominated)
+    _assert_same_set(load_policy_set(tmp_path / "full"), dropped)
+    # The command line passes the flag.
+    args = _parser().parse_args(
+        ["train", "behaviour", "--env", SWIMMER, "--out", "x", "--drop-dominated"]
+    )
+    assert args.drop_dominated is True

@@ -205,6 +205,13 @@ def add_behaviour_parser(commands: Any) -> None:
         "0.2,0.8:0.5,0.5:2.5,inf caps the first objective's reward per step at 2.5 (a target "
         "speed); inf: no cap (repeat; needs --preference)",
     )
+    parser.add_argument(
+        "--drop-dominated",
+        action="store_true",
+        help="leave out of the saved set the members another member dominates on their "
+        "evaluated returns (their training state stays; not a training setting, so a finished "
+        "run may be saved again with it)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.set_defaults(func=run_behaviour)
 
@@ -242,6 +249,7 @@ def run_behaviour(args: argparse.Namespace) -> int:
             survival_bonus=args.survival_bonus,
             snapshot_every=args.snapshot_every,
             member_rewards=member_rewards_of(preferences, args.train_on),
+            drop_dominated=args.drop_dominated,
         )
     except KeyboardInterrupt:
         print(

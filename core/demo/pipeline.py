@@ -272,7 +272,11 @@ class DemoBuild:
             record = _behaviour_record(env)
             for key in ("format", "format_version"):
                 record.pop(key)
-            return {**record, "iterations": recipe.iterations}
+            return {
+                **record,
+                "iterations": recipe.iterations,
+                **({"drop_dominated": True} if recipe.drop_dominated else {}),
+            }
 
         def run() -> dict[str, Any]:
             from core.train import train_behaviour
@@ -293,6 +297,7 @@ class DemoBuild:
                 transfer_every=recipe.transfer_every,
                 survival_bonus=recipe.survival_bonus,
                 member_rewards=_member_rewards(env),
+                drop_dominated=recipe.drop_dominated,
             )
             return {"fingerprint": agent.fingerprint()}
 
@@ -312,7 +317,13 @@ class DemoBuild:
 
     def _adopt_behaviour(self, env: EnvRecipe, folder: Path) -> dict[str, Any] | None:
         """A policy set trained earlier with the same settings, every member at the budget."""
-        from core.train.behaviour import RUN_FILE, TRAINING_DIR, load_member, member_path
+        from core.train.behaviour import (
+            RUN_FILE,
+            TRAINING_DIR,
+            kept_members,
+            load_member,
+            member_path,
+        )
 
         run_path = folder / TRAINING_DIR / RUN_FILE
         if not (run_path.is_file() and (folder / "config.json").is_file()):
@@ -321,7 +332,7 @@ class DemoBuild:
         record = json.loads(json.dumps(_behaviour_record(env)))
         if previous != record:
             return None  # train_behaviour itself explains the difference when run
-        iterations = []
+        states = []
         for index in range(len(record["preferences"])):
             path = member_path(folder, index)
             if not path.is_file():
@@ -329,10 +340,16 @@ class DemoBuild:
             state = load_member(path)
             if state.iteration < env.behaviour.iterations or not state.evaluated:
                 return None
-            iterations.append(state.iteration)
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        if (config.get("training") or {}).get("iterations") != iterations:
-            return None  # the members went on after the policy set was saved
+            states.append(state)
+        training = (
+            json.loads((folder / "config.json").read_text(encoding="utf-8")).get("training") or {}
+        )
+        kept = kept_members(states, env.behaviour.drop_dominated)
+        dropped = sorted({state.index for state in states} - {state.index for state in kept})
+        if training.get("iterations") != [state.iteration for state in kept] or dropped != sorted(
+            entry.get("index") for entry in training.get("dropped") or []
+        ):
+            return None  # the members went on after the set was saved, or others were kept
         return {"fingerprint": self.agent_fingerprint(env.behaviour_name, "adoption")}
 
     def dataset_step(self, env: EnvRecipe, dataset: DatasetRecipe) -> Step:

@@ -61,6 +61,7 @@ class BehaviourRecipe:
     transfer_every: int | None = None  # rounds of K iterations with policy transfer
     survival_bonus: tuple[float, ...] | None = None  # None: the env's alive bonus table
     train_on: tuple[MemberTraining, ...] = ()  # members with their own training reward
+    drop_dominated: bool = False  # leave dominated members (on their evaluation) out of the set
 
 
 @dataclass(frozen=True)
@@ -286,6 +287,7 @@ def halfcheetah_behaviour() -> BehaviourRecipe:
         workers=2,
         seed=0,
         train_on=targets,
+        drop_dominated=True,
     )
 
 
@@ -443,6 +445,7 @@ def quick_recipe() -> DemoRecipe:
         transfer_every: int | None = None,
         survival_bonus: tuple[float, ...] | None = None,
         train_on: tuple[MemberTraining, ...] = (),
+        drop_dominated: bool = False,
     ) -> EnvRecipe:
         return EnvRecipe(
             env_id=env_id,
@@ -459,6 +462,7 @@ def quick_recipe() -> DemoRecipe:
                 transfer_every=transfer_every,
                 survival_bonus=survival_bonus,
                 train_on=train_on,
+                drop_dominated=drop_dominated,
             ),
             datasets=(
                 DatasetRecipe(quality="expert", episodes=6, horizon=horizon, batch_size=6),
@@ -496,6 +500,7 @@ def quick_recipe() -> DemoRecipe:
                 "halfcheetah",
                 ((1.0, 0.0), (0.5, 0.5), (0.0, 1.0)),
                 train_on=(MemberTraining((0.5, 0.5), weights=(0.5, 0.5), caps=(2.5, None)),),
+                drop_dominated=True,
             ),
             env("MO-Hopper-v3", "hopper", 3, transfer_every=1, survival_bonus=(1.0, 1.0, 0.0)),
         ),

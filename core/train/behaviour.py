@@ -76,7 +76,7 @@ from core.agents.policy_set import FloatArray, PolicySetAgent, save_policy_set
 from core.atomic import write_bytes_atomically
 from core.envs import get_spec
 from core.errors import ParetoscopeError
-from core.metrics import preference_grid
+from core.metrics import non_dominated, preference_grid
 from core.runs.layout import snapshot_dir
 from core.train.ars import (
     ARSConfig,
@@ -435,6 +435,7 @@ def train_behaviour(
     survival_bonus: Sequence[float] | None = None,
     snapshot_every: int | None = None,
     member_rewards: Sequence[MemberReward | None] | None = None,
+    drop_dominated: bool = False,
 ) -> PolicySetAgent:
     """Train (or resume) one ARS policy per preference and save the policy set into `out_dir`.
 
@@ -451,6 +452,9 @@ def train_behaviour(
     into ``out_dir/snapshots/step=N/`` (see the module docstring); it may change on a resume.
     `member_rewards` (one entry per member, None for a member that trains on its preference)
     gives members another training reward, weights·min(r_t, caps) (see the module docstring).
+    `drop_dominated` leaves out of the saved set the members another member dominates on the
+    evaluated mean returns (their states stay in ``training/``; the set's ``training.dropped``
+    lists them). It is not a training setting: a finished run may be saved again with it.
     Returns the policy set also written to `out_dir` (config.json + weights.safetensors).
     """
     env = get_spec(env_id)
@@ -534,11 +538,33 @@ def train_behaviour(
             if round_budget is not budget:
                 _transfer_policies(folder, settings, states)
 
-    agent = _policy_set(settings, states)
+    kept = kept_members(states, drop_dominated)
+    agent = _policy_set(settings, kept)
+    kept_indices = {state.index for state in kept}
+    if len(kept) < len(states):
+        agent.training["dropped"] = [
+            {
+                "index": state.index,
+                "preference": [float(value) for value in state.preference],
+                "mean_return": [float(value) for value in np.asarray(state.eval_returns).mean(0)],
+            }
+            for state in states
+            if state.index not in kept_indices
+        ]
     save_policy_set(agent, folder)
     if snapshot_every is not None:
         _write_snapshots(folder, settings, agent, states)
     return agent
+
+
+def kept_members(states: list[MemberState], drop_dominated: bool) -> list[MemberState]:
+    """The members the saved set holds: all, or with `drop_dominated` those no other member
+    dominates on its evaluated mean return (ties all kept)."""
+    if not drop_dominated:
+        return states
+    means = np.stack([np.asarray(state.eval_returns).mean(axis=0) for state in states])
+    mask = non_dominated(means)
+    return [state for state, keep in zip(states, mask, strict=True) if keep]
 
 
 def _policy_set(settings: BehaviourSettings, states: Sequence[MemberState]) -> PolicySetAgent:
