@@ -28,6 +28,7 @@ from core.metrics import (
     largest_gap,
     maximum_utility_loss,
     non_dominated,
+    non_dominated_by_margin,
     pareto_front,
     preference_grid,
     random_preferences,
@@ -351,6 +352,40 @@ def test_sparsity_and_cardinality_of_tiny_sets():
 def test_sparsity_matches_brute_force(points):
     n_obj = len(points[0]) if points else 2
     assert sparsity(as_array(points, n_obj)) == pytest.approx(brute_sparsity(points))
+
+
+@FAST
+@given(st.integers(1, 4).flatmap(lambda n: point_sets(n, max_size=10)))
+def test_margin_zero_is_plain_dominance(points):
+    n_obj = len(points[0]) if points else 2
+    array = as_array(points, n_obj)
+    np.testing.assert_array_equal(non_dominated_by_margin(array, 0.0), non_dominated(array))
+
+
+@FAST
+@given(point_sets(2, min_size=1, max_size=10), st.floats(0.0, 0.5))
+def test_a_margin_keeps_at_least_one_point_and_drops_only_by_its_rule(points, margin):
+    array = as_array(points, 2)
+    kept = non_dominated_by_margin(array, margin)
+    assert kept.any()
+    slack = margin * (array.max(axis=0) - array.min(axis=0))
+    for i, p in enumerate(array):
+        beaten = any(
+            (q >= p - slack).all() and (q > p + slack).any() for j, q in enumerate(array) if j != i
+        )
+        assert kept[i] == (not beaten)
+
+
+def test_a_margin_calls_a_near_tie_a_tie():
+    # (100, 50) and (99.5, 80) with ranges 100 and 50: plain dominance keeps both; a margin of
+    # 1% (1 and 0.5) makes 99.5 as good as 100, and 80 > 50.5 decides.
+    points = [[0.0, 100.0], [100.0, 50.0], [99.5, 80.0]]
+    assert non_dominated_by_margin(points, 0.0).tolist() == [True, True, True]
+    assert non_dominated_by_margin(points, 0.01).tolist() == [True, False, True]
+    with pytest.raises(ParetoscopeError, match="margin"):
+        non_dominated_by_margin(points, 1.0)
+    with pytest.raises(ParetoscopeError, match="margin"):
+        non_dominated_by_margin(points, True)
 
 
 def test_largest_gap_hand_example():

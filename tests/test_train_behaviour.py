@@ -913,8 +913,17 @@ def test_kept_members_are_the_non_dominated_ones_by_hand() -> None:
         _member(3, [0.0, 1.0], [0.0, 90.0]),
         _member(4, [0.4, 0.6], [60.0, 60.0]),
     ]
-    assert [state.index for state in kept_members(states, True)] == [0, 1, 3, 4]  # ties stay
-    assert kept_members(states, False) == states
+    assert [state.index for state in kept_members(states, 0.0)] == [0, 1, 3, 4]  # ties stay
+    assert kept_members(states, None) == states
+    # Two members that run alike (100 and 99.5 of a range of 100): plain dominance keeps the
+    # one 0.5 faster at 30 less energy; a margin of 1% of the range calls the run a tie.
+    alike = [
+        _member(0, [0.0, 1.0], [0.0, 100.0]),
+        _member(1, [0.9, 0.1], [100.0, 50.0]),
+        _member(2, [0.8, 0.2], [99.5, 80.0]),
+    ]
+    assert [state.index for state in kept_members(alike, 0.0)] == [0, 1, 2]
+    assert [state.index for state in kept_members(alike, 0.01)] == [0, 2]
 
 
 def test_a_set_saved_without_its_dominated_members_keeps_their_training(tmp_path: Path) -> None:
@@ -931,7 +940,7 @@ def test_a_set_saved_without_its_dominated_members_keeps_their_training(tmp_path
     assert dominated, "pick settings that leave some member dominated"
     kept = [i for i in range(len(means)) if i not in dominated]
     # Saving the finished run again with the flag trains nothing (not a training setting).
-    dropped = _tiny_run(tmp_path / "full", **settings, drop_dominated=True)
+    dropped = _tiny_run(tmp_path / "full", **settings, drop_dominated=0.0)
     np.testing.assert_array_equal(dropped.preferences, full.preferences[kept])
     np.testing.assert_array_equal(dropped.matrices, full.matrices[kept])
     assert [entry["index"] for entry in dropped.training["dropped"]] == dominated
@@ -942,4 +951,10 @@ def test_a_set_saved_without_its_dominated_members_keeps_their_training(tmp_path
     args = _parser().parse_args(
         ["train", "behaviour", "--env", SWIMMER, "--out", "x", "--drop-dominated"]
     )
-    assert args.drop_dominated is True
+    assert args.drop_dominated == 0.0
+    args = _parser().parse_args(
+        ["train", "behaviour", "--env", SWIMMER, "--out", "x", "--drop-dominated", "0.01"]
+    )
+    assert args.drop_dominated == 0.01
+    with pytest.raises(ParetoscopeError, match="margin"):
+        _tiny_run(tmp_path / "bad", **settings, drop_dominated=1.5)

@@ -207,10 +207,14 @@ def add_behaviour_parser(commands: Any) -> None:
     )
     parser.add_argument(
         "--drop-dominated",
-        action="store_true",
+        type=float,
+        nargs="?",
+        const=0.0,
+        default=None,
+        metavar="MARGIN",
         help="leave out of the saved set the members another member dominates on their "
-        "evaluated returns (their training state stays; not a training setting, so a finished "
-        "run may be saved again with it)",
+        "evaluated returns, by MARGIN times each objective's range (default 0: plain "
+        "dominance); their training state stays, and a finished run may be saved again with it",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.set_defaults(func=run_behaviour)

@@ -112,8 +112,8 @@ def behaviour_command(build: DemoBuild, env: EnvRecipe) -> str:
         parts += ["--survival-bonus", ",".join(f"{value:g}" for value in recipe.survival_bonus)]
     for member in recipe.train_on:
         parts += ["--train-on", member.option()]
-    if recipe.drop_dominated:
-        parts.append("--drop-dominated")
+    if recipe.drop_dominated is not None:
+        parts += ["--drop-dominated", f"{recipe.drop_dominated:g}"]
     if recipe.workers is not None:
         parts += ["--workers", str(recipe.workers)]
     parts += ["--seed", str(recipe.seed)]

@@ -275,7 +275,11 @@ class DemoBuild:
             return {
                 **record,
                 "iterations": recipe.iterations,
-                **({"drop_dominated": True} if recipe.drop_dominated else {}),
+                **(
+                    {}
+                    if recipe.drop_dominated is None
+                    else {"drop_dominated": recipe.drop_dominated}
+                ),
             }
 
         def run() -> dict[str, Any]:

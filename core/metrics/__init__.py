@@ -20,7 +20,7 @@ from core.metrics.attainment import (
 )
 from core.metrics.comparison import FrontComparison, compare_with_front
 from core.metrics.distance import igd, igd_plus
-from core.metrics.dominance import non_dominated, pareto_front
+from core.metrics.dominance import non_dominated, non_dominated_by_margin, pareto_front
 from core.metrics.indicators import (
     FrontSummary,
     cardinality,
@@ -58,6 +58,7 @@ __all__ = [
     "igd_plus",
     "maximum_utility_loss",
     "non_dominated",
+    "non_dominated_by_margin",
     "pareto_front",
     "preference_grid",
     "random_preferences",

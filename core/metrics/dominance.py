@@ -129,6 +129,30 @@ def non_dominated(points: object, tolerance: float = 0.0) -> BoolArray:
     return mask
 
 
+def non_dominated_by_margin(points: object, margin: float) -> BoolArray:
+    """Mask of the points that no other point dominates by a margin, shape (N,): q beats p
+    when q >= p - m in every objective and q > p + m in at least one, with m = `margin` times
+    each objective's range over the points. Margin 0 is plain dominance (`non_dominated`).
+
+    For sets whose points carry noise, such as policies evaluated on a few episodes: two
+    policies equal up to noise in one objective are told apart by the others. No two points beat
+    each other, so the non-dominated points always keep at least one. O(N²).
+    """
+    array = as_point_set("points", points)
+    if isinstance(margin, bool) or not isinstance(margin, (int, float, np.number)):
+        raise ParetoscopeError(f"margin: expected a number in [0, 1), got {margin!r}")
+    if not 0.0 <= float(margin) < 1.0:
+        raise ParetoscopeError(f"margin: expected a number in [0, 1), got {margin!r}")
+    if len(array) == 0:
+        return np.zeros(0, dtype=bool)
+    slack = float(margin) * (array.max(axis=0) - array.min(axis=0))
+    no_worse = (array[:, None, :] >= array[None, :, :] - slack).all(axis=2)  # [q, p]
+    better = (array[:, None, :] > array[None, :, :] + slack).any(axis=2)
+    beaten = no_worse & better
+    np.fill_diagonal(beaten, False)
+    return ~beaten.any(axis=0)
+
+
 def pareto_front(points: object) -> FloatArray:
     """The distinct non-dominated points, sorted by the first objective then the others.
 

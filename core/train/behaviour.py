@@ -76,7 +76,7 @@ from core.agents.policy_set import FloatArray, PolicySetAgent, save_policy_set
 from core.atomic import write_bytes_atomically
 from core.envs import get_spec
 from core.errors import ParetoscopeError
-from core.metrics import non_dominated, preference_grid
+from core.metrics import non_dominated_by_margin, preference_grid
 from core.runs.layout import snapshot_dir
 from core.train.ars import (
     ARSConfig,
@@ -435,7 +435,7 @@ def train_behaviour(
     survival_bonus: Sequence[float] | None = None,
     snapshot_every: int | None = None,
     member_rewards: Sequence[MemberReward | None] | None = None,
-    drop_dominated: bool = False,
+    drop_dominated: float | None = None,
 ) -> PolicySetAgent:
     """Train (or resume) one ARS policy per preference and save the policy set into `out_dir`.
 
@@ -452,9 +452,11 @@ def train_behaviour(
     into ``out_dir/snapshots/step=N/`` (see the module docstring); it may change on a resume.
     `member_rewards` (one entry per member, None for a member that trains on its preference)
     gives members another training reward, weights·min(r_t, caps) (see the module docstring).
-    `drop_dominated` leaves out of the saved set the members another member dominates on the
-    evaluated mean returns (their states stay in ``training/``; the set's ``training.dropped``
-    lists them). It is not a training setting: a finished run may be saved again with it.
+    `drop_dominated` (a margin m in [0, 1)) leaves out of the saved set the members another
+    member dominates on the evaluated mean returns by that margin (`non_dominated_by_margin`:
+    m times each objective's range; 0: plain dominance). Their states stay in ``training/``;
+    the set's ``training.dropped`` lists them. It is not a training setting: a finished run may
+    be saved again with it.
     Returns the policy set also written to `out_dir` (config.json + weights.safetensors).
     """
     env = get_spec(env_id)
@@ -487,6 +489,8 @@ def train_behaviour(
                 f"survival bonus: expected {env.n_obj} finite numbers (one per objective of "
                 f"{env_id}), got {list(survival_bonus)}"
             )
+    if drop_dominated is not None:
+        non_dominated_by_margin(np.zeros((1, env.n_obj)), drop_dominated)  # checks the margin
     rewards: tuple[MemberReward | None, ...] | None = None
     if member_rewards is not None:
         rewards = tuple(member_rewards)
@@ -557,13 +561,13 @@ def train_behaviour(
     return agent
 
 
-def kept_members(states: list[MemberState], drop_dominated: bool) -> list[MemberState]:
-    """The members the saved set holds: all, or with `drop_dominated` those no other member
-    dominates on its evaluated mean return (ties all kept)."""
-    if not drop_dominated:
+def kept_members(states: list[MemberState], drop_dominated: float | None) -> list[MemberState]:
+    """The members the saved set holds: all (None), or those no other member dominates by the
+    margin `drop_dominated` on its evaluated mean return (ties all kept)."""
+    if drop_dominated is None:
         return states
     means = np.stack([np.asarray(state.eval_returns).mean(axis=0) for state in states])
-    mask = non_dominated(means)
+    mask = non_dominated_by_margin(means, drop_dominated)
     return [state for state, keep in zip(states, mask, strict=True) if keep]
 
 
