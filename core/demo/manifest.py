@@ -504,6 +504,30 @@ def render_readme(content: dict[str, Any]) -> str:
                 )
         lines.append("")
 
+    known = {
+        name: entry["figures"]["known_front"]
+        for name, entry in content["agents"].items()
+        if "known_front" in (entry.get("figures") or {})
+    }
+    if known:
+        lines += [
+            "## Against known fronts",
+            "",
+            "| agent | env | gamma | hypervolume | known front's | fraction | known points "
+            "reached | IGD | mean regret |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for name, figures in known.items():
+            lines.append(
+                f"| {name} | {content['agents'][name]['env']} | {figures['gamma']:g} | "
+                f"{_fmt(figures.get('hypervolume'))} | "
+                f"{_fmt(figures.get('known_front_hypervolume'))} | "
+                f"{_fmt(figures.get('fraction_of_known_front'), 3)} | "
+                f"{figures['known_points_reached']} of {figures['known_points']} | "
+                f"{_fmt(figures.get('igd'))} | {_fmt(figures.get('mean_regret'))} |"
+            )
+        lines += ["", f"Known fronts: {next(iter(known.values()))['source']}.", ""]
+
     lines += [
         "## Datasets",
         "",

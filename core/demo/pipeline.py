@@ -629,6 +629,7 @@ class DemoBuild:
                 "title": self.recipe.title,
                 "description": self.recipe.description,
                 "targets": asdict(self.recipe.targets),
+                "opening": [self.recipe.opening_agent, self.recipe.opening_preference],
                 "steps": {
                     step_id: entry.get("settings_hash")
                     for step_id, entry in sorted(self.ledger.steps.items())
@@ -647,7 +648,7 @@ class DemoBuild:
             outputs=(self.out / "manifest.json", self.out / README_FILE),
             settings=settings,
             run=run,
-            growable=frozenset({"steps", "title", "description", "targets", "recipe"}),
+            growable=frozenset({"steps", "title", "description", "targets", "recipe", "opening"}),
         )
 
 

@@ -432,10 +432,15 @@ def full_recipe() -> DemoRecipe:
         title="paretoscope demo",
         description="ARS behaviour policies for MO-HalfCheetah-v2 and MO-Hopper-v3, expert and "
         "amateur datasets collected from them D4MORL style, offline MORvS, BC and MODT agents "
-        "trained on the expert sets, and precomputed sweeps of every agent; built by "
-        "`paretoscope demo build`.",
+        "trained on the expert sets, a GPI-LS agent trained by MORL-Baselines on "
+        "deep-sea-treasure-v0 with its known front, and precomputed sweeps of every agent; "
+        "built by `paretoscope demo build`.",
         envs=(halfcheetah, hopper),
         morlb=(dst_gpi_ls(),),
+        # The offline MORvS at a middle preference: a trot at about 2.3 m/s, halfway along a
+        # front that runs from standing still to full speed.
+        opening_agent="halfcheetah-morvs",
+        opening_preference=(0.45, 0.55),
     )
 
 
