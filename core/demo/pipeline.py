@@ -630,8 +630,9 @@ class DemoBuild:
                 "description": self.recipe.description,
                 "targets": asdict(self.recipe.targets),
                 "opening": [self.recipe.opening_agent, self.recipe.opening_preference],
+                # A step rebuilt with the same settings (new figures) is a change too.
                 "steps": {
-                    step_id: entry.get("settings_hash")
+                    step_id: [entry.get("settings_hash"), entry.get("finished")]
                     for step_id, entry in sorted(self.ledger.steps.items())
                     if not step_id.startswith("manifest")
                 },

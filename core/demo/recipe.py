@@ -411,7 +411,7 @@ def full_recipe() -> DemoRecipe:
         # non-dominated after 200 iterations, where plain ARS left 3.
         behaviour=BehaviourRecipe(
             preferences=15,
-            iterations=300,
+            iterations=200,
             directions=16,
             noise=0.025,
             survival_bonus=(1.0, 1.0, 0.0),
