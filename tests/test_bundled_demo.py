@@ -94,6 +94,8 @@ def test_stored_episodes_replay_exactly(name: str) -> None:
             preferences=preference,
             seeds=[int(row["seed"])],
             horizon=int(row["horizon"]),
+            # Agents with a known front are also swept discounted (at the front's gamma).
+            gamma=float(row["gamma"]) if "gamma" in row and pd.notna(row["gamma"]) else 1.0,
             batch_size=1,
             workers=1,
             progress=False,
