@@ -296,6 +296,42 @@ def halfcheetah_behaviour() -> BehaviourRecipe:
     )
 
 
+# MO-Swimmer-v2 (forward Δx/dt, energy 0.3 − 0.15·Σa²): in a probe (60 iterations) members on
+# w·r swam at 0.50 m/s spending nearly all the energy there is (w = (1, 0): returns (250, 20)),
+# at 0.48 m/s for half of it ((0.5, 0.5): (240, 50)), and hardly at all from w_forward 0.2 down
+# ((56, 144), (45, 143)): HalfCheetah's hole again. A target-speed member trained from zero
+# swam at 0.16 m/s, so (1, 0) trains on its own preference first and the targets, 0.48 down to
+# 0.04 m/s, start from it; (0, 1) last.
+SWIMMER_TARGET_SPEEDS = (  # (w_forward, target speed in m/s)
+    (0.9, 0.48),
+    (0.8, 0.44),
+    (0.7, 0.4),
+    (0.6, 0.35),
+    (0.5, 0.3),
+    (0.4, 0.25),
+    (0.3, 0.2),
+    (0.2, 0.14),
+    (0.1, 0.08),
+    (0.05, 0.04),
+)
+
+
+def swimmer_behaviour() -> BehaviourRecipe:
+    """12 members: (1, 0) on its own preference, 10 target speeds, then (0, 1)."""
+    targets = tuple(
+        MemberTraining(_pair(w), weights=HALFCHEETAH_TARGET_WEIGHTS, caps=(speed, None))
+        for w, speed in SWIMMER_TARGET_SPEEDS
+    )
+    return BehaviourRecipe(
+        preferences=((1.0, 0.0), *(member.preference for member in targets), (0.0, 1.0)),
+        iterations=150,
+        workers=2,
+        seed=0,
+        train_on=targets,
+        drop_dominated=0.005,
+    )
+
+
 SWEEP_SEEDS = (0, 1, 2)
 
 # Offline training in one torch thread: the weights then do not depend on the machine's core
@@ -427,15 +463,28 @@ def full_recipe() -> DemoRecipe:
         agents=_hopper_agents(),
         sweep=SweepPlan(granularity=6, seeds=SWEEP_SEEDS),
     )
+    swimmer = EnvRecipe(
+        env_id="MO-Swimmer-v2",
+        short_name="swimmer",
+        label="MO-Swimmer-v2 (forward, energy)",
+        behaviour=swimmer_behaviour(),
+        datasets=(
+            DatasetRecipe(quality="expert", episodes=50, seed=0),
+            DatasetRecipe(quality="amateur", episodes=50, seed=1),
+        ),
+        agents=_halfcheetah_agents(),
+        sweep=SweepPlan(granularity=20, seeds=SWEEP_SEEDS),
+    )
     return DemoRecipe(
         name="full",
         title="paretoscope demo",
-        description="ARS behaviour policies for MO-HalfCheetah-v2 and MO-Hopper-v3, expert and "
+        description="ARS behaviour policies for MO-HalfCheetah-v2, MO-Hopper-v3 and "
+        "MO-Swimmer-v2, expert and "
         "amateur datasets collected from them D4MORL style, offline MORvS, BC and MODT agents "
         "trained on the expert sets, a GPI-LS agent trained by MORL-Baselines on "
         "deep-sea-treasure-v0 with its known front, and precomputed sweeps of every agent; "
         "built by `paretoscope demo build`.",
-        envs=(halfcheetah, hopper),
+        envs=(halfcheetah, hopper, swimmer),
         morlb=(dst_gpi_ls(),),
         # The offline MORvS at a middle preference: a trot at about 2.3 m/s, halfway along a
         # front that runs from standing still to full speed.
