@@ -129,6 +129,15 @@ def non_dominated(points: object, tolerance: float = 0.0) -> BoolArray:
     return mask
 
 
+def check_margin(margin: object) -> float:
+    """A dominance margin (`non_dominated_by_margin`): a number in [0, 1)."""
+    if isinstance(margin, bool) or not isinstance(margin, (int, float, np.number)):
+        raise ParetoscopeError(f"margin: expected a number in [0, 1), got {margin!r}")
+    if not 0.0 <= float(margin) < 1.0:
+        raise ParetoscopeError(f"margin: expected a number in [0, 1), got {margin!r}")
+    return float(margin)
+
+
 def non_dominated_by_margin(points: object, margin: float) -> BoolArray:
     """Mask of the points that no other point dominates by a margin, shape (N,): q beats p
     when q >= p - m in every objective and q > p + m in at least one, with m = `margin` times
@@ -139,13 +148,10 @@ def non_dominated_by_margin(points: object, margin: float) -> BoolArray:
     each other, so the non-dominated points always keep at least one. O(N²).
     """
     array = as_point_set("points", points)
-    if isinstance(margin, bool) or not isinstance(margin, (int, float, np.number)):
-        raise ParetoscopeError(f"margin: expected a number in [0, 1), got {margin!r}")
-    if not 0.0 <= float(margin) < 1.0:
-        raise ParetoscopeError(f"margin: expected a number in [0, 1), got {margin!r}")
+    fraction = check_margin(margin)
     if len(array) == 0:
         return np.zeros(0, dtype=bool)
-    slack = float(margin) * (array.max(axis=0) - array.min(axis=0))
+    slack = fraction * (array.max(axis=0) - array.min(axis=0))
     no_worse = (array[:, None, :] >= array[None, :, :] - slack).all(axis=2)  # [q, p]
     better = (array[:, None, :] > array[None, :, :] + slack).any(axis=2)
     beaten = no_worse & better

@@ -77,6 +77,7 @@ from core.atomic import write_bytes_atomically
 from core.envs import get_spec
 from core.errors import ParetoscopeError
 from core.metrics import non_dominated_by_margin, preference_grid
+from core.metrics.dominance import check_margin
 from core.runs.layout import snapshot_dir
 from core.train.ars import (
     ARSConfig,
@@ -298,6 +299,11 @@ class MemberState:
     transfers: list[tuple[int, int]] = field(default_factory=list)  # (iteration, source member)
 
     @property
+    def mean_return(self) -> FloatArray:
+        """The mean of its evaluation episodes' return vectors."""
+        return np.asarray(self.eval_returns).mean(axis=0)
+
+    @property
     def evaluated(self) -> bool:
         return self.eval_returns is not None and self.evaluated_iteration == self.iteration
 
@@ -490,7 +496,7 @@ def train_behaviour(
                 f"{env_id}), got {list(survival_bonus)}"
             )
     if drop_dominated is not None:
-        non_dominated_by_margin(np.zeros((1, env.n_obj)), drop_dominated)  # checks the margin
+        check_margin(drop_dominated)
     rewards: tuple[MemberReward | None, ...] | None = None
     if member_rewards is not None:
         rewards = tuple(member_rewards)
@@ -550,7 +556,7 @@ def train_behaviour(
             {
                 "index": state.index,
                 "preference": [float(value) for value in state.preference],
-                "mean_return": [float(value) for value in np.asarray(state.eval_returns).mean(0)],
+                "mean_return": [float(value) for value in state.mean_return],
             }
             for state in states
             if state.index not in kept_indices
@@ -566,7 +572,7 @@ def kept_members(states: list[MemberState], drop_dominated: float | None) -> lis
     margin `drop_dominated` on its evaluated mean return (ties all kept)."""
     if drop_dominated is None:
         return states
-    means = np.stack([np.asarray(state.eval_returns).mean(axis=0) for state in states])
+    means = np.stack([state.mean_return for state in states])
     mask = non_dominated_by_margin(means, drop_dominated)
     return [state for state, keep in zip(states, mask, strict=True) if keep]
 
@@ -582,9 +588,7 @@ def _policy_set(settings: BehaviourSettings, states: Sequence[MemberState]) -> P
         np.stack([state.matrix for state in states]),
         np.stack([state.stats.normaliser()[0] for state in states]),
         np.stack([state.stats.normaliser()[1] for state in states]),
-        np.stack([np.asarray(state.eval_returns).mean(axis=0) for state in states])
-        if evaluated
-        else None,
+        np.stack([state.mean_return for state in states]) if evaluated else None,
         training={
             "method": METHOD,
             **asdict(settings.ars),
@@ -665,7 +669,7 @@ def _transfer_policies(
     replayed transfer sees the same candidates and decides the same way. A member with its own
     training reward keeps its policy: its capped score cannot be read from the returns.
     """
-    means = np.stack([np.asarray(state.eval_returns).mean(axis=0) for state in states])
+    means = np.stack([state.mean_return for state in states])
     sources = []
     for state in states:
         if settings.reward_of(state.index) is not None:
@@ -791,7 +795,7 @@ def _train_member(
             state.eval_returns = evaluate_policy(state.matrix, state.stats, seeds, pool, horizon)
             state.evaluated_iteration = state.iteration
             _save_member_state(folder, state, snapshot_every)
-        mean_return = np.asarray(state.eval_returns).mean(axis=0)
+        mean_return = state.mean_return
         bar.set_postfix(
             {
                 "eval": "(" + ", ".join(f"{value:.0f}" for value in mean_return) + ")",
