@@ -388,3 +388,29 @@ def test_offline_agents_are_swept_on_seeds_no_dataset_episode_started_from(built
             figures = manifest["agents"][env.agent_name(agent)]["figures"]
             assert figures["held_out_seeds"] is (not reused)
         assert not reused
+
+
+def test_member_count_targets_count_non_dominated_members_of_the_kept_set() -> None:
+    """Hopper needs 13 non-dominated members and at most 2 dominated: a set thinned by dropping
+    to 12 members, all non-dominated, still misses; 15 with 13 non-dominated meets it."""
+    from core.demo.figures import quality_checks
+    from core.demo.recipe import FULL
+
+    hopper = FULL.env("MO-Hopper-v3")
+
+    def member_check(total: int, non_dominated: int) -> tuple[str, bool]:
+        members = [{"non_dominated": i < non_dominated} for i in range(total)]
+        figures = {
+            hopper.behaviour_name: {"members": members, "non_dominated_members": non_dominated}
+        }
+        (check,) = [
+            c for c in quality_checks(FULL, figures)
+            if c.artefact == hopper.behaviour_name and "non-dominated" in c.target
+        ]  # fmt: skip
+        return check.target, check.met
+
+    assert member_check(15, 13) == ("at least 13 members non-dominated (of 15)", True)
+    assert member_check(15, 12) == ("at least 13 members non-dominated (of 15)", False)
+    assert member_check(12, 12) == ("at least 13 members non-dominated (of 12)", False)
+    assert member_check(17, 14) == ("at least 15 members non-dominated (of 17)", False)
+    assert member_check(17, 15) == ("at least 15 members non-dominated (of 17)", True)

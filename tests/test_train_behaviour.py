@@ -887,7 +887,7 @@ def test_the_cli_reads_train_on_and_matches_it_to_a_preference() -> None:
     )
     rewards = member_rewards_of(args.preference, args.train_on)
     assert rewards == [None, MemberReward((0.5, 0.5), (2.5, None))]
-    with pytest.raises(ParetoscopeError, match="no --preference like it"):
+    with pytest.raises(ParetoscopeError, match="no member has that preference"):
         member_rewards_of([[0.9, 0.1]], args.train_on)
     with pytest.raises(ParetoscopeError, match="give those"):
         member_rewards_of(5, args.train_on)
@@ -958,3 +958,15 @@ def test_a_set_saved_without_its_dominated_members_keeps_their_training(tmp_path
     assert args.drop_dominated == 0.01
     with pytest.raises(ParetoscopeError, match="margin"):
         _tiny_run(tmp_path / "bad", **settings, drop_dominated=1.5)
+
+
+def test_a_member_reward_goes_to_exactly_one_member() -> None:
+    from core.train import MemberReward, rewards_by_member
+
+    reward = MemberReward((0.8, 0.2), (2.0, None))
+    assert rewards_by_member([[1, 0], [0.5, 0.5]], [((0.5, 0.5), reward)]) == [None, reward]
+    with pytest.raises(ParetoscopeError, match="0.3,0.7: no member has that preference"):
+        rewards_by_member([[1, 0], [0.5, 0.5]], [((0.3, 0.7), reward)])
+    # Two members closer than np.allclose tells apart: the reward names neither alone.
+    with pytest.raises(ParetoscopeError, match="several members match"):
+        rewards_by_member([[0.5, 0.5], [0.5 + 1e-9, 0.5 - 1e-9]], [((0.5, 0.5), reward)])

@@ -69,22 +69,16 @@ def member_rewards_of(
     train_on: list[tuple[list[float], list[float], list[float | None]]] | None,
 ) -> list[Any] | None:
     """The `--train-on` entries as one `MemberReward` (or None) per `--preference` row."""
-    from core.train import MemberReward
+    from core.train import MemberReward, rewards_by_member
 
     if not train_on:
         return None
     if isinstance(preferences, int):
         raise ParetoscopeError("--train-on names members by their --preference: give those")
-    rewards: list[Any] = [None] * len(preferences)
-    for preference, weights, caps in train_on:
-        matches = [i for i, row in enumerate(preferences) if np.allclose(row, preference)]
-        if not matches:
-            raise ParetoscopeError(
-                f"--train-on {','.join(f'{v:g}' for v in preference)}: no --preference like it"
-            )
-        for index in matches:
-            rewards[index] = MemberReward(tuple(weights), tuple(caps))
-    return rewards
+    return rewards_by_member(
+        preferences,
+        [(preference, MemberReward(tuple(w), tuple(c))) for preference, w, c in train_on],
+    )
 
 
 def _shift(text: str) -> float | None:

@@ -174,14 +174,19 @@ def quality_checks(
     """The issue's quality targets on the figures (a missing figure is a miss, never hidden)."""
     targets = recipe.targets
     most_dominated = dict(targets.max_dominated_members)
+    fewest_non_dominated = dict(targets.min_non_dominated_members)
     largest_gaps = dict(targets.max_front_gap)
     checks: list[QualityCheck] = []
     for env in recipe.envs:
         behaviour = figures.get(env.behaviour_name) or {}
-        if env.env_id in most_dominated:
+        if env.env_id in most_dominated or env.env_id in fewest_non_dominated:
             count = behaviour.get("non_dominated_members")
             total = len(behaviour.get("members") or [])
-            needed = max(total - most_dominated[env.env_id], 1)
+            needed = max(
+                total - most_dominated.get(env.env_id, total),
+                fewest_non_dominated.get(env.env_id, 0),
+                1,
+            )
             checks.append(
                 QualityCheck(
                     env.behaviour_name,

@@ -109,21 +109,14 @@ def _preferences(env: EnvRecipe) -> list[list[float]]:
 
 def _member_rewards(env: EnvRecipe) -> list[MemberReward | None] | None:
     """The recipe's `train_on` entries as one `MemberReward` (or None) per member."""
-    from core.train import MemberReward
+    from core.train import MemberReward, rewards_by_member
 
     if not env.behaviour.train_on:
         return None
-    rows = _preferences(env)
-    rewards: list[MemberReward | None] = [None] * len(rows)
-    for member in env.behaviour.train_on:
-        matches = [i for i, row in enumerate(rows) if np.allclose(row, member.preference)]
-        if len(matches) != 1:
-            raise ParetoscopeError(
-                f"recipe: {env.env_id} trains member {member.preference} on its own reward, "
-                f"but {len(matches)} members have that preference"
-            )
-        rewards[matches[0]] = MemberReward(member.weights, member.caps)
-    return rewards
+    return rewards_by_member(
+        _preferences(env),
+        [(m.preference, MemberReward(m.weights, m.caps)) for m in env.behaviour.train_on],
+    )
 
 
 def _ars_config(recipe: BehaviourRecipe) -> ARSConfig:

@@ -11,6 +11,7 @@ from core.train.behaviour import (
     MemberReward,
     auto_survival_shift,
     default_preferences,
+    rewards_by_member,
     train_behaviour,
 )
 from core.train.offline import OfflineConfig, train_offline
@@ -25,6 +26,7 @@ __all__ = [
     "ars_iteration",
     "auto_survival_shift",
     "default_preferences",
+    "rewards_by_member",
     "train_behaviour",
     "train_offline",
 ]

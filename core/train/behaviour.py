@@ -216,6 +216,25 @@ class MemberReward:
             raise ParetoscopeError(f"{where}: caps must be finite numbers or none, got {self.caps}")
 
 
+def rewards_by_member(
+    preferences: Sequence[Sequence[float]],
+    rewards: Sequence[tuple[Sequence[float], MemberReward]],
+) -> list[MemberReward | None]:
+    """One training reward (None: its preference's own) per member, each of `rewards` given to
+    the one member whose preference it names."""
+    by_member: list[MemberReward | None] = [None] * len(preferences)
+    for preference, reward in rewards:
+        matches = [i for i, row in enumerate(preferences) if np.allclose(row, preference)]
+        if len(matches) != 1:
+            named = ",".join(f"{value:g}" for value in preference)
+            raise ParetoscopeError(
+                f"member reward for preference {named}: "
+                + ("no member has that preference" if not matches else "several members match")
+            )
+        by_member[matches[0]] = reward
+    return by_member
+
+
 @dataclass(frozen=True)
 class BehaviourSettings:
     """Everything that fixes a training run's outcome (the budget aside)."""
