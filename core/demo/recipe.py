@@ -373,9 +373,9 @@ def walker_behaviour() -> BehaviourRecipe:
 
 # MO-Hopper-v3 (run 1.5·v + 1, jump 12·(h − h_init) + 1, energy 5 − Σa²): 15 members on the
 # grid of step 0.25 with policy transfer every 50 iterations and no alive-bonus shift on energy
-# left 11 of 15 non-dominated (plain ARS left 3): 13 of them hop at 3.4-3.8 m/s within 10% of
-# each other on every objective, so runs a few points apart decide which is dominated, while the
-# two energy-most members stand (run 500-700, energy 2500) with nothing between. Four members on
+# left 11 of 15 non-dominated (plain ARS left 3): 13 of them hop at 2.6-3.8 m/s spending 1150
+# to 1650 of energy, so runs a few points apart decide which is dominated, while the two
+# energy-most members stand (run 500-700, energy 2500) with nothing between. Four members on
 # targets fill that hole: three hop at 3, 2 and 1 m/s at the least energy (run capped at
 # 1.5·v + 1, weighted 0.8 against 0.2 on energy), one holds its height 0.2 above the start at the
 # least energy; the grid members that end up dominated are dropped.
