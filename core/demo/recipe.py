@@ -378,7 +378,10 @@ def walker_behaviour() -> BehaviourRecipe:
 # energy-most members stand (run 500-700, energy 2500) with nothing between. Four members on
 # targets fill that hole: three hop at 3, 2 and 1 m/s at the least energy (run capped at
 # 1.5·v + 1, weighted 0.8 against 0.2 on energy), one holds its height 0.2 above the start at the
-# least energy; the grid members that end up dominated are dropped.
+# least energy; the grid members that end up dominated are dropped. A member on a target never
+# adopts another's policy in a transfer, so it must not start from a standing one: the targets
+# come right after (1, 0, 0), the one member that hops after the first round, and start from it
+# (a new member starts from the nearest trained one).
 HOPPER_TARGETS = (  # (preference, training weights, caps)
     ((0.45, 0.0, 0.55), (0.8, 0.0, 0.2), (5.5, None, None)),
     ((0.4, 0.0, 0.6), (0.8, 0.0, 0.2), (4.0, None, None)),
@@ -388,7 +391,7 @@ HOPPER_TARGETS = (  # (preference, training weights, caps)
 
 
 def hopper_behaviour() -> BehaviourRecipe:
-    """19 members: the 15 of the simplex grid of step 0.25, then the four targets."""
+    """19 members: (1, 0, 0), the four targets, then the rest of the simplex grid of step 0.25."""
     targets = tuple(
         MemberTraining(preference, weights=weights, caps=caps)
         for preference, weights, caps in HOPPER_TARGETS
@@ -400,7 +403,7 @@ def hopper_behaviour() -> BehaviourRecipe:
         for jump in range(4 - run, -1, -1)
     )
     return BehaviourRecipe(
-        preferences=(*grid, *(member.preference for member in targets)),
+        preferences=(grid[0], *(member.preference for member in targets), *grid[1:]),
         iterations=200,
         directions=16,
         noise=0.025,
