@@ -850,20 +850,62 @@ def test_bad_member_rewards_raise_before_training(
     assert not (tmp_path / "bad").exists()
 
 
-def test_a_member_with_its_own_reward_never_adopts_another_policy(tmp_path: Path) -> None:
-    from core.train.behaviour import _transfer_policies
+def test_a_member_with_its_own_reward_adopts_the_policy_best_on_that_reward(
+    tmp_path: Path,
+) -> None:
+    """At a round end a capped member scores every member's policy on its capped reward,
+    rolled out again on its evaluation seeds; the choice matches scores summed by hand from
+    the env's own step() rewards, and differs from what its linear score would pick."""
+    from core.train.ars import EpisodePool
+    from core.train.behaviour import MemberState, _eval_seeds, _transfer_policies
 
-    (tmp_path / "training").mkdir()
-    states = [_member(0, [1.0, 0.0], [100.0, 0.0]), _member(1, [0.7, 0.3], [50.0, 50.0])]
+    horizon = 40
+    policies = [_linear_policy(SWIMMER, seed) for seed in (1, 2, 5)]
+
+    def state(index: int, preference: list[float], mean_return: list[float]) -> MemberState:
+        matrix, mean, std = policies[index]
+        stats = ObservationStats.of(np.stack([mean - std, mean + std]))
+        return MemberState(
+            index=index,
+            preference=np.asarray(preference, dtype=np.float64),
+            matrix=matrix,
+            stats=stats,
+            iteration=10,
+            evaluated_iteration=10,
+            eval_returns=np.asarray([mean_return], dtype=np.float64),
+        )
+
+    def states() -> list[MemberState]:
+        return [state(0, [1.0, 0.0], [9.0, 0.0]), state(1, [0.6, 0.4], [0.0, 20.0]),
+                state(2, [0.5, 0.5], [1.0, 1.0])]  # fmt: skip
+
     settings = BehaviourSettings(
         env_id=SWIMMER,
-        preferences=((1.0, 0.0), (0.7, 0.3)),
-        member_rewards=(None, MemberReward((0.5, 0.5), (2.0, None))),
+        preferences=((1.0, 0.0), (0.6, 0.4), (0.5, 0.5)),
+        horizon=horizon,
+        eval_episodes=2,
+        member_rewards=(None, None, MemberReward((1.0, 0.0), (0.02, None))),
     )
-    _transfer_policies(tmp_path, settings, states)
-    assert states[1].transfers == []  # on its preference it would adopt policy 0 (70 > 50)
-    _transfer_policies(tmp_path, PLAIN, states)
-    assert states[1].transfers == [(10, 0)]
+    seeds = _eval_seeds(settings.seed, 2, settings.eval_episodes)
+    by_hand, uncapped = [], []
+    for matrix, mean, std in policies:
+        stats = ObservationStats.of(np.stack([mean - std, mean + std]))
+        episodes = [
+            _step_rewards(SWIMMER, (matrix, *stats.normaliser()), seed, horizon) for seed in seeds
+        ]
+        by_hand.append(np.mean([np.minimum(e[:, 0], 0.02).sum() for e in episodes]))
+        uncapped.append(np.mean([e[:, 0].sum() for e in episodes]))
+    expected = int(np.argmax(by_hand))
+    assert expected != 2 and by_hand[expected] > by_hand[2]  # the case tests an adoption
+    assert int(np.argmax(uncapped)) != expected  # ...that only the cap decides
+    members = states()
+    (tmp_path / "training").mkdir()
+    with EpisodePool(SWIMMER, 1) as pool:
+        _transfer_policies(tmp_path, settings, members, pool, horizon)
+    assert members[2].transfers == [(10, expected)]
+    np.testing.assert_array_equal(members[2].matrix, policies[expected][0])
+    # Members on their own preference still decide on the evaluations alone.
+    assert members[0].transfers == [] and members[1].transfers == []
 
 
 def test_the_cli_reads_train_on_and_matches_it_to_a_preference() -> None:

@@ -379,10 +379,12 @@ def evaluate_policy(
     seeds: Sequence[int],
     pool: EpisodeBatch,
     horizon: int,
+    caps: FloatArray | None = None,
 ) -> FloatArray:
-    """Return vectors (E, n_obj) of the noise-free policy, one episode per seed."""
+    """Return vectors (E, n_obj) of the noise-free policy, one episode per seed (with `caps`:
+    of the rewards capped per step, as a member on its own reward trains)."""
     obs_mean, obs_std = stats.normaliser()
     tasks: list[EpisodeTask] = [
-        (matrix, obs_mean, obs_std, int(seed), horizon, None) for seed in seeds
+        (matrix, obs_mean, obs_std, int(seed), horizon, caps) for seed in seeds
     ]
     return np.stack([episode.returns for episode in pool.run(tasks)])

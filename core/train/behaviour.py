@@ -37,8 +37,9 @@ c (None: no cap). Capping the run reward at a target speed asks for that speed a
 of the other objectives: that reaches the points of a non-convex part of the front, which no
 linear scalarisation has as its optimum (HalfCheetah between standing still and running at full
 speed). The member keeps its preference as its place in the set (the preference that picks it);
-evaluation reports its true, uncapped returns; it never adopts another member's policy in a
-transfer (its score is not the others' linear one), though others may adopt its policy.
+evaluation reports its true, uncapped returns. In a transfer its capped score cannot be read
+from the evaluations, so every member's policy is rolled out again on its evaluation seeds
+with its caps and scored on its weights; it adopts the best as the others do.
 
 On tasks whose episode ends when the robot falls, a per-step survival shift (the scalarised
 constant that every objective pays just for staying alive) is subtracted from the training
@@ -565,7 +566,9 @@ def train_behaviour(
                 )
                 states.append(state)
             if round_budget is not budget:
-                _transfer_policies(folder, settings, states)
+                _transfer_policies(
+                    folder, settings, states, pool, settings.horizon or env.horizon
+                )
 
     kept = kept_members(states, drop_dominated)
     agent = _policy_set(settings, kept)
@@ -679,22 +682,28 @@ def _round_budgets(settings: BehaviourSettings, budget: Budget, folder: Path) ->
 
 
 def _transfer_policies(
-    folder: Path, settings: BehaviourSettings, states: list[MemberState]
+    folder: Path,
+    settings: BehaviourSettings,
+    states: list[MemberState],
+    pool: EpisodePool,
+    horizon: int,
 ) -> None:
     """Each member adopts the policy of the member that scores best on its own objective.
 
     Scores are w_i·R̄_j from the members' evaluations; a member keeps its own policy unless
     another one is strictly better. The adopted evaluation travels with the policy, so a
     replayed transfer sees the same candidates and decides the same way. A member with its own
-    training reward keeps its policy: its capped score cannot be read from the returns.
+    training reward scores every policy on that reward instead (its capped returns cannot be
+    read from the evaluations): each is rolled out again on the member's evaluation seeds.
     """
     means = np.stack([state.mean_return for state in states])
     sources = []
     for state in states:
-        if settings.reward_of(state.index) is not None:
-            sources.append(state.index)
-            continue
-        scores = means @ state.preference
+        reward = settings.reward_of(state.index)
+        if reward is None:
+            scores = means @ state.preference
+        else:
+            scores = _scores_on_own_reward(settings, state.index, reward, states, pool, horizon)
         best = int(np.argmax(scores))
         sources.append(best if scores[best] > scores[state.index] else state.index)
     originals = [
@@ -709,6 +718,29 @@ def _transfer_policies(
         state.eval_returns, state.evaluated_iteration = eval_returns.copy(), state.iteration
         state.transfers.append((state.iteration, source))
         save_member(member_path(folder, state.index), state)
+
+
+def _scores_on_own_reward(
+    settings: BehaviourSettings,
+    index: int,
+    reward: MemberReward,
+    states: Sequence[MemberState],
+    pool: EpisodePool,
+    horizon: int,
+) -> FloatArray:
+    """Every member's policy scored on member `index`'s own reward: w'·mean Σ min(r_t, caps)."""
+    seeds = _eval_seeds(settings.seed, index, settings.eval_episodes)
+    weights = np.asarray(reward.weights, dtype=np.float64)
+    return np.array(
+        [
+            float(
+                evaluate_policy(state.matrix, state.stats, seeds, pool, horizon, reward.cap_array())
+                .mean(axis=0)
+                .dot(weights)
+            )
+            for state in states
+        ]
+    )
 
 
 def _training_weights(
