@@ -685,8 +685,8 @@ def _transfer_policies(
     folder: Path,
     settings: BehaviourSettings,
     states: list[MemberState],
-    pool: EpisodePool,
-    horizon: int,
+    pool: EpisodePool | None = None,
+    horizon: int | None = None,
 ) -> None:
     """Each member adopts the policy of the member that scores best on its own objective.
 
@@ -703,6 +703,8 @@ def _transfer_policies(
         if reward is None:
             scores = means @ state.preference
         else:
+            if pool is None or horizon is None:
+                raise ValueError("a member on its own reward needs a pool and a horizon to score")
             scores = _scores_on_own_reward(settings, state.index, reward, states, pool, horizon)
         best = int(np.argmax(scores))
         sources.append(best if scores[best] > scores[state.index] else state.index)
