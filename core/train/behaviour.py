@@ -566,9 +566,7 @@ def train_behaviour(
                 )
                 states.append(state)
             if round_budget is not budget:
-                _transfer_policies(
-                    folder, settings, states, pool, settings.horizon or env.horizon
-                )
+                _transfer_policies(folder, settings, states, pool, settings.horizon or env.horizon)
 
     kept = kept_members(states, drop_dominated)
     agent = _policy_set(settings, kept)
