@@ -318,20 +318,31 @@ SWIMMER_TARGET_SPEEDS = (  # (w_forward, target speed in m/s)
 )
 
 
-def swimmer_behaviour() -> BehaviourRecipe:
-    """12 members: (1, 0) on its own preference, 10 target speeds, then (0, 1)."""
+def _speeds_between(
+    target_speeds: tuple[tuple[float, float], ...], cap_offset: float, **ars: Any
+) -> BehaviourRecipe:
+    """(1, 0) on its own preference, one member per (w, target speed) whose first objective is
+    capped at the speed + `cap_offset` (weights (0.8, 0.2)), each starting from the faster
+    one, then (0, 1); members dominated on their own evaluation are dropped."""
     targets = tuple(
-        MemberTraining(_pair(w), weights=HALFCHEETAH_TARGET_WEIGHTS, caps=(speed, None))
-        for w, speed in SWIMMER_TARGET_SPEEDS
+        MemberTraining(
+            _pair(w), weights=HALFCHEETAH_TARGET_WEIGHTS, caps=(speed + cap_offset, None)
+        )
+        for w, speed in target_speeds
     )
     return BehaviourRecipe(
         preferences=((1.0, 0.0), *(member.preference for member in targets), (0.0, 1.0)),
-        iterations=150,
         workers=2,
         seed=0,
         train_on=targets,
         drop_dominated=0.005,
+        **ars,
     )
+
+
+def swimmer_behaviour() -> BehaviourRecipe:
+    """12 members: (1, 0) on its own preference, 10 target speeds, then (0, 1)."""
+    return _speeds_between(SWIMMER_TARGET_SPEEDS, 0.0, iterations=150)
 
 
 # MO-Walker2d-v2 (speed Δx/dt + 1, energy 5 − Σa²): in a probe, the w = (1, 0) member (ARS with
@@ -352,22 +363,15 @@ WALKER_TARGET_SPEEDS = (  # (w_speed, target speed in m/s)
 
 def walker_behaviour() -> BehaviourRecipe:
     """9 members: (1, 0) on its own preference, 7 target speeds, then (0, 1)."""
-    targets = tuple(
-        MemberTraining(_pair(w), weights=HALFCHEETAH_TARGET_WEIGHTS, caps=(speed + 1.0, None))
-        for w, speed in WALKER_TARGET_SPEEDS
-    )
-    return BehaviourRecipe(
-        preferences=((1.0, 0.0), *(member.preference for member in targets), (0.0, 1.0)),
+    return _speeds_between(
+        WALKER_TARGET_SPEEDS,
+        1.0,  # the speed reward is Δx/dt + 1
         iterations=200,
         directions=32,
         top_directions=16,
         step_size=0.03,
         noise=0.025,
         survival_bonus=(1.0, 0.0),
-        workers=2,
-        seed=0,
-        train_on=targets,
-        drop_dominated=0.005,
     )
 
 
