@@ -271,7 +271,7 @@ HALFCHEETAH_TARGET_SPEEDS = (  # (w_run, target speed in m/s)
     (0.1, 0.5),
     (0.05, 0.25),
 )
-HALFCHEETAH_TARGET_WEIGHTS = (0.8, 0.2)
+TARGET_WEIGHTS = (0.8, 0.2)
 
 
 def _pair(w_run: float) -> tuple[float, float]:
@@ -282,7 +282,7 @@ def halfcheetah_behaviour() -> BehaviourRecipe:
     """18 members: 17 target speeds, fastest first (each member starts from its faster
     neighbour's policy), then standing still. A preference above 0.85 picks the fastest."""
     targets = tuple(
-        MemberTraining(_pair(w_run), weights=HALFCHEETAH_TARGET_WEIGHTS, caps=(speed + 1.0, None))
+        MemberTraining(_pair(w_run), weights=TARGET_WEIGHTS, caps=(speed + 1.0, None))
         for w_run, speed in HALFCHEETAH_TARGET_SPEEDS
     )
     return BehaviourRecipe(
@@ -326,7 +326,7 @@ def _speeds_between(
     one, then (0, 1); members dominated on their own evaluation are dropped."""
     targets = tuple(
         MemberTraining(
-            _pair(w), weights=HALFCHEETAH_TARGET_WEIGHTS, caps=(speed + cap_offset, None)
+            _pair(w), weights=TARGET_WEIGHTS, caps=(speed + cap_offset, None)
         )
         for w, speed in target_speeds
     )
