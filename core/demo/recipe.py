@@ -325,9 +325,7 @@ def _speeds_between(
     capped at the speed + `cap_offset` (weights (0.8, 0.2)), each starting from the faster
     one, then (0, 1); members dominated on their own evaluation are dropped."""
     targets = tuple(
-        MemberTraining(
-            _pair(w), weights=TARGET_WEIGHTS, caps=(speed + cap_offset, None)
-        )
+        MemberTraining(_pair(w), weights=TARGET_WEIGHTS, caps=(speed + cap_offset, None))
         for w, speed in target_speeds
     )
     return BehaviourRecipe(
