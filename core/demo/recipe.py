@@ -406,15 +406,15 @@ def _small_agents() -> tuple[OfflineRecipe, ...]:
 
 
 def _falling_robot_agents(
-    imitation_steps: int = 10_000, modt_dropout: float | None = None
+    imitation_steps: int, modt_dropout: float | None = None
 ) -> tuple[OfflineRecipe, ...]:
     """Hopper and Walker2d, whose episodes end when the robot falls, need a longer MODT context:
     with the HalfCheetah MODT (context 5) every Hopper episode falls at ~160 steps (Walker2d:
     21% of the behaviour set's hypervolume); with context 10 Hopper's swung between 28% and 90%
     across widths, depths and data sizes; context 20 (about one hop) gave 94% (Walker2d: 65%;
     without dropout 84%, and 88% on 70 expert episodes). MORvS and BC train longer: Hopper's
-    MORvS on 100 expert episodes reaches 91% in 10,000 steps (85% on 50); Walker2d's, on 50,
-    87% in 5,000 steps, 89% in 10,000 and 93% in 20,000."""
+    MORvS on 100 expert episodes reached 91% of the 15-member set in 10,000 steps (85% on 50)
+    and 90% of the 13-member set in 20,000; Walker2d's, on 70, 94% in 40,000 (docs/demo.md)."""
     return (
         OfflineRecipe(
             kind="morvs", steps=imitation_steps, hidden=256, layers=3, learning_rate=5e-4
@@ -524,7 +524,7 @@ def full_recipe() -> DemoRecipe:
         ),
         datasets=(
             # 100 expert episodes: MORvS reached 91% of the 15-member set's hypervolume (85% on
-            # 50); 92% of the bundled 13-member set's after 20,000 steps (77% after 10,000).
+            # 50); 90% of the bundled 13-member set's after 20,000 steps (77% after 10,000).
             DatasetRecipe(quality="expert", episodes=100, seed=0),
             DatasetRecipe(quality="amateur", episodes=50, seed=1),
         ),
