@@ -479,17 +479,18 @@ def _two_objective_env(
     first_objective: str,
     behaviour: BehaviourRecipe,
     motion_figures: bool = False,
+    expert_episodes: int = 50,
 ) -> EnvRecipe:
-    """A (speed, energy) task: 50 expert and 25 amateur episodes (the agents learn from the
-    expert ones; 25 amateur ones, 1-2.5 MB, keep assets/ within its 40 MB), the small offline
-    agents, the grid of 21 preferences on seeds 0-2."""
+    """A (speed, energy) task: `expert_episodes` expert and 25 amateur episodes (the agents
+    learn from the expert ones; 25 amateur ones, 1-2.5 MB, keep assets/ within its 40 MB), the
+    small offline agents, the grid of 21 preferences on seeds 0-2."""
     return EnvRecipe(
         env_id=env_id,
         short_name=short_name,
         label=f"{env_id} ({first_objective}, energy)",
         behaviour=behaviour,
         datasets=(
-            DatasetRecipe(quality="expert", episodes=50, seed=0),
+            DatasetRecipe(quality="expert", episodes=expert_episodes, seed=0),
             DatasetRecipe(quality="amateur", episodes=25, seed=1),
         ),
         agents=_small_agents(),
@@ -533,12 +534,10 @@ def full_recipe() -> DemoRecipe:
     )
     swimmer = _two_objective_env("MO-Swimmer-v2", "swimmer", "forward", swimmer_behaviour())
     walker = replace(
-        _two_objective_env("MO-Walker2d-v2", "walker", "speed", walker_behaviour()),
         # 70 expert episodes and a MODT without dropout: 88% of the behaviour hypervolume,
         # where 50 episodes gave 84% without dropout and 65% with PEDA's 0.1 (docs/demo.md).
-        datasets=(
-            DatasetRecipe(quality="expert", episodes=70, seed=0),
-            DatasetRecipe(quality="amateur", episodes=25, seed=1),
+        _two_objective_env(
+            "MO-Walker2d-v2", "walker", "speed", walker_behaviour(), expert_episodes=70
         ),
         agents=_falling_robot_agents(imitation_steps=40_000, modt_dropout=0.0),
     )
