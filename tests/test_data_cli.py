@@ -130,6 +130,24 @@ def test_collect_command(
 
     status, _, err = _run([*argv[:-2], "--preference-bounds", "low-high", "--overwrite"], capsys)
     assert status == 2 and "LOW:HIGH" in err
+    status, _, err = _run([*argv, "--overwrite", "--action-noise", "0.05"], capsys)
+    assert status == 2 and "expert quality only" in err
+
+
+def test_collect_command_with_action_noise(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(data_cli, "_load_agent", lambda path: LinearTestAgent(CHEETAH, seed=1))
+    argv = [
+        "data", "collect", "--agent", "agent-dir", "--env", CHEETAH, "--episodes", "2",
+        "--horizon", "5", "--seed", "4",
+    ]  # fmt: skip
+    assert _run([*argv, "--out", str(tmp_path / "plain")], capsys)[0] == 0
+    status, _, _ = _run([*argv, "--out", str(tmp_path / "noisy"), "--action-noise", "0.1"], capsys)
+    assert status == 0
+    plain, noisy = open_native(tmp_path / "plain"), open_native(tmp_path / "noisy")
+    assert noisy.info.extra["action_noise"] == 0.1 and noisy.info.quality == "expert"
+    assert not np.array_equal(plain.actions, noisy.actions)
 
 
 def test_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,6 +10,7 @@ import pytest
 from core.agents.base import Agent
 from core.data import (
     AmateurAgent,
+    GaussianNoiseAgent,
     collect,
     episode_plan,
     open_native,
@@ -159,6 +160,56 @@ def test_expert_is_the_agent_itself() -> None:
         behaviour_agent(agent, "novice", CHEETAH, np.array([1]))
 
 
+def _gaussian_actions(
+    value: float, action_noise: float, seeds: list[int], steps: int
+) -> np.ndarray:
+    noisy = GaussianNoiseAgent(_ConstantAgent(value), CHEETAH, seeds, action_noise)
+    noisy.reset(len(seeds))
+    rows = len(seeds)
+    return np.stack(
+        [
+            noisy.act(np.zeros((rows, 17)), np.full((rows, 2), 0.5), np.zeros((rows, 2)))
+            for _ in range(steps)
+        ]
+    )
+
+
+def test_gaussian_noise_has_the_asked_spread_per_dimension() -> None:
+    # HalfCheetah's actions lie in [-1, 1]: half the range is 1, so sigma is the noise itself.
+    deviations = (_gaussian_actions(0.0, 0.1, [1, 2], steps=4000) - 0.0).reshape(-1, 6)
+    assert deviations.mean() == pytest.approx(0.0, abs=0.005)
+    np.testing.assert_allclose(deviations.std(axis=0), 0.1, rtol=0.05)
+    # Independent across dimensions, unlike the amateur's one scalar per step.
+    assert abs(np.corrcoef(deviations[:, 0], deviations[:, 1])[0, 1]) < 0.05
+
+
+def test_gaussian_noise_clips_to_the_action_bounds() -> None:
+    actions = _gaussian_actions(0.95, 0.1, [5], steps=4000)
+    assert actions.max() == 1.0
+    # P(0.95 + 0.1 Z > 1) = P(Z > 0.5) = 0.3085.
+    assert np.mean(actions == 1.0) == pytest.approx(0.3085, abs=0.02)
+
+
+def test_gaussian_noise_depends_only_on_the_row_seed() -> None:
+    together = _gaussian_actions(0.2, 0.05, [11, 12, 13], steps=40)
+    alone = _gaussian_actions(0.2, 0.05, [12], steps=40)
+    np.testing.assert_array_equal(together[:, 1], alone[:, 0])
+
+
+@pytest.mark.parametrize(
+    ("quality", "action_noise", "pattern"),
+    [
+        ("expert", -0.1, "expected a finite fraction"),
+        ("expert", float("nan"), "expected a finite fraction"),
+        ("amateur", 0.05, "expert quality only"),
+    ],
+)
+def test_bad_action_noise_is_refused(quality: str, action_noise: float, pattern: str) -> None:
+    agent = LinearTestAgent(CHEETAH)
+    with pytest.raises(ParetoscopeError, match=pattern):
+        behaviour_agent(agent, quality, CHEETAH, np.array([1]), action_noise)
+
+
 # --- collection ---------------------------------------------------------------------------------
 
 HORIZON = 12
@@ -240,6 +291,52 @@ def test_collect_bad_arguments(tmp_path: Path) -> None:
     with pytest.raises(ParetoscopeError, match="unknown environment id"):
         collect(agent, "MO-Unicorn-v2", episodes=1, out=tmp_path / "x")
     assert not (tmp_path / "x").exists()
+
+
+class _ReplayAgent(LinearTestAgent):
+    """Plays back one recorded action sequence, whatever it observes."""
+
+    def __init__(self, actions: np.ndarray) -> None:
+        super().__init__(CHEETAH)
+        self.actions, self.step = actions, 0
+
+    def act(
+        self, observations: np.ndarray, preferences: np.ndarray, targets: np.ndarray
+    ) -> np.ndarray:
+        self.step += 1
+        return self.actions[self.step - 1 : self.step]
+
+
+def test_noisy_expert_records_the_actions_it_executed(tmp_path: Path) -> None:
+    agent = LinearTestAgent(CHEETAH, seed=8)
+    settings = dict(episodes=3, distribution="uniform", seed=5, horizon=HORIZON, batch_size=2)
+    expert = open_native(collect(agent, CHEETAH, out=tmp_path / "e", **settings))
+    noisy = open_native(collect(agent, CHEETAH, out=tmp_path / "n", action_noise=0.2, **settings))
+    assert noisy.info.extra["action_noise"] == 0.2
+    assert "action_noise" not in expert.info.extra
+    np.testing.assert_array_equal(expert.observations[0], noisy.observations[0])  # same reset
+    # The first action is the policy's plus the noise: off by about 0.2 per dimension.
+    first = noisy.trajectory(0)
+    offset = first.actions[0] - expert.trajectory(0).actions[0]
+    assert 0.02 < np.abs(offset).mean() < 0.5
+    # Replaying the recorded actions from the same reset gives the recorded episode.
+    preferences, env_seeds, _ = episode_plan(5, 3, 2, "uniform")
+    replay = rollout_batch(
+        _ReplayAgent(first.actions), CHEETAH, preferences[:1], env_seeds[:1], horizon=HORIZON,
+        record=True,
+    )  # fmt: skip
+    assert replay.trajectories is not None
+    np.testing.assert_array_equal(replay.trajectories[0]["observations"], first.observations)
+    np.testing.assert_array_equal(replay.trajectories[0]["raw_rewards"], first.raw_rewards)
+
+
+def test_noise_on_an_amateur_collection_writes_nothing(tmp_path: Path) -> None:
+    with pytest.raises(ParetoscopeError, match="expert quality only"):
+        collect(
+            LinearTestAgent(CHEETAH), CHEETAH, episodes=1, out=tmp_path / "x",
+            quality="amateur", action_noise=0.1,
+        )  # fmt: skip
+    assert not (tmp_path / "x").exists() and not (tmp_path / ".x.partial").exists()
 
 
 class _InterruptingAgent(LinearTestAgent):

@@ -18,6 +18,7 @@ import pytest
 from core.agents import Agent, load
 from core.catalog import discover_assets
 from core.cli import main
+from core.data import open_native
 from core.demo import QUICK, build_demo, demo_status, morlb_training
 from core.demo.ledger import LEDGER_FILE
 from core.demo.manifest import TABLE_HEADER, folder_size, human_size
@@ -226,6 +227,23 @@ def test_the_manifest_command_retrains_the_same_offline_agent(built: Path, tmp_p
         command[command.index("--out") + 1] = str(tmp_path / name)
         assert main([*command[1:], "--quiet"]) == 0
         assert load(tmp_path / name).fingerprint() == load(built / "agents" / name).fingerprint()
+
+
+def test_the_manifest_command_recollects_the_same_datasets(built: Path, tmp_path: Path) -> None:
+    # The Hopper expert set carries action noise: its command must say so to give the same data.
+    manifest = json.loads((built / "manifest.json").read_text(encoding="utf-8"))
+    hopper = next(env for env in QUICK.envs if env.short_name == "hopper")
+    assert any(dataset.action_noise for dataset in hopper.datasets)
+    for dataset in hopper.datasets:
+        name = hopper.dataset_name(dataset)
+        command = shlex.split(manifest["datasets"][name]["command"])
+        assert ("--action-noise" in command) == bool(dataset.action_noise)
+        command[command.index("--out") + 1] = str(tmp_path / name)
+        assert main(command[1:]) == 0
+        made, bundled = open_native(tmp_path / name), open_native(built / "datasets" / name)
+        for field in ("observations", "actions", "raw_rewards", "preferences", "offsets"):
+            np.testing.assert_array_equal(getattr(made, field), getattr(bundled, field))
+        assert made.info.extra.get("action_noise", 0.0) == dataset.action_noise
 
 
 def test_readme_table_matches_manifest(built: Path) -> None:

@@ -58,6 +58,14 @@ def register(subparsers: Any) -> None:
     collect.add_argument("--env", dest="env_id", required=True, metavar="ID")
     collect.add_argument("--dist", choices=("uniform", "wide", "narrow"), default="uniform")
     collect.add_argument("--quality", choices=("expert", "amateur"), default="expert")
+    collect.add_argument(
+        "--action-noise",
+        type=float,
+        default=0.0,
+        metavar="SIGMA",
+        help="expert only: Gaussian noise on every executed action, SIGMA times half the action "
+        "range (default 0: D4MORL's noiseless expert)",
+    )
     collect.add_argument("--episodes", type=int, required=True, metavar="N")
     collect.add_argument("--out", required=True, metavar="PATH", help="native dataset directory")
     collect.add_argument("--d4morl-out", metavar="FILE", help="also write a D4MORL .pkl")
@@ -227,6 +235,7 @@ def run_collect(args: argparse.Namespace) -> int:
         overwrite=args.overwrite,
         progress=_is_terminal(),
         agent_name=Path(args.agent).name,
+        action_noise=args.action_noise,
     )
     print(f"wrote {written}" + (f" and {args.d4morl_out}" if args.d4morl_out else ""))
     return 0

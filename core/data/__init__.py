@@ -9,7 +9,7 @@ Typical use::
     trajectories = open_dataset("hopper-expert-uniform")    # memory-mapped columns
 """
 
-from core.data.behaviour import AmateurAgent, behaviour_agent
+from core.data.behaviour import AmateurAgent, GaussianNoiseAgent, behaviour_agent
 from core.data.collect import collect, episode_plan
 from core.data.convert import TARGET_FORMATS, convert, target_format
 from core.data.d4morl import (
@@ -49,6 +49,7 @@ __all__ = [
     "D4MORLName",
     "DatasetInfo",
     "DatasetSummary",
+    "GaussianNoiseAgent",
     "NativeWriter",
     "Trajectories",
     "Trajectory",

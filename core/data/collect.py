@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from core.agents.base import Agent
-from core.data.behaviour import QUALITIES, behaviour_agent
+from core.data.behaviour import behaviour_agent, check_behaviour
 from core.data.d4morl import write_d4morl
 from core.data.native import NativeWriter, open_native
 from core.data.preferences import DISTRIBUTION_NAMES, check_bounds, sample_preferences
@@ -71,6 +71,7 @@ def collect(
     overwrite: bool = False,
     progress: bool = False,
     agent_name: str = "",
+    action_noise: float = 0.0,
 ) -> Path:
     """Roll out `agent` for `episodes` episodes and write them as a native dataset at `out`.
 
@@ -78,9 +79,10 @@ def collect(
     finished batch, and gives the same data as an uninterrupted run.
 
     Preferences come from the D4MORL `distribution` within `preference_bounds` ((n_obj, 2)
-    [low, high] rows; [0, 1] each when None), actions get the `quality`'s noise. Episodes that
-    diverge before their first step are left out (counted in the info's ``extra``). With
-    `d4morl_out`, also writes the same data as a D4MORL pickle. Returns `out`.
+    [low, high] rows; [0, 1] each when None), actions get the `quality`'s noise, and expert ones
+    Gaussian noise of `action_noise` times half the action range (`core.data.behaviour`).
+    Episodes that diverge before their first step are left out (counted in the info's
+    ``extra``). With `d4morl_out`, also writes the same data as a D4MORL pickle. Returns `out`.
     """
     from core.rollout import rollout_batch
 
@@ -93,8 +95,7 @@ def collect(
         raise ParetoscopeError(
             f"distribution {distribution!r}: expected one of {', '.join(DISTRIBUTION_NAMES)}"
         )
-    if quality not in QUALITIES:
-        raise ParetoscopeError(f"quality {quality!r}: expected one of {', '.join(QUALITIES)}")
+    action_noise = check_behaviour(quality, action_noise)
     low, high = check_bounds(preference_bounds, spec.n_obj)
     preferences, env_seeds, noise_seeds = episode_plan(
         seed, episodes, spec.n_obj, distribution, np.stack([low, high], axis=1)
@@ -107,6 +108,8 @@ def collect(
         "preference_bounds": np.stack([low, high], axis=1).tolist(),
         "horizon": spec.horizon if horizon is None else int(horizon),
     }
+    if action_noise:  # recorded only when used: noiseless sets keep their headers and keys
+        extra["action_noise"] = float(action_noise)
     info = DatasetInfo.for_env(
         env_id,
         source=f"collect:{agent_name or type(agent).__name__}",
@@ -125,6 +128,7 @@ def collect(
         "horizon": extra["horizon"],
         "agent": agent_name or type(agent).__name__,
         "agent_fingerprint": str(getattr(agent, "fingerprint", "")),
+        **({"action_noise": extra["action_noise"]} if action_noise else {}),
     }
     bar = counter_bar(episodes, f"collecting {env_id}", progress, "ep")
     with bar, NativeWriter(out, info, overwrite=overwrite, resume_key=resume_key) as writer:
@@ -133,7 +137,7 @@ def collect(
         bar.update(first_episode)
         for start in range(first_episode, episodes, batch_size):
             rows = slice(start, min(start + batch_size, episodes))
-            batch_agent = behaviour_agent(agent, quality, env_id, noise_seeds[rows])
+            batch_agent = behaviour_agent(agent, quality, env_id, noise_seeds[rows], action_noise)
             result = rollout_batch(
                 batch_agent,
                 env_id,

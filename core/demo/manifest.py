@@ -130,6 +130,8 @@ def dataset_command(build: DemoBuild, env: EnvRecipe, dataset: DatasetRecipe) ->
         "--episodes", str(dataset.episodes),
         "--seed", str(dataset.seed),
     ]  # fmt: skip
+    if dataset.action_noise:
+        parts += ["--action-noise", f"{dataset.action_noise:g}"]
     if dataset.horizon is not None:
         parts += ["--horizon", str(dataset.horizon)]
     parts += ["--out", build.display(build.dataset_dir(env.dataset_name(dataset)))]

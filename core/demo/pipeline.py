@@ -359,7 +359,12 @@ class DemoBuild:
                 "env_id": env.env_id,
                 "agent": env.behaviour_name,
                 "agent_fingerprint": self.agent_fingerprint(env.behaviour_name, f"dataset {name}"),
-                **{key: value for key, value in asdict(dataset).items() if key != "batch_size"},
+                # Without noise, the settings (and so the ledgers) of noiseless sets are unchanged.
+                **{
+                    key: value
+                    for key, value in asdict(dataset).items()
+                    if key != "batch_size" and (key != "action_noise" or value)
+                },
                 "horizon": dataset.horizon or spec.horizon,
             }
 
@@ -385,6 +390,7 @@ class DemoBuild:
                 horizon=dataset.horizon,
                 progress=self.progress,
                 agent_name=env.behaviour_name,
+                action_noise=dataset.action_noise,
             )
             return self._dataset_details(name)
 
@@ -403,6 +409,7 @@ class DemoBuild:
                 and extra.get("episodes_requested") == dataset.episodes
                 and extra.get("horizon") == current["horizon"]
                 and extra.get("agent") == env.behaviour_name
+                and extra.get("action_noise", 0.0) == dataset.action_noise
             )
             return self._dataset_details(name) if same else None
 

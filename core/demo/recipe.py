@@ -76,6 +76,7 @@ class DatasetRecipe:
     seed: int = 0
     horizon: int | None = None  # None: the env's horizon
     batch_size: int = 16  # episodes in lockstep; does not change the data
+    action_noise: float = 0.0  # expert only: Gaussian noise, times half the action range
 
     @property
     def suffix(self) -> str:
@@ -572,6 +573,7 @@ def quick_recipe() -> DemoRecipe:
         survival_bonus: tuple[float, ...] | None = None,
         train_on: tuple[MemberTraining, ...] = (),
         drop_dominated: float | None = None,
+        action_noise: float = 0.0,
     ) -> EnvRecipe:
         return EnvRecipe(
             env_id=env_id,
@@ -591,7 +593,13 @@ def quick_recipe() -> DemoRecipe:
                 drop_dominated=drop_dominated,
             ),
             datasets=(
-                DatasetRecipe(quality="expert", episodes=6, horizon=horizon, batch_size=6),
+                DatasetRecipe(
+                    quality="expert",
+                    episodes=6,
+                    horizon=horizon,
+                    batch_size=6,
+                    action_noise=action_noise,
+                ),
                 DatasetRecipe(quality="amateur", episodes=6, seed=1, horizon=horizon, batch_size=6),
             ),
             agents=(
@@ -628,7 +636,14 @@ def quick_recipe() -> DemoRecipe:
                 train_on=(MemberTraining((0.5, 0.5), weights=(0.5, 0.5), caps=(2.5, None)),),
                 drop_dominated=0.005,
             ),
-            env("MO-Hopper-v3", "hopper", 3, transfer_every=1, survival_bonus=(1.0, 1.0, 0.0)),
+            env(
+                "MO-Hopper-v3",
+                "hopper",
+                3,
+                transfer_every=1,
+                survival_bonus=(1.0, 1.0, 0.0),
+                action_noise=0.05,
+            ),
         ),
         morlb=(
             MorlbRecipe(
