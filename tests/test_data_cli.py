@@ -148,6 +148,8 @@ def test_collect_command_with_action_noise(
     plain, noisy = open_native(tmp_path / "plain"), open_native(tmp_path / "noisy")
     assert noisy.info.extra["action_noise"] == 0.1 and noisy.info.quality == "expert"
     assert not np.array_equal(plain.actions, noisy.actions)
+    status, printed, _ = _run(["data", "show", str(tmp_path / "noisy")], capsys)
+    assert status == 0 and "expert behaviour with action noise 0.1" in printed
 
 
 def test_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -314,6 +314,8 @@ def test_noisy_expert_records_the_actions_it_executed(tmp_path: Path) -> None:
     noisy = open_native(collect(agent, CHEETAH, out=tmp_path / "n", action_noise=0.2, **settings))
     assert noisy.info.extra["action_noise"] == 0.2
     assert "action_noise" not in expert.info.extra
+    assert noisy.info.behaviour == "expert behaviour with action noise 0.2"
+    assert expert.info.behaviour == "expert behaviour"
     np.testing.assert_array_equal(expert.observations[0], noisy.observations[0])  # same reset
     # The first action is the policy's plus the noise: off by about 0.2 per dimension.
     first = noisy.trajectory(0)

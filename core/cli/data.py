@@ -133,7 +133,7 @@ def format_summary(summary: Any, path: str, kind: str) -> str:
     behaviour = ", ".join(
         part
         for part in (
-            info.quality and f"{info.quality} behaviour",
+            info.behaviour,
             info.preference_distribution and f"{info.preference_distribution} preferences",
         )
         if part

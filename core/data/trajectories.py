@@ -55,6 +55,17 @@ class DatasetInfo:
         recorded = self.extra.get("horizon")
         return int(recorded) if isinstance(recorded, int) and recorded > 0 else self.spec.horizon
 
+    @property
+    def behaviour(self) -> str:
+        """The quality in words: "expert behaviour", "amateur behaviour", "expert behaviour with
+        action noise 0.05" (`paretoscope data collect --action-noise`), or "" when unknown."""
+        if not self.quality:
+            return ""
+        noise = self.extra.get("action_noise")
+        if isinstance(noise, int | float) and noise:
+            return f"{self.quality} behaviour with action noise {noise:g}"
+        return f"{self.quality} behaviour"
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["objective_names"] = list(self.objective_names)

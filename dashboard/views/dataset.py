@@ -31,7 +31,7 @@ if sidebar.need(ctx, agent=False):
         if summary is not None:
             info = summary.info
             where = info.source or as_viewer_sees(str(asset.path), loaders.hidden_folders())
-            facts = [asset.label, where, info.quality, info.preference_distribution]
+            facts = [asset.label, where, info.behaviour, info.preference_distribution]
             st.caption(" · ".join(inert(fact) for fact in facts if fact))
             columns = st.columns(5)
             columns[0].metric("trajectories", f"{summary.n_trajectories:,}")
