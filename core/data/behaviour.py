@@ -11,8 +11,8 @@ episode does not depend on which batch it ran in.
 Action noise (paretoscope's, not D4MORL's): every executed action gets independent Gaussian noise
 of standard deviation `action_noise` times half the action range, then is clipped to the bounds.
 An expert set without it holds only the states on the policies' own paths, and an imitator
-that drifts off them has seen nothing there; a little noise widens the paths (Hopper's behaviour
-members fall in a third of their episodes at 5% noise, so the set also shows recoveries).
+that drifts off them has seen nothing there; a little noise widens the paths (at 5% noise the
+bundled Hopper members fall in a third of their episodes: that is how little it takes).
 The recorded action is the executed one, so every transition stays one the env really made.
 """
 
