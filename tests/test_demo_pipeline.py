@@ -238,6 +238,8 @@ def test_the_manifest_command_recollects_the_same_datasets(built: Path, tmp_path
         name = hopper.dataset_name(dataset)
         command = shlex.split(manifest["datasets"][name]["command"])
         assert ("--action-noise" in command) == bool(dataset.action_noise)
+        label = manifest["datasets"][name]["label"]
+        assert ("with action noise 0.05" in label) == bool(dataset.action_noise)
         command[command.index("--out") + 1] = str(tmp_path / name)
         assert main(command[1:]) == 0
         made, bundled = open_native(tmp_path / name), open_native(built / "datasets" / name)

@@ -302,9 +302,11 @@ def manifest_content(build: DemoBuild) -> dict[str, Any]:
         for dataset in env.datasets:
             name = env.dataset_name(dataset)
             datasets[name] = {
-                "label": f"{dataset.quality}, {dataset.distribution} preferences "
-                f"({dataset.episodes} episodes)",
-                "description": "Collected from the behaviour policies, D4MORL style.",
+                "label": f"{dataset.quality}"
+                + (f" with action noise {dataset.action_noise:g}" if dataset.action_noise else "")
+                + f", {dataset.distribution} preferences ({dataset.episodes} episodes)",
+                "description": "Collected from the behaviour policies, D4MORL style"
+                + (" (plus Gaussian action noise)." if dataset.action_noise else "."),
                 "env": env.env_id,
                 **provenance(
                     f"dataset:{name}", build.dataset_dir(name),
