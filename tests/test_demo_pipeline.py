@@ -174,6 +174,27 @@ def test_the_morl_baselines_agent_is_imported_and_measured_against_the_known_fro
     assert check["met"] == (check["value"] >= QUICK.targets.min_known_front_fraction)
 
 
+def test_a_morl_baselines_agent_without_a_known_front_is_reported_not_checked(
+    tmp_path: Path,
+) -> None:
+    # Like the full recipe's CAPQL on a MuJoCo task: no known front, the library's file dropped.
+    (imported,) = QUICK.morlb
+    unmeasured = replace(imported, front_gamma=None, keep_saved_file=False)
+    recipe = replace(QUICK, name="quick-no-front", envs=QUICK.envs[:1], morlb=(unmeasured,))
+    out = tmp_path / "assets"
+    report = build_demo(out, recipe, progress=False, log=quiet)
+    assert report.count("built") == len(report.outcomes)
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    entry = manifest["agents"][imported.name]
+    assert "known_front" not in entry["figures"] and "known front" not in entry["description"]
+    assert entry["figures"]["hypervolume"] > 0  # its undiscounted sweep is still measured
+    assert all(check["artefact"] != imported.name for check in manifest["quality"])
+    folder = out / "agents" / imported.name
+    assert (folder / "config.json").is_file()
+    assert not list((folder / "training").glob("*.tar"))  # imported, then not kept
+    assert load(folder).fingerprint()  # the imported agent loads without the file
+
+
 def test_manifest_lists_provenance_sizes_and_figures(built: Path) -> None:
     manifest = json.loads((built / "manifest.json").read_text(encoding="utf-8"))
     for section in ("agents", "datasets"):

@@ -318,8 +318,13 @@ def manifest_content(build: DemoBuild) -> dict[str, Any]:
         agents[imported.name] = {
             "label": imported.label,
             "description": f"Trained by MORL-Baselines' own {imported.algorithm} code (a "
-            "build-time extra of the demo), imported by paretoscope's importer; its front is "
-            f"measured against the env's known front at gamma {imported.front_gamma:g}.",
+            "build-time extra of the demo), imported by paretoscope's importer"
+            + (
+                "."
+                if imported.front_gamma is None
+                else "; its front is measured against the env's known front at gamma "
+                f"{imported.front_gamma:g}."
+            ),
             "env": imported.env_id,
             "kind": imported.algorithm,
             "sweep": imported.sweep.to_dict(),

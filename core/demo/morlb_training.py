@@ -33,6 +33,7 @@ INSTALL_HINT = (
 # algorithm -> (module, class, the file name its save() writes, `paretoscope agent import --kind`)
 ALGORITHMS: dict[str, tuple[str, str, str, str]] = {
     "gpi-ls": ("morl_baselines.multi_policy.gpi_pd.gpi_pd", "GPILS", "GPI-LS", "gpi-ls"),
+    "capql": ("morl_baselines.multi_policy.capql.capql", "CAPQL", "CAPQL", "capql"),
     "envelope": (
         "morl_baselines.multi_policy.envelope.envelope",
         "Envelope",

@@ -496,7 +496,10 @@ class DemoBuild:
         folder = self.agent_dir(agent.name)
 
         def settings() -> dict[str, Any]:
-            return {**asdict(agent), "sweep": None, "morl_baselines": MORL_BASELINES_VERSION}
+            settings = {**asdict(agent), "sweep": None, "morl_baselines": MORL_BASELINES_VERSION}
+            if agent.keep_saved_file:  # the default: earlier ledgers stay valid
+                del settings["keep_saved_file"]
+            return settings
 
         def run() -> dict[str, Any]:
             from core.agents import save
@@ -508,7 +511,11 @@ class DemoBuild:
             saved = scratch / training.saved_file_name(agent.algorithm)
             if not saved.is_file():
                 with torch_threads(TRAINING_THREADS):
-                    front = known_front(agent.env_id, agent.front_gamma)
+                    front = (
+                        None
+                        if agent.front_gamma is None
+                        else known_front(agent.env_id, agent.front_gamma)
+                    )
                     training.train_with_morl_baselines(
                         agent.algorithm,
                         agent.env_id,
@@ -526,6 +533,8 @@ class DemoBuild:
                 saved, env_id=agent.env_id, kind=training.import_kind(agent.algorithm)
             )
             save(imported, folder)
+            if not agent.keep_saved_file:
+                saved.unlink()
             return {
                 "fingerprint": self.agent_fingerprint(agent.name, f"agent {agent.name}"),
                 "figures": {
