@@ -138,13 +138,22 @@ def test_full_disk_gives_a_clear_error_and_keeps_earlier_results(
 def test_killed_sweep_resumes_with_only_what_is_missing(tmp_path: Path) -> None:
     script = textwrap.dedent(
         f"""
-        import sys
+        import sys, time
         sys.path.insert(0, {str(REPO_DIR)!r})
         from core.evaluate import sweep
         from core.results_store import ResultsStore
         from tests.agents_for_tests import LinearAgent
+
+        class SlowStore(ResultsStore):
+            # A pause after each batch: on a loaded machine the test, polling for the first
+            # shard, could otherwise wake only after the whole sweep had finished.
+            def write(self, env_id, rows):
+                path = super().write(env_id, rows)
+                time.sleep(0.5)
+                return path
+
         sweep(LinearAgent({ENV_ID!r}), {ENV_ID!r}, granularity=39, episodes=2, horizon=1000,
-              workers=1, batch_size=4, store=ResultsStore({str(tmp_path)!r}), progress=False)
+              workers=1, batch_size=4, store=SlowStore({str(tmp_path)!r}), progress=False)
         """
     )
     process = subprocess.Popen([sys.executable, "-c", script])
