@@ -41,7 +41,7 @@ def test_without_the_library_the_step_names_the_install_line(tmp_path: Path) -> 
 
 
 def test_an_unknown_algorithm_is_refused_naming_the_known_ones() -> None:
-    with pytest.raises(ParetoscopeError, match="gpi-ls, envelope"):
+    with pytest.raises(ParetoscopeError, match="gpi-ls, capql, envelope"):
         morlb_training.saved_file_name("pgmorl")
 
 
