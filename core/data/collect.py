@@ -109,7 +109,7 @@ def collect(
         "horizon": spec.horizon if horizon is None else int(horizon),
     }
     if action_noise:  # recorded only when used: noiseless sets keep their headers and keys
-        extra["action_noise"] = float(action_noise)
+        extra["action_noise"] = action_noise
     info = DatasetInfo.for_env(
         env_id,
         source=f"collect:{agent_name or type(agent).__name__}",

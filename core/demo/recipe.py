@@ -509,10 +509,11 @@ def _two_objective_env(
 def hopper_capql() -> MorlbRecipe:
     """CAPQL (MORL-Baselines) on MO-Gymnasium's mo-hopper-2obj-v5 (forward speed, jump height),
     a continuous MuJoCo task with no known front: its figures are reported, not checked. In a
-    probe it trained at about 130 steps/s on one core (50,000 steps in 6 minutes) and already
-    ran whole 1,000-step episodes at most preferences; the recipe trains 100,000 steps with
-    the library's defaults (2x256, batch 128). Its saved file holds the critics and optimiser
-    states (3 MB), so only the imported actor (0.3 MB) is kept."""
+    probe it trained at about 130 steps/s on one core (50,000 steps in 6 minutes). The recipe
+    trains 100,000 steps with the library's defaults (2x256, batch 128); the bundled agent is
+    weak (3 non-dominated points, most episodes falling after 150-250 steps; docs/demo.md).
+    Its saved file holds the critics and optimiser states (3 MB), so only the imported actor
+    (0.3 MB) is kept."""
     return MorlbRecipe(
         env_id="mo-hopper-2obj-v5",
         name="mo-hopper-capql",
