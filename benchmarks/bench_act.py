@@ -23,11 +23,11 @@ if str(REPO) not in sys.path:
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from core.agents import load  # noqa: E402
-from core.agents.architecture import MORvSArchitecture, TransformerArchitecture  # noqa: E402
-from core.agents.base import Agent  # noqa: E402
-from core.agents.conditioned import create_agent  # noqa: E402
-from core.agents.target_model import published_target_model  # noqa: E402
+from paretoscope.agents import load  # noqa: E402
+from paretoscope.agents.architecture import MORvSArchitecture, TransformerArchitecture  # noqa: E402
+from paretoscope.agents.base import Agent  # noqa: E402
+from paretoscope.agents.conditioned import create_agent  # noqa: E402
+from paretoscope.agents.target_model import published_target_model  # noqa: E402
 
 ENV_ID = "MO-HalfCheetah-v2"
 

@@ -18,8 +18,8 @@ os.environ.setdefault("MUJOCO_GL", "egl")
 
 import numpy as np  # noqa: E402
 
-from core.envs import get_spec  # noqa: E402
-from core.train.ars import (  # noqa: E402
+from paretoscope.envs import get_spec  # noqa: E402
+from paretoscope.train.ars import (  # noqa: E402
     ARSConfig,
     EpisodePool,
     GymRunner,

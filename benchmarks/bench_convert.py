@@ -36,7 +36,7 @@ def step_generate(path: Path, trajectories: int, length: int) -> dict[str, float
 
     import numpy as np
 
-    from core.data.d4morl import dump_d4morl_entries
+    from paretoscope.data.d4morl import dump_d4morl_entries
 
     rng = np.random.default_rng(0)
 
@@ -62,7 +62,7 @@ def step_generate(path: Path, trajectories: int, length: int) -> dict[str, float
 
 
 def step_convert(source: Path, destination: Path) -> dict[str, float]:
-    from core.data import convert
+    from paretoscope.data import convert
 
     start = time.perf_counter()
     convert(source, destination, progress=sys.stderr.isatty())
@@ -71,7 +71,7 @@ def step_convert(source: Path, destination: Path) -> dict[str, float]:
 
 def step_open(destination: Path) -> dict[str, float]:
     start = time.perf_counter()
-    from core.data import dataset_summary, open_dataset
+    from paretoscope.data import dataset_summary, open_dataset
 
     imported = time.perf_counter()
     summary = dataset_summary(destination)

@@ -107,7 +107,7 @@ def default_assets(size_note: list[str]) -> Path:
     if (bundled / "manifest.json").is_file():
         size_note.append("the bundled demo (assets/)")
         return bundled
-    from dashboard.demo_fixture import build_tiny_assets
+    from paretoscope.dashboard.demo_fixture import build_tiny_assets
 
     folder = Path(tempfile.mkdtemp(prefix="bench-assets-"))
     size_note.append("tiny generated assets, 500-step episodes (the bundled demo is not built)")
@@ -142,7 +142,7 @@ def load_averages() -> str:
 def start_floor(arguments: list[str]) -> tuple[subprocess.Popen, str]:
     """`floor_app.py ARGUMENTS` (MP4 paths, or --stream) served by plain Streamlit with the
     dashboard's flags; (process, url)."""
-    from core.cli.dashboard import streamlit_command
+    from paretoscope.cli.dashboard import streamlit_command
     from tests.e2e.conftest import ServerProcess, free_port
 
     port = free_port()

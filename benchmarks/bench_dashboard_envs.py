@@ -112,7 +112,7 @@ def main() -> None:
         sys.exit(f"{CHROMIUM} is missing: apt-get install -y chromium")
     from playwright.sync_api import sync_playwright
 
-    from core.envs import get_spec
+    from paretoscope.envs import get_spec
 
     first_objective = get_spec(args.env).objective_names[0]
     assets = Path(tempfile.mkdtemp(prefix="bench-envs-assets-"))

@@ -31,8 +31,8 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from benchmarks.bench_metrics import median_seconds  # noqa: E402
-from core.decision import aspiration_pick, decision_marks  # noqa: E402
-from core.metrics import bootstrap_front_metrics, preference_grid  # noqa: E402
+from paretoscope.decision import aspiration_pick, decision_marks  # noqa: E402
+from paretoscope.metrics import bootstrap_front_metrics, preference_grid  # noqa: E402
 
 DECISION_TARGET_SECONDS = 0.100  # decision_marks, 2,000 points, 6 objectives
 BOOTSTRAP_TARGET_SECONDS = 1.0  # 1,000 resamples of 66 preferences x 5 seeds

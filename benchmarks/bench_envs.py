@@ -37,10 +37,10 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import mo_gymnasium  # noqa: E402
 
-from core.agents.random_agent import RandomAgent  # noqa: E402
-from core.envs import get_spec  # noqa: E402
-from core.evaluate import shutdown_worker_pools, sweep  # noqa: E402
-from core.metrics import preference_grid  # noqa: E402
+from paretoscope.agents.random_agent import RandomAgent  # noqa: E402
+from paretoscope.envs import get_spec  # noqa: E402
+from paretoscope.evaluate import shutdown_worker_pools, sweep  # noqa: E402
+from paretoscope.metrics import preference_grid  # noqa: E402
 
 ENV_IDS = ("deep-sea-treasure-v0", "minecart-v0", "mo-lunar-lander-v3")
 # Mean random episode: ~9, ~160 and ~95 steps; about 1 s of the plain loop, several of a sweep.

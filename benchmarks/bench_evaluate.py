@@ -26,13 +26,13 @@ import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from core.agents.conditioned import create_agent  # noqa: E402
-from core.agents.target_model import published_target_model  # noqa: E402
-from core.envs import make_env  # noqa: E402
-from core.envs.d4morl import load_physics  # noqa: E402
-from core.evaluate import sweep  # noqa: E402
-from core.metrics import preference_grid  # noqa: E402
-from core.rollout import rollout_batch  # noqa: E402
+from paretoscope.agents.conditioned import create_agent  # noqa: E402
+from paretoscope.agents.target_model import published_target_model  # noqa: E402
+from paretoscope.envs import make_env  # noqa: E402
+from paretoscope.envs.d4morl import load_physics  # noqa: E402
+from paretoscope.evaluate import sweep  # noqa: E402
+from paretoscope.metrics import preference_grid  # noqa: E402
+from paretoscope.rollout import rollout_batch  # noqa: E402
 
 ENV_ID = "MO-HalfCheetah-v2"
 

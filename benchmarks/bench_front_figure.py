@@ -1,7 +1,9 @@
 """Time what the Explore page pays for its front at every rerun and print the medians.
 
-Each rerun builds the front (`dashboard.figures.front_figure`) and the front chart's arguments
-(`dashboard.widgets.front_chart.chart_arguments`: the figure as JSON, its digest, the marker
+Each rerun builds the front (`paretoscope.dashboard.figures.front_figure`) and the front chart's
+arguments
+(`paretoscope.dashboard.widgets.front_chart.chart_arguments`: the figure as JSON, its digest, the
+marker
 traces). The defaults are the bundled demo's shapes: a 21-preference sweep and a dataset cloud
 of 400 points; ``--grid`` adds target mode's 25 x 25 clickable grid. The figure tells whether
 caching the front's static part is worth it for a room of viewers (issue 20).
@@ -17,8 +19,8 @@ import time
 
 import numpy as np
 
-from dashboard.figures import FrontSeries, Marker, front_figure, target_grid
-from dashboard.widgets.front_chart import chart_arguments
+from paretoscope.dashboard.figures import FrontSeries, Marker, front_figure, target_grid
+from paretoscope.dashboard.widgets.front_chart import chart_arguments
 
 
 def main() -> None:

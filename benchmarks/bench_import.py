@@ -25,7 +25,7 @@ os.environ.setdefault("MUJOCO_GL", "egl")
 
 import numpy as np  # noqa: E402
 
-from core.agents.importers import import_agent, sniff_import  # noqa: E402
+from paretoscope.agents.importers import import_agent, sniff_import  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "morl-baselines"
 

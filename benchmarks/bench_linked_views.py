@@ -62,16 +62,16 @@ SERVER_CAUGHT_UP = """
 def server_share(granularity: int, repeats: int = 7) -> dict[str, float]:
     """Seconds the server spends on the linked views for one brush (medians), in-process."""
 
-    from core.agents.builtin import load_agent
-    from core.decision import aspiration_pick, decision_marks
-    from core.evaluate import sweep
-    from core.metrics import non_dominated
-    from core.sweeps import mean_per_preference
-    from dashboard.objective_views import (
+    from paretoscope.agents.builtin import load_agent
+    from paretoscope.dashboard.objective_views import (
         ViewPoints,
         parallel_coordinates_figure,
         scatter_matrix_figure,
     )
+    from paretoscope.decision import aspiration_pick, decision_marks
+    from paretoscope.evaluate import sweep
+    from paretoscope.metrics import non_dominated
+    from paretoscope.sweeps import mean_per_preference
 
     table = sweep(load_agent(PLUGIN, ENV), ENV, granularity=granularity, seeds=[0], progress=False)
     returns = mean_per_preference(table, ENV)["returns"]

@@ -16,10 +16,12 @@ no new frame, until it ends (its video is playable) or the viewer moves
 again; the gaps between successive new frames and the last frame's wait for that end both
 count. Prints the worst stall, the p95 of the streams' worst stalls, how many streams stalled
 over 1 s, the server's peak memory and the moves served (a first frame came) of those made.
-Splits the first-frame delay with the server's trace (`dashboard.trace`): key press -> the
+Splits the first-frame delay with the server's trace (`paretoscope.dashboard.trace`): key press ->
+the
 page's run reaches its slider ("run"; split again at the run's start: press -> start, start ->
 run), the run -> its first frame (or video) sent (split again where the server's feed begins
-the episode's frames, `dashboard.frame_feed`: run -> asked, asked -> sent), sent -> on screen.
+the episode's frames, `paretoscope.dashboard.frame_feed`: run -> asked, asked -> sent), sent -> on
+screen.
 The trace also notes a feed's look at its job that came late ("late look": the server's event
 loop did not run). Prints the CPU that the machine's Chromium processes and the server's process
 group used while the viewers moved (in cores: the two share the machine), and the browsers' CPU

@@ -11,7 +11,8 @@ move every --every seconds (a seeded random walk, not waiting for the episodes),
 its last preference's video. Then the server idles --idle seconds twice: with the pages still
 open (a viewer looking at the result), then after closing them (the viewers left). Prints
 pre-burst, peak and post-idle RSS with the ratio post / pre, and a breakdown at each stage: the
-Python process against its children (ffmpeg), the server's own sizes (`dashboard.memory`,
+Python process against its children (ffmpeg), the server's own sizes
+(`paretoscope.dashboard.memory`,
 logged through ``$PARETOSCOPE_MEMORY_LOG``: recording library, job board, glibc heap in use and
 free) and Streamlit's (``/_stcore/metrics``: caches, session states, media files). Exits
 non-zero when either post-idle RSS is above 1.2 × pre-burst, or a page shows an error.
@@ -39,7 +40,7 @@ if str(REPO) not in sys.path:
 
 from benchmarks.bench_load import READ, sample_memory  # noqa: E402
 from benchmarks.procfs import processes  # noqa: E402
-from dashboard.memory import MEMORY_LOG_ENV_VAR  # noqa: E402
+from paretoscope.dashboard.memory import MEMORY_LOG_ENV_VAR  # noqa: E402
 from tests.e2e.conftest import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,

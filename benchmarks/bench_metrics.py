@@ -17,7 +17,7 @@ from functools import partial
 
 import numpy as np
 
-from core.metrics import front_summary, hypervolume, non_dominated, preference_grid, sparsity
+from paretoscope.metrics import front_summary, hypervolume, non_dominated, preference_grid, sparsity
 
 TARGET_SECONDS = 0.050
 

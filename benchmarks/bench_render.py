@@ -6,7 +6,7 @@ Prints, measured in the same run (the issue's targets in brackets):
                             included in both; the faster of a plain loop and the render
                             thread)                                               [<= 1.25]
   recording / render alone  the same episode recorded as the dashboard records it
-                            (`core.recordings.EpisodeRequest.record`: the pipeline plus the
+                            (`paretoscope.recordings.EpisodeRequest.record`: the pipeline plus the
                             per-frame reward bookkeeping)                         [<= 1.25]
   first frame               seconds from `stream_frames(...)` to the first frame in a warm
                             process (median and worst of several requests)          [<= 0.5 s]
@@ -27,7 +27,7 @@ import os
 import statistics
 import time
 
-from core.render import ensure_gl_backend
+from paretoscope.render import ensure_gl_backend
 
 # The backend is chosen before anything imports mujoco, as the CLI and the dashboard do.
 BACKEND = ensure_gl_backend()
@@ -36,13 +36,13 @@ import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from core.agents.conditioned import create_agent  # noqa: E402
-from core.agents.target_model import published_target_model  # noqa: E402
-from core.envs import get_spec  # noqa: E402
-from core.render import FrameRenderer, playback_fps, stream_frames  # noqa: E402
-from core.render.renderer import RenderThread  # noqa: E402
-from core.rollout import stream_rollout  # noqa: E402
-from core.video import encode_mp4  # noqa: E402
+from paretoscope.agents.conditioned import create_agent  # noqa: E402
+from paretoscope.agents.target_model import published_target_model  # noqa: E402
+from paretoscope.envs import get_spec  # noqa: E402
+from paretoscope.render import FrameRenderer, playback_fps, stream_frames  # noqa: E402
+from paretoscope.render.renderer import RenderThread  # noqa: E402
+from paretoscope.rollout import stream_rollout  # noqa: E402
+from paretoscope.video import encode_mp4  # noqa: E402
 
 ENV_ID = "MO-HalfCheetah-v2"
 PREFERENCE = np.array([0.6, 0.4])
@@ -122,7 +122,7 @@ def pipeline(agent, steps: int, size: tuple[int, int]) -> tuple[float, int]:
 
 def recording(agent, steps: int, size: tuple[int, int]) -> float:
     """Seconds for the dashboard's recording of the same episode (`EpisodeRequest.record`)."""
-    from core.recordings import EpisodeRequest
+    from paretoscope.recordings import EpisodeRequest
 
     request = EpisodeRequest("bench", ENV_ID, tuple(PREFERENCE), None, 0, size[0], steps, every=1)
     started = time.perf_counter()
@@ -147,7 +147,7 @@ def main() -> None:
     args = parser.parse_args()
 
     # As `paretoscope render` and the dashboard's server run the policy: on one torch thread.
-    from core.render.backend import one_policy_thread
+    from paretoscope.render.backend import one_policy_thread
 
     one_policy_thread()
     print(

@@ -40,7 +40,7 @@ TARGET_SECONDS = 60.0
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")}
     result = subprocess.run(
-        [sys.executable, "-m", "core.cli", *args],
+        [sys.executable, "-m", "paretoscope.cli", *args],
         capture_output=True,
         text=True,
         cwd=REPO,

@@ -22,12 +22,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from core.agents.conditioned import create_agent
-from core.agents.target_model import fit_linear_target_model
-from core.data import DatasetInfo, Trajectories
-from core.envs import get_spec
-from core.train.batches import BATCH_BUILDERS, TrainingData, sample_steps
-from core.train.offline import OFFLINE_KINDS, OfflineConfig, train_offline
+from paretoscope.agents.conditioned import create_agent
+from paretoscope.agents.target_model import fit_linear_target_model
+from paretoscope.data import DatasetInfo, Trajectories
+from paretoscope.envs import get_spec
+from paretoscope.train.batches import BATCH_BUILDERS, TrainingData, sample_steps
+from paretoscope.train.offline import OFFLINE_KINDS, OfflineConfig, train_offline
 
 WARMUP_STEPS = 10
 # Steps per measurement: enough to time a few seconds of each kind on one CPU core.

@@ -9,7 +9,7 @@ at even steps of the slider and B at odd ones, so that every move plays another 
 ``streamlit run benchmarks/floor_app.py -- --stream``: a live rollout with no rollout: a
 preference not seen before on the server streams a made-up 500-frame episode (320x320 JPEGs,
 made once) as the dashboard does, frame due now at 20 frames a second of playback shown at
-`core.pacing.display.shown_rate` of the streams playing, then its MP4 (made once) plays; a
+`paretoscope.pacing.display.shown_rate` of the streams playing, then its MP4 (made once) plays; a
 seen preference plays the MP4 at once.
 """
 
@@ -64,13 +64,13 @@ def server_state() -> dict:
 
 def play(video: bytes) -> None:
     """The dashboard's episode player (a plain `<video>` the benchmarks find by its test id)."""
-    from dashboard.widgets.episode_video import episode_video
+    from paretoscope.dashboard.widgets.episode_video import episode_video
 
     episode_video(video, "episode", "floor")
 
 
 def stream(weight: float) -> None:
-    from core.pacing.display import shown_rate
+    from paretoscope.pacing.display import shown_rate
 
     jpegs, video = made_up_episode()
     state = server_state()

@@ -3,7 +3,7 @@
 Nothing under ``core`` imports streamlit; the dashboard builds on top of it.
 """
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 __version__ = "0.1.0"
 

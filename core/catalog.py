@@ -8,14 +8,15 @@ follow it)::
       agents/<name>/         a paretoscope checkpoint (config.json + weights.safetensors)
       agents/<name>.safetensors   a single-file checkpoint
       agents/<name>.ckpt     another tool's checkpoint (PEDA .ckpt, MORL-Baselines .tar, ...),
-                             imported when chosen (`core.agents.importers`; what the file
+                             imported when chosen (`paretoscope.agents.importers`; what the file
                              cannot tell, such as its env, is asked)
-      agents/<name>/         a training run: snapshots ordered by step (`core.runs`: paretoscope's
+      agents/<name>/         a training run: snapshots ordered by step (`paretoscope.runs`:
+      paretoscope's
                              snapshots/step=N/, PEDA's ckpt/step=N.ckpt, MORL-Baselines saves);
                              listed as one agent (format "run") whose `steps` name them
       datasets/<name>/       a native dataset (paretoscope-dataset.json + .npy columns)
       datasets/<name>.pkl    a D4MORL file
-      results/               a `core.results_store.ResultsStore` with precomputed sweeps
+      results/               a `paretoscope.results_store.ResultsStore` with precomputed sweeps
       rollouts/<key>.mp4     precomputed rollout videos, with <key>.json beside each
 
 Discovery reads only small JSON headers (no torch, no weights), so listing a folder is instant.
@@ -46,13 +47,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from core.agents.builtin import BUILTIN_FORMAT, PLUGIN_FORMAT
-from core.agents.formats import claims_agent, header_from_plan, sniff_agent
-from core.data.formats import claims_dataset, sniff_dataset
-from core.envs import get_spec
-from core.errors import ParetoscopeError
-from core.jsonfile import read_json_object
-from core.runs.run import TrainingRun, check_consistent, open_run, sniff_run
+from paretoscope.agents.builtin import BUILTIN_FORMAT, PLUGIN_FORMAT
+from paretoscope.agents.formats import claims_agent, header_from_plan, sniff_agent
+from paretoscope.data.formats import claims_dataset, sniff_dataset
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
+from paretoscope.jsonfile import read_json_object
+from paretoscope.runs.run import TrainingRun, check_consistent, open_run, sniff_run
 
 MANIFEST_FILE = "manifest.json"
 MANIFEST_FORMAT = "paretoscope-assets"
@@ -63,7 +64,7 @@ RESULTS_DIR = "results"
 ROLLOUTS_DIR = "rollouts"
 # Environment variable naming the default assets folder (the bundled demo otherwise).
 ASSETS_ENV_VAR = "PARETOSCOPE_ASSETS"
-# The format of an asset that is a whole training run (`core.runs`), not one checkpoint.
+# The format of an asset that is a whole training run (`paretoscope.runs`), not one checkpoint.
 RUN_FORMAT = "run"
 # Bump when a recorded rollout's content changes (rendering, encoding): old recordings are ignored.
 RECORDING_VERSION = 1
@@ -129,7 +130,7 @@ class AgentAsset:
 
     @property
     def builtin(self) -> bool:
-        """A named agent (`core.agents.builtin`: built in or a plug-in): its `path` names it
+        """A named agent (`paretoscope.agents.builtin`: built in or a plug-in): its `path` names it
         and is no file."""
         return self.format in (BUILTIN_FORMAT, PLUGIN_FORMAT)
 
@@ -151,7 +152,7 @@ class DatasetAsset:
 
     name: str
     path: Path
-    format: str  # a name from core.data.formats: native, d4morl, minari, ...
+    format: str  # a name from paretoscope.data.formats: native, d4morl, minari, ...
     env_id: str
     label: str
     description: str = ""
@@ -184,7 +185,7 @@ class AssetCatalog:
         """Env ids that have at least one agent or dataset, in the registry's order (reads
         no spec: most registered specs are built lazily, from the env itself)."""
         present = {agent.env_id for agent in self.agents} | {d.env_id for d in self.datasets}
-        from core.envs import list_ids
+        from paretoscope.envs import list_ids
 
         return [env_id for env_id in list_ids() if env_id in present]
 
@@ -205,7 +206,7 @@ class AssetCatalog:
         Where the folder's agents of `env_id` share one sweep plan, the named ones use it too
         (the same episode length and grid: their fronts compare); else the env's default.
         """
-        from core.agents.builtin import named_agents
+        from paretoscope.agents.builtin import named_agents
 
         found = self.agents_for(env_id)
         taken = {agent.name for agent in self.agents}
@@ -275,7 +276,7 @@ class AssetCatalog:
 def builtin_asset(builtin: str, env_id: str, name: str | None = None) -> AgentAsset:
     """The named agent `builtin` (``random``, a plug-in) for `env_id`, as a catalog entry
     called `name` (default: `builtin`). Its sweep plan is the default one for the env."""
-    from core.agents.builtin import named_agent
+    from paretoscope.agents.builtin import named_agent
 
     agent = named_agent(builtin)
     spec = get_spec(env_id)
@@ -301,8 +302,13 @@ def _unique(name: str, taken: set[str]) -> str:
 
 
 def bundled_assets_dir() -> Path:
-    """The demo assets shipped with the repository (``<repo>/assets``)."""
-    return Path(__file__).resolve().parents[1] / "assets"
+    """The bundled demo: ``<repo>/assets`` in a checkout (where `paretoscope demo build` writes
+    it), else the copy a plain install ships as package data (``paretoscope/assets``)."""
+    package = Path(__file__).resolve().parent
+    checkout = package.parent / "assets"
+    if (package.parent / "pyproject.toml").is_file() and checkout.is_dir():
+        return checkout
+    return package / "assets"
 
 
 def default_assets_dir() -> Path:
@@ -457,7 +463,7 @@ def _plan_from(value: object, where: str) -> SweepPlan | None:
 def describe_agent(
     path: Path, note: Mapping[str, Any] | None = None, default_plan: SweepPlan | None = None
 ) -> AgentAsset | None:
-    """An `AgentAsset` for whatever agent format claims `path` (`core.agents.formats`), with
+    """An `AgentAsset` for whatever agent format claims `path` (`paretoscope.agents.formats`), with
     the manifest's note (label, description, dataset, sweep, env and type hints); None when no
     format claims it."""
     run = sniff_run(path)
@@ -553,7 +559,7 @@ def snapshot_asset(asset: AgentAsset, step: int, run: TrainingRun | None = None)
 
 
 def describe_dataset(path: Path, note: Mapping[str, Any] | None = None) -> DatasetAsset | None:
-    """A `DatasetAsset` for whatever dataset format claims `path` (`core.data.formats`), with
+    """A `DatasetAsset` for whatever dataset format claims `path` (`paretoscope.data.formats`), with
     the manifest's note (label, description, env); None when no format claims it."""
     header = sniff_dataset(path)
     if header is None:

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.errors import ParetoscopeError
-from core.metrics._validation import FloatArray, as_point_set, as_vector, require_non_empty
-from core.metrics.dominance import non_dominated
+from paretoscope.errors import ParetoscopeError
+from paretoscope.metrics._validation import FloatArray, as_point_set, as_vector, require_non_empty
+from paretoscope.metrics.dominance import non_dominated
 
 NORMALISATIONS: tuple[str, ...] = ("raw", "min-max", "reference")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import numbers
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 
 def check_gamma(gamma: object) -> float:

@@ -25,12 +25,12 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from core.agents.base import Agent
-from core.discount import check_gamma
-from core.envs import EnvSpec, get_spec
-from core.envs.known_fronts import KnownFront, against_known
-from core.errors import ParetoscopeError
-from core.metrics import (
+from paretoscope.agents.base import Agent
+from paretoscope.discount import check_gamma
+from paretoscope.envs import EnvSpec, get_spec
+from paretoscope.envs.known_fronts import KnownFront, against_known
+from paretoscope.errors import ParetoscopeError
+from paretoscope.metrics import (
     FrontComparison,
     FrontSummary,
     RtgFollowing,
@@ -38,8 +38,8 @@ from core.metrics import (
     preference_grid,
     rtg_following,
 )
-from core.results_store import KEY_COLUMN, ResultsStore, episode_key
-from core.rollout import check_agent_fits, check_horizon, check_preferences, rollout_batch
+from paretoscope.results_store import KEY_COLUMN, ResultsStore, episode_key
+from paretoscope.rollout import check_agent_fits, check_horizon, check_preferences, rollout_batch
 
 Backend = Literal["local", "ray"]
 
@@ -360,7 +360,7 @@ def _run_batches(
     if not batches:
         return
     if backend == "ray":
-        from core.ray_backend import run_batches_on_ray
+        from paretoscope.ray_backend import run_batches_on_ray
 
         yield from run_batches_on_ray(agent, env_id, batches, horizon, address, gamma)
         return

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 
 def read_json_object(path: Path) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 
 def one_env(entries: Iterable[tuple[str, str]], what: str = "fronts") -> str | None:

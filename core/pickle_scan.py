@@ -110,7 +110,7 @@ def _pickle_member_of(archive: zipfile.ZipFile) -> zipfile.ZipInfo | None:
 
 def check_torch_signature(name: str, head: bytes) -> None:
     """Refuse bytes that start neither a ``torch.save`` zip nor a legacy torch pickle."""
-    from core.errors import ParetoscopeError
+    from paretoscope.errors import ParetoscopeError
 
     if not (head.startswith(b"PK\x03\x04") or head.startswith(b"\x80")):
         raise ParetoscopeError(

@@ -1,4 +1,4 @@
-"""The Ray backend of `core.evaluate.sweep`: batches of episodes as Ray tasks.
+"""The Ray backend of `paretoscope.evaluate.sweep`: batches of episodes as Ray tasks.
 
 The batches are exactly the local backend's, and each is evaluated by the same function, so
 the same seeds give the same table on both. Connects to a running cluster by `address`
@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.agents.base import Agent
-from core.errors import ParetoscopeError
+from paretoscope.agents.base import Agent
+from paretoscope.errors import ParetoscopeError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from core.evaluate import EpisodeRequest
+    from paretoscope.evaluate import EpisodeRequest
 
 
 def _import_ray() -> Any:
@@ -38,7 +38,7 @@ def run_batches_on_ray(
     gamma: float = 1.0,
 ) -> Iterator[tuple[list[EpisodeRequest], pd.DataFrame]]:
     """Yield (batch, rows) as each Ray task finishes."""
-    from core.evaluate import evaluate_batch
+    from paretoscope.evaluate import evaluate_batch
 
     ray = _import_ray()
     started_here = not ray.is_initialized()

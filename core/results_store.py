@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 KEY_COLUMN = "episode_key"
 _SHARD_SUFFIX = ".parquet"

@@ -2,7 +2,7 @@
 
 The agent is called once per env step for the whole batch; rows whose episode has ended keep
 their last observation and their actions are ignored, so per-row agent state stays aligned.
-D4MORL tasks are stepped on `mujoco.MjData` directly (`core.steppers`), with exactly the
+D4MORL tasks are stepped on `mujoco.MjData` directly (`paretoscope.steppers`), with exactly the
 numbers `make_env(...).step` gives; a row is the same episode whatever batch it runs in, as
 long as the agent's own arithmetic does not depend on the batch size.
 """
@@ -16,11 +16,11 @@ import gymnasium as gym
 import mujoco
 import numpy as np
 
-from core.agents.base import Agent, AgentSpec
-from core.discount import check_gamma
-from core.envs import EnvSpec, get_spec
-from core.errors import ParetoscopeError
-from core.steppers import make_batch_stepper
+from paretoscope.agents.base import Agent, AgentSpec
+from paretoscope.discount import check_gamma
+from paretoscope.envs import EnvSpec, get_spec
+from paretoscope.errors import ParetoscopeError
+from paretoscope.steppers import make_batch_stepper
 
 
 @dataclass

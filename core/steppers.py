@@ -21,14 +21,14 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 
-from core.envs import EnvSpec, make_env
-from core.envs.d4morl import formulas
-from core.envs.d4morl.physics import D4MORLPhysics, instability_count
-from core.envs.episode_random import GLOBAL_NUMPY_DRAWS, global_numpy_random, seed_ore
-from core.envs.mo_gymnasium_suite import TASKS
-from core.envs.registry import REGISTRY
-from core.errors import ParetoscopeError
-from core.render.env_frames import env_id_renders_rgb
+from paretoscope.envs import EnvSpec, make_env
+from paretoscope.envs.d4morl import formulas
+from paretoscope.envs.d4morl.physics import D4MORLPhysics, instability_count
+from paretoscope.envs.episode_random import GLOBAL_NUMPY_DRAWS, global_numpy_random, seed_ore
+from paretoscope.envs.mo_gymnasium_suite import TASKS
+from paretoscope.envs.registry import REGISTRY
+from paretoscope.errors import ParetoscopeError
+from paretoscope.render.env_frames import env_id_renders_rgb
 
 
 @dataclass

@@ -17,13 +17,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.agents.base import Agent
-from core.catalog import SweepPlan
-from core.envs import get_spec
-from core.results_store import ResultsStore
+from paretoscope.agents.base import Agent
+from paretoscope.catalog import SweepPlan
+from paretoscope.envs import get_spec
+from paretoscope.results_store import ResultsStore
 
 # Rows of one agent call in a sweep. Every agent is batch-invariant (row i's action does not
-# depend on the other rows, bit for bit: core.agents.invariant), so a stored row is exactly the
+# depend on the other rows, bit for bit: paretoscope.agents.invariant), so a stored row is exactly
+# the
 # episode a single-episode recording (a clicked point) replays.
 SWEEP_BATCH_SIZE = 64
 
@@ -75,13 +76,13 @@ class SweepRequest:
 
     def missing(self, agent: Agent, store: ResultsStore | None) -> int:
         """Episodes of the sweep that `store` lacks (0: `run` only reads)."""
-        from core.evaluate import count_missing
+        from paretoscope.evaluate import count_missing
 
         return count_missing(agent, self.env_id, store, **self._grid())
 
     def run(self, agent: Agent, store: ResultsStore | None) -> pd.DataFrame:
         """The sweep's table: stored episodes reused, the missing ones evaluated (and stored)."""
-        from core.evaluate import sweep
+        from paretoscope.evaluate import sweep
 
         return sweep(
             agent,
@@ -98,7 +99,7 @@ class SweepRequest:
 def objective_arrays(table: pd.DataFrame, env_id: str) -> dict[str, np.ndarray]:
     """preferences, targets, returns (N, n_obj), seeds (N,) and explicit-target flags (N,)
     from a sweep table."""
-    from core.evaluate import objective_columns
+    from paretoscope.evaluate import objective_columns
 
     spec = get_spec(env_id)
     if len(table) == 0:
@@ -127,7 +128,7 @@ def objective_arrays(table: pd.DataFrame, env_id: str) -> dict[str, np.ndarray]:
 def mean_per_preference(table: pd.DataFrame, env_id: str) -> dict[str, np.ndarray]:
     """Episodes averaged per (preference, target): what a front shows, one point each (its
     seed: the smallest of the episodes averaged)."""
-    from core.evaluate import objective_columns
+    from paretoscope.evaluate import objective_columns
 
     spec = get_spec(env_id)
     if len(table) == 0:

@@ -23,7 +23,7 @@ from typing import Any
 
 import torch
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 # torch dtypes a pickle may name (tensors of these types are rebuilt; nothing else of torch).
 _DTYPE_NAMES = (
@@ -153,7 +153,7 @@ def _codecs_encode(text: str, encoding: str = "utf-8") -> bytes:
 
 @functools.cache
 def _numpy_allowed() -> dict[str, Any]:
-    from core.data.safe_pickle import numpy_globals
+    from paretoscope.data.safe_pickle import numpy_globals
 
     return numpy_globals()
 

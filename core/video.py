@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 # x264 settings. On a CPU-only machine the software renderer wants every core, so the encoder
 # is made as cheap as possible: "ultrafast" in one thread costs ~0.55 CPU-s per 500 moving

@@ -1,6 +1,6 @@
 """When a viewer last asked the server for a page: idle work waits for a quiet server.
 
-Idle pre-rendering draws only while no stream wants a worker (`core.pacing`), but a page run
+Idle pre-rendering draws only while no stream wants a worker (`paretoscope.pacing`), but a page run
 that serves a finished video opens no stream, and software rendering (llvmpipe's threads, at
 normal priority whoever asks them to draw) would still take the cores that run needs. So idle
 work also waits until no page has run for `QUIET_SECONDS`.

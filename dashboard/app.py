@@ -1,5 +1,4 @@
-"""paretoscope's dashboard: ``streamlit run dashboard/app.py -- --assets DIR``
-(or ``paretoscope dashboard``).
+"""paretoscope's dashboard, served by ``paretoscope dashboard [--assets DIR]``.
 
 One page per view (Explore, Compare, Many objectives, RTG & metrics, Training, Dataset,
 Presentation) under `st.navigation`; the sidebar holds the shared choices, mirrored in the URL.
@@ -8,36 +7,31 @@ Presentation) under `st.navigation`; the sidebar holds the shared choices, mirro
 from __future__ import annotations
 
 import contextlib
-import sys
 from pathlib import Path
 
-# Runnable as a plain script from a checkout: make the repository importable.
-_ROOT = Path(__file__).resolve().parents[1]
-if str(_ROOT) not in sys.path:
-    sys.path.insert(0, str(_ROOT))
-
-# Served by `dashboard.serve`: wait for its first imports; this run imports the rest itself.
-from dashboard import warmup  # noqa: E402
+# Served by `paretoscope.dashboard.serve`: wait for its first imports; this run imports the rest
+# itself.
+from paretoscope.dashboard import warmup
 
 warmup.page_started()
 
 # The grid worlds draw with pygame: a server has no window or sound card, so SDL gets its dummy
 # drivers unless told otherwise (else every env it opens logs audio errors).
-from core.envs.dependencies import headless_pygame  # noqa: E402
+from paretoscope.envs.dependencies import headless_pygame  # noqa: E402
 
 headless_pygame()
 
 # Choose the OpenGL backend before anything imports mujoco (sets MUJOCO_GL when unset).
-from core.render.backend import RenderingUnavailable, ensure_gl_backend  # noqa: E402
+from paretoscope.render.backend import RenderingUnavailable, ensure_gl_backend  # noqa: E402
 
 with contextlib.suppress(RenderingUnavailable):
     ensure_gl_backend()  # pages that need video say when it fails; everything else works
 
 import streamlit as st  # noqa: E402
 
-from dashboard import sidebar, trace  # noqa: E402
-from dashboard.messages import guard, show_problem  # noqa: E402
-from dashboard.plugins import register_plugins  # noqa: E402
+from paretoscope.dashboard import sidebar, trace  # noqa: E402
+from paretoscope.dashboard.messages import guard, show_problem  # noqa: E402
+from paretoscope.dashboard.plugins import register_plugins  # noqa: E402
 
 _VIEWS = Path(__file__).resolve().parent / "views"
 

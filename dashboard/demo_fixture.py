@@ -3,7 +3,8 @@
 Untrained agents and short episodes: the point is to exercise every page quickly, not to show
 good behaviour. The real demo is built by ``paretoscope demo build`` with the same layout.
 
-    python -m dashboard.demo_fixture /tmp/tiny-assets   # then: paretoscope dashboard --assets ...
+    python -m paretoscope.dashboard.demo_fixture /tmp/tiny-assets   # then: paretoscope dashboard
+    --assets ...
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.catalog import SweepPlan, write_manifest
+from paretoscope.catalog import SweepPlan, write_manifest
 
 CHEETAH = "MO-HalfCheetah-v2"
 HOPPER3 = "MO-Hopper-v3"
@@ -44,14 +45,14 @@ def build_tiny_assets(
     """
     import torch
 
-    from core.agents import save
-    from core.agents.conditioned import create_agent
-    from core.agents.policy_set import PolicySetAgent
-    from core.agents.target_model import published_target_model
-    from core.data import collect
-    from core.envs import get_spec
-    from core.evaluate import sweep
-    from core.results_store import ResultsStore
+    from paretoscope.agents import save
+    from paretoscope.agents.conditioned import create_agent
+    from paretoscope.agents.policy_set import PolicySetAgent
+    from paretoscope.agents.target_model import published_target_model
+    from paretoscope.data import collect
+    from paretoscope.envs import get_spec
+    from paretoscope.evaluate import sweep
+    from paretoscope.results_store import ResultsStore
 
     folder = Path(root)
     agents_dir = folder / "agents"
@@ -95,7 +96,7 @@ def build_tiny_assets(
         fixtures = Path(peda_fixtures) if peda_fixtures else default_peda_fixtures()
         checkpoint = fixtures / "ckpts" / HOPPER3 / "dt" / "step=1.ckpt"
         if with_hopper:
-            from core.agents.peda import import_peda
+            from paretoscope.agents.peda import import_peda
 
             modt = import_peda(checkpoint, HOPPER3, "dt")
             save(modt, agents_dir / "hopper3-modt")
@@ -118,7 +119,7 @@ def build_tiny_assets(
                     agent_name="hopper3-policies",
                 )
 
-        from core.agents import load
+        from paretoscope.agents import load
 
         for name, plan in plans.items():
             agent = load(agents_dir / name)

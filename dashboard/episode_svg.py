@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dashboard.figures import PALETTE, episode_series
+from paretoscope.dashboard.figures import PALETTE, episode_series
 
 WIDTH, HEIGHT = 640, 360
 LEFT, RIGHT, TOP, BOTTOM = 64, 12, 34, 34  # margins around the plot area

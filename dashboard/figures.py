@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import plotly.graph_objects as go
 
-from core.metrics import non_dominated
-from core.mixing import one_env
+from paretoscope.metrics import non_dominated
+from paretoscope.mixing import one_env
 
 if TYPE_CHECKING:
-    from core.envs.known_fronts import KnownFront
+    from paretoscope.envs.known_fronts import KnownFront
 
 PALETTE = (
     "#1f77b4",
@@ -49,7 +49,7 @@ class FrontSeries:
     """One agent's sweep on `env_id` as points: returns, preferences, targets and seeds per
     point, and each point's regret against the env's known front where it has one.
 
-    `env_id` is required: a figure draws series of one env only (`core.mixing.one_env`)."""
+    `env_id` is required: a figure draws series of one env only (`paretoscope.mixing.one_env`)."""
 
     name: str
     returns: np.ndarray  # (N, n_obj)
@@ -182,7 +182,7 @@ def front_figure(
     hover), the reference point, the current rollout and the target.
 
     Every series must be of one env, and the known front of that env: anything else raises
-    `ParetoscopeError` (`core.mixing`).
+    `ParetoscopeError` (`paretoscope.mixing`).
 
     `axes` picks the objectives drawn: two indices give a 2-D plot, three a 3-D one; by default
     all objectives when there are two or three, else the first two. Sweep points carry

@@ -6,14 +6,16 @@ page around it (React and its styling; measured: twice the script time and five 
 layout and paint of a bare page). Eight such pages on the two cores that also serve and render
 were most of the delay from a move to its first frame. A feed sends the pictures instead as
 length-prefixed JPEGs on one response that a small script on the page reads and paints onto
-one `<canvas>` (`dashboard.widgets.live_frames`); the page is left alone.
+one `<canvas>` (`paretoscope.dashboard.widgets.live_frames`); the page is left alone.
 
-A page run that follows a job (`dashboard.live`) opens a feed of it: a random token that names
+A page run that follows a job (`paretoscope.dashboard.live`) opens a feed of it: a random token
+that names
 the job for as long as the run follows it. The route (`FEED_PATH`) sends the job's latest frame
-at the rate the page may show (`dashboard.pool.live_shown_rate`, shared by every live stream),
+at the rate the page may show (`paretoscope.dashboard.pool.live_shown_rate`, shared by every live
+stream),
 always the newest one when the viewer's connection was slow, and ends with the job or when the
 run closes the feed. The route is added to Streamlit's own server by `install` (called by
-`dashboard.serve` before the server starts); where it is not (AppTest, a bare
+`paretoscope.dashboard.serve` before the server starts); where it is not (AppTest, a bare
 ``streamlit run``) pages show frames as `st.image` messages, as before.
 
 Explore's picture is a *channel* instead (`Feeds.channel`): one feed per session and place,
@@ -44,10 +46,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from core.pacing.display import MOST, Throttle
-from dashboard.jobs import Job
-from dashboard.server_routes import edit_routes
-from dashboard.trace import mark
+from paretoscope.dashboard.jobs import Job
+from paretoscope.dashboard.server_routes import edit_routes
+from paretoscope.dashboard.trace import mark
+from paretoscope.pacing.display import MOST, Throttle
 
 FEED_PATH = "/_paretoscope/frames/"
 HEADER = struct.Struct(">III")  # JPEG length, episode step, episode
@@ -56,7 +58,8 @@ JPEG_QUALITY = 90  # what `st.image` uses for an array
 # its throttle lets the frame it holds go; it looks again at least this often (seconds), for a
 # feed closed meanwhile (`is_open`), which wakes nothing.
 LONGEST_SLEEP = 0.25
-# A wait between two frames sent that the trace notes (`dashboard.trace`, for benchmarks).
+# A wait between two frames sent that the trace notes (`paretoscope.dashboard.trace`, for
+# benchmarks).
 SLOW_SECONDS = 0.5
 # A feed woken this much later than asked (a new frame, or its throttle's time): the server's
 # event loop did not run (the trace notes it, to tell a stalled loop from a stream with nothing
@@ -324,7 +327,7 @@ def feed_route() -> Any:
     from starlette.responses import PlainTextResponse, Response, StreamingResponse
     from starlette.routing import Route
 
-    from dashboard.pool import live_shown_rate
+    from paretoscope.dashboard.pool import live_shown_rate
 
     async def serve(request: Request) -> Response:
         token = request.path_params["token"]

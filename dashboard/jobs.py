@@ -2,7 +2,8 @@
 the same thing.
 
 A `Job` runs `produce(on_frame, on_wait)` in a thread of its own (the server's rendering
-workers, `dashboard.pool`, bound how much of it runs at once). Viewers *subscribe*: each page
+workers, `paretoscope.dashboard.pool`, bound how much of it runs at once). Viewers *subscribe*:
+each page
 run that needs the result follows its progress (queued, frames, finished) without running it.
 When the last subscriber leaves (the viewer moved the slider or closed the tab) the job is
 cancelled: a queued one leaves the line, a running one stops at its next frame. A second viewer
@@ -18,10 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from core.pacing.gate import Cancelled
-from dashboard.heap import IdleTrim
+from paretoscope.dashboard.heap import IdleTrim
+from paretoscope.pacing.gate import Cancelled
 
-# (on_frame, on_wait) -> the result: a `core.recordings.Recording`, a sweep's table, ...
+# (on_frame, on_wait) -> the result: a `paretoscope.recordings.Recording`, a sweep's table, ...
 # `on_wait(ahead)` while the job waits in line, `on_wait(None)` while it runs; both raise
 # `Cancelled` once nobody follows the job (so a producer may call it just to ask).
 Produce = Callable[[Callable[[Any], None], Callable[[int | None], None]], Any]
@@ -206,7 +207,8 @@ class JobBoard:
             self._on_idle()
 
 
-# The work's freed memory goes back to the system once the board is idle (`dashboard.heap`).
+# The work's freed memory goes back to the system once the board is idle
+# (`paretoscope.dashboard.heap`).
 _board = JobBoard(on_idle=IdleTrim().request)
 
 

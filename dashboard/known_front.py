@@ -1,13 +1,14 @@
 """The env's known Pareto front beside an agent's, in the words every page uses.
 
-Computing is core's (`core.envs.known_fronts.against_known`: the front at the sweep's discount
+Computing is core's (`paretoscope.envs.known_fronts.against_known`: the front at the sweep's
+discount
 and the agent's indicators against it); this module only says what they are.
 """
 
 from __future__ import annotations
 
-from core.envs.known_fronts import AgainstKnown, KnownFront
-from dashboard.messages import inert
+from paretoscope.dashboard.messages import inert
+from paretoscope.envs.known_fronts import AgainstKnown, KnownFront
 
 # The indicators a page shows against a known front, in order: (label, attribute).
 INDICATORS = (

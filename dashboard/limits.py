@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from core.cli.dashboard import (
+from paretoscope.cli.dashboard import (
     ALLOWED_DIRS_ENV_VAR,
     DEFAULT_MAX_UPLOAD_MB,
     DEFAULT_VIDEO_CACHE_MB,
@@ -20,7 +20,7 @@ from core.cli.dashboard import (
     VIDEO_CACHE_ENV_VAR,
     WORKERS_ENV_VAR,
 )
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 MEGABYTE = 1024 * 1024
 

@@ -1,12 +1,15 @@
 """The one live path: every recording a page shows, and every sweep computed on a cache miss,
-is a job on the server's board (`dashboard.jobs`) that runs on the server's rendering workers
-(`dashboard.pool`): a single episode paced frame by frame (`core.recordings.paced`), other
+is a job on the server's board (`paretoscope.dashboard.jobs`) that runs on the server's rendering
+workers
+(`paretoscope.dashboard.pool`): a single episode paced frame by frame
+(`paretoscope.recordings.paced`), other
 work holding a worker for its whole length.
 
 `show_recording_live` is what a page calls with a core recording request
-(`core.recordings`): a recording already in the library plays at once; otherwise the page
+(`paretoscope.recordings`): a recording already in the library plays at once; otherwise the page
 follows the job that records it (frames as they are drawn: painted from the server's feed,
-`dashboard.frame_feed`, or `st.image` updates on a server without it; and a reward chart: the
+`paretoscope.dashboard.frame_feed`, or `st.image` updates on a server without it; and a reward
+chart: the
 whole episode's once a paced recording has simulated it, else a live one;
 "queued (k ahead)" while other work waits for a worker, or "waiting for a
 free worker" when a live stream's first frame is late), and when the recording is stored the
@@ -29,22 +32,22 @@ import streamlit as st
 from streamlit import runtime
 from streamlit.errors import StreamlitAPIException
 
-from core.agents.loaded import LoadedAgent, borrow_all
-from core.envs import get_spec
-from core.pacing.display import MOST, Throttle
-from core.recordings import Recording, RecordingLibrary, RecordingRequest
-from core.render import RenderingUnavailable
-from core.render.backend import one_policy_thread
-from dashboard import frame_feed
-from dashboard.episode_svg import episode_svg
-from dashboard.figures import episode_figure
-from dashboard.jobs import Job, Produce, shared_board
-from dashboard.messages import MESSAGE_LIMIT, inert
-from dashboard.pool import live_shown_rate, shared_pool
-from dashboard.session import session_id, session_is_active
-from dashboard.trace import mark
-from dashboard.widgets.episode_video import episode_video
-from dashboard.widgets.live_frames import live_frames
+from paretoscope.agents.loaded import LoadedAgent, borrow_all
+from paretoscope.dashboard import frame_feed
+from paretoscope.dashboard.episode_svg import episode_svg
+from paretoscope.dashboard.figures import episode_figure
+from paretoscope.dashboard.jobs import Job, Produce, shared_board
+from paretoscope.dashboard.messages import MESSAGE_LIMIT, inert
+from paretoscope.dashboard.pool import live_shown_rate, shared_pool
+from paretoscope.dashboard.session import session_id, session_is_active
+from paretoscope.dashboard.trace import mark
+from paretoscope.dashboard.widgets.episode_video import episode_video
+from paretoscope.dashboard.widgets.live_frames import live_frames
+from paretoscope.envs import get_spec
+from paretoscope.pacing.display import MOST, Throttle
+from paretoscope.recordings import Recording, RecordingLibrary, RecordingRequest
+from paretoscope.render import RenderingUnavailable
+from paretoscope.render.backend import one_policy_thread
 
 # Redraws of a stream's growing reward chart per second (an env simulated step by step).
 CHART_RATE = 2.0
@@ -269,7 +272,8 @@ def _chart(slot: Any, objective_names: Sequence[str], steps: Sequence[Any], hori
 @dataclass
 class LivePlaces:
     """Where a stream is drawn: its notices, its picture, its reward chart; with the server's
-    feed route (`dashboard.frame_feed`) the picture is painted by the feed `feed` of `job`
+    feed route (`paretoscope.dashboard.frame_feed`) the picture is painted by the feed `feed` of
+    `job`
     (a page run's own, or the page's `channel`, whose picture the page draws itself), and the
     notices have a place of their own."""
 

@@ -1,7 +1,7 @@
 """Everything the pages load, cached per process by plain values (paths with their
 modification times, fingerprints, preferences): the catalog, the stores, agents, sweeps and
 datasets. Loading and caching only: what is computed comes from core, and a sweep computed on a
-cache miss runs in the worker pool like a rollout (`dashboard.live.compute_in_pool`).
+cache miss runs in the worker pool like a rollout (`paretoscope.dashboard.live.compute_in_pool`).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.agents.loaded import LoadedAgent, load_asset_agent
-from core.cache import RECORDINGS_SUBDIR, RESULTS_SUBDIR, cache_dir
-from core.catalog import (
+from paretoscope.agents.loaded import LoadedAgent, load_asset_agent
+from paretoscope.cache import RECORDINGS_SUBDIR, RESULTS_SUBDIR, cache_dir
+from paretoscope.catalog import (
     AgentAsset,
     AssetCatalog,
     DatasetAsset,
@@ -27,15 +27,15 @@ from core.catalog import (
     default_assets_dir,
     discover_many,
 )
-from core.recordings import RecordingLibrary
-from core.results_store import LayeredStore, layered_store
-from core.sweeps import SweepRequest, mean_per_preference, objective_arrays
-from dashboard.limits import allowed_dirs, video_cache_bytes
-from dashboard.live import compute_in_pool
-from dashboard.memory import watch_library
-from dashboard.messages import inert
-from dashboard.paths import confine_catalog
-from dashboard.session import session_uploads
+from paretoscope.dashboard.limits import allowed_dirs, video_cache_bytes
+from paretoscope.dashboard.live import compute_in_pool
+from paretoscope.dashboard.memory import watch_library
+from paretoscope.dashboard.messages import inert
+from paretoscope.dashboard.paths import confine_catalog
+from paretoscope.dashboard.session import session_uploads
+from paretoscope.recordings import RecordingLibrary
+from paretoscope.results_store import LayeredStore, layered_store
+from paretoscope.sweeps import SweepRequest, mean_per_preference, objective_arrays
 
 
 def assets_root() -> Path:
@@ -172,7 +172,7 @@ def loaded_agent(asset: AgentAsset) -> LoadedAgent:
 def fitting_agent(asset: AgentAsset, env_id: str) -> LoadedAgent:
     """`loaded_agent`, checked to fit `env_id` (objectives, observations, actions) before a
     page rolls it out: a mismatch is one message naming both, not a failure mid-episode."""
-    from core.rollout import check_agent_fits
+    from paretoscope.rollout import check_agent_fits
 
     loaded = loaded_agent(asset)
     check_agent_fits(loaded.agent, env_id)
@@ -276,8 +276,8 @@ def sweep_table(
 @dataclass(frozen=True)
 class SweepPoints:
     """A sweep as a front draws it: one point per (preference, target) with its episodes
-    averaged (`core.sweeps.mean_per_preference`), and every episode's own row
-    (`core.sweeps.objective_arrays`)."""
+    averaged (`paretoscope.sweeps.mean_per_preference`), and every episode's own row
+    (`paretoscope.sweeps.objective_arrays`)."""
 
     front: dict[str, np.ndarray]
     episodes: dict[str, np.ndarray]
@@ -305,7 +305,7 @@ def sweep_points(
 
 @st.cache_data(show_spinner="Reading the dataset…", max_entries=16)
 def _dataset_summary(path: str, mtime: float, env_id: str) -> Any:
-    from core.data import dataset_summary
+    from paretoscope.data import dataset_summary
 
     del mtime
     return dataset_summary(path, env_id=env_id)
@@ -318,7 +318,7 @@ def dataset_summary(asset: DatasetAsset) -> Any:
 
 @st.cache_resource(show_spinner="Opening the dataset…", max_entries=4)
 def _trajectories(path: str, mtime: float, env_id: str) -> Any:
-    from core.data import open_dataset
+    from paretoscope.data import open_dataset
 
     del mtime
     return open_dataset(path, env_id=env_id)

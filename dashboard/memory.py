@@ -3,7 +3,8 @@
 `snapshot()` gathers the sizes of what the dashboard keeps per process: the recording
 libraries' memory tier, the job board (and the step records its jobs hold), the worker pool,
 threads, Python objects and glibc's heap (in use and free but not returned to the system).
-With ``$PARETOSCOPE_MEMORY_LOG`` naming a file, `dashboard.serve` appends one JSON line of it
+With ``$PARETOSCOPE_MEMORY_LOG`` naming a file, `paretoscope.dashboard.serve` appends one JSON line
+of it
 every second. No Streamlit here: what Streamlit itself holds (caches, session states, media
 files) is on its own ``/_stcore/metrics`` endpoint.
 """
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # imported by snapshot(): starting the log imports nothing heavy
-    from core.recordings import RecordingLibrary
+    from paretoscope.recordings import RecordingLibrary
 
 MEMORY_LOG_ENV_VAR = "PARETOSCOPE_MEMORY_LOG"
 
@@ -72,8 +73,8 @@ def _rss() -> int:
 
 def snapshot() -> dict[str, Any]:
     """The sizes, as plain values."""
-    from dashboard.jobs import shared_board
-    from dashboard.pool import shared_pool
+    from paretoscope.dashboard.jobs import shared_board
+    from paretoscope.dashboard.pool import shared_pool
 
     board = shared_board()
     jobs = board.jobs()

@@ -21,8 +21,8 @@ from pathlib import Path
 import streamlit as st
 from streamlit.logger import get_logger
 
-from core.errors import ParetoscopeError
-from core.text import printable
+from paretoscope.errors import ParetoscopeError
+from paretoscope.text import printable
 
 log = get_logger("paretoscope")
 
@@ -57,7 +57,7 @@ def inert(text: object, limit: int = VALUE_LIMIT) -> str:
 def as_viewer_sees(text: str, hidden_folders: Sequence[Path] = ()) -> str:
     """`text` with the server's own folders (upload folders, the assets folder) cut from the
     paths in it: a viewer sees `evil.pkl`, not `/tmp/paretoscope-uploads-…/…/datasets/evil.pkl`."""
-    from dashboard.uploads import upload_root_if_made
+    from paretoscope.dashboard.uploads import upload_root_if_made
 
     shown = str(text)
     root = upload_root_if_made()
@@ -73,7 +73,7 @@ def as_viewer_sees(text: str, hidden_folders: Sequence[Path] = ()) -> str:
 def show_problem(kind: str, what: str, message: object) -> None:
     """A message about `what` (may hold a user's name) saying `message` (core's text, may hold
     paths and user values): both inert, server folders cut."""
-    from dashboard.loaders import hidden_folders
+    from paretoscope.dashboard.loaders import hidden_folders
 
     folders = hidden_folders()
     subject = as_viewer_sees(what, folders)
@@ -94,7 +94,7 @@ def guard(what: str) -> Iterator[None]:
     environment failure whose text may be long, internal or alarming: the page says so briefly
     with a reference, and the server log has the traceback under the same reference.
     """
-    from core.render import RenderingUnavailable
+    from paretoscope.render import RenderingUnavailable
 
     try:
         yield

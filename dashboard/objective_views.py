@@ -1,7 +1,7 @@
 """Linked views of a front with any number of objectives: a scatter matrix of every objective
 pair and parallel coordinates (one line per policy). Pure functions, data -> plotly Figure.
 
-The figures do not depend on the selection: the browser links them (`dashboard.widgets.
+The figures do not depend on the selection: the browser links them (`paretoscope.dashboard.widgets.
 linked_views`), highlighting brushed policies in both at once on a layer of its own, without a
 new figure from the server. For that, every selectable point carries ``customdata = [policy
 id]``. The decision marks (knees, the compromise, the aspiration pick) and the aspiration level
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import plotly.graph_objects as go
 
-from dashboard.figures import _text
+from paretoscope.dashboard.figures import _text
 
 SHORTFALL_COLOUR = "#d62728"  # an objective below its aspiration
 MET_COLOUR = "#2ca02c"

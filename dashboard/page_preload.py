@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, MutableMapping, Sequence, Set
 from pathlib import Path
 from typing import Any
 
-from dashboard.server_routes import edit_routes
+from paretoscope.dashboard.server_routes import edit_routes
 
 # The kinds of Streamlit element the dashboard's first page draws (its sidebar, the preference
 # slider, the spinner of its first rollout): their code is named ``<kind>.<hash>.js``.

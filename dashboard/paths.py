@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from core.catalog import AssetCatalog, AssetProblem
-from core.errors import ParetoscopeError
+from paretoscope.catalog import AssetCatalog, AssetProblem
+from paretoscope.errors import ParetoscopeError
 
 # Entries inside one asset folder checked for links that leave it (a dataset has a few files).
 _MOST_FILES_CHECKED = 10_000

@@ -1,7 +1,8 @@
 """The plug-in agents this server offers: those its command line names (``paretoscope
-dashboard --agent py:module:callable``, `dashboard.limits.plugin_sources`) and those installed
+dashboard --agent py:module:callable``, `paretoscope.dashboard.limits.plugin_sources`) and those
+installed
 packages declare (entry-point group ``paretoscope.agents``). Registered once per process, before
-the sidebar lists agents; `core.catalog.AssetCatalog.agent_choices` then lists them on every
+the sidebar lists agents; `paretoscope.catalog.AssetCatalog.agent_choices` then lists them on every
 page, for every env they serve.
 
 Importing a plug-in runs its code, so the list of plug-ins comes from the server's own
@@ -13,9 +14,9 @@ from __future__ import annotations
 
 import threading
 
-from core.agents.builtin import named_agents, register_entry_points, register_plugin
-from core.errors import ParetoscopeError
-from dashboard.limits import plugin_sources
+from paretoscope.agents.builtin import named_agents, register_entry_points, register_plugin
+from paretoscope.dashboard.limits import plugin_sources
+from paretoscope.errors import ParetoscopeError
 
 _lock = threading.Lock()
 # Plug-ins that could not be registered, and why: tried once per process, reported every run.

@@ -2,7 +2,7 @@
 
 Every page that simulates or renders takes its workers here. Live episodes (`Explore`, the
 Training page, Decide) are paced and granted one frame at a time by the server's
-`core.pacing.gate.FrameGate`: a new viewer's first frame comes before other streams' later
+`paretoscope.pacing.gate.FrameGate`: a new viewer's first frame comes before other streams' later
 frames, and nobody's frames are drawn faster than they are watched. Other work (sweeps, the
 other kinds of recording) holds a worker for its whole length with `RolloutPool.slot`, first
 come, first served, and from three workers on leaves one to live frames. A request beyond the limit
@@ -18,11 +18,11 @@ import contextlib
 import threading
 import time
 
-from core.pacing.display import budget_for
-from core.pacing.gate import FrameGate, WaitCallback
-from core.pacing.machine import IdleShare
-from core.pacing.scheduler import FrameScheduler
-from dashboard.limits import rollout_workers
+from paretoscope.dashboard.limits import rollout_workers
+from paretoscope.pacing.display import budget_for
+from paretoscope.pacing.gate import FrameGate, WaitCallback
+from paretoscope.pacing.machine import IdleShare
+from paretoscope.pacing.scheduler import FrameScheduler
 
 __all__ = ["RolloutPool", "WaitCallback", "set_shared_pool", "shared_pool"]
 
@@ -60,7 +60,7 @@ _shared_lock = threading.Lock()
 
 
 def shared_pool() -> RolloutPool:
-    """The server's pool, sized by `dashboard.limits.rollout_workers` on first use."""
+    """The server's pool, sized by `paretoscope.dashboard.limits.rollout_workers` on first use."""
     global _shared
     with _shared_lock:
         if _shared is None:
@@ -77,5 +77,5 @@ def set_shared_pool(pool: RolloutPool | None) -> None:
 
 def live_shown_rate() -> float:
     """Frames a second each live stream's page shows now, the budget shared by the streams the
-    server's gate has open (`core.pacing.display.shown_rate`, `budget_for`)."""
+    server's gate has open (`paretoscope.pacing.display.shown_rate`, `budget_for`)."""
     return shared_pool().gate.shown_rate()

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 
 def uniform(n_obj: int) -> np.ndarray:

@@ -5,7 +5,8 @@ episodes at every preference of its slider's grid (nearest the current one first
 background thread records those the library lacks, as `Kind.IDLE` streams: a frame is drawn
 only when no live stream or task wants a worker, so a viewer never waits for it, and
 its simulation runs at the lowest OS priority; and only once no page has run for a few
-seconds (`dashboard.activity`: a page serving a finished video opens no stream, yet needs the
+seconds (`paretoscope.dashboard.activity`: a page serving a finished video opens no stream, yet
+needs the
 cores the software renderer's threads would take). Recordings go to the library like any other, so
 the next viewer to pick one of those preferences gets the finished video at once. It stops when
 the recordings would take more than `share` of the library's memory budget, and skips an
@@ -24,14 +25,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.agents.loaded import LoadedAgent
-from core.pacing.gate import Cancelled, FrameGate
-from core.pacing.scheduler import Kind
-from core.recordings import EpisodeRequest, RecordingLibrary
-from dashboard.activity import QUIET_SECONDS, Activity
+from paretoscope.agents.loaded import LoadedAgent
+from paretoscope.dashboard.activity import QUIET_SECONDS, Activity
+from paretoscope.pacing.gate import Cancelled, FrameGate
+from paretoscope.pacing.scheduler import Kind
+from paretoscope.recordings import EpisodeRequest, RecordingLibrary
 
 if TYPE_CHECKING:
-    from dashboard.sidebar import Context
+    from paretoscope.dashboard.sidebar import Context
 
 log = logging.getLogger("paretoscope.prerender")
 
@@ -111,7 +112,7 @@ class Prerenderer:
             return None
 
     def _run(self) -> None:
-        from core.render.backend import one_policy_thread
+        from paretoscope.render.backend import one_policy_thread
 
         lower_this_threads_priority()
         one_policy_thread()
@@ -149,7 +150,7 @@ class Prerenderer:
 def offer_grid(ctx: Context, loaded: LoadedAgent, preference: Sequence[float] | np.ndarray) -> None:
     """Offer the episodes at every other preference of the page's grid, nearest `preference`
     first (the page records its own; those recorded or under way are skipped in their turn)."""
-    from core.metrics.preferences import preference_grid
+    from paretoscope.metrics.preferences import preference_grid
 
     spec = ctx.spec
     if spec is None:
@@ -167,9 +168,9 @@ _shared_lock = threading.Lock()
 
 def shared_prerenderer() -> Prerenderer:
     """The server's pre-renderer, on the server's workers."""
-    from dashboard.activity import shared_activity
-    from dashboard.jobs import shared_board
-    from dashboard.pool import shared_pool
+    from paretoscope.dashboard.activity import shared_activity
+    from paretoscope.dashboard.jobs import shared_board
+    from paretoscope.dashboard.pool import shared_pool
 
     global _shared
     with _shared_lock:

@@ -1,6 +1,6 @@
 """Figures of a training run: the front at one step with the earlier ones fading behind it,
 hypervolume and expected utility over the steps, and several runs' curves together. Pure
-functions from numbers to plotly figures (no Streamlit), like `dashboard.figures`."""
+functions from numbers to plotly figures (no Streamlit), like `paretoscope.dashboard.figures`."""
 
 from __future__ import annotations
 
@@ -11,9 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from core.metrics import non_dominated
-from core.runs.fronts import STEP_COLUMN, StepFront
-from dashboard.figures import (
+from paretoscope.dashboard.figures import (
     CURRENT_COLOUR,
     PALETTE,
     _axis_title,
@@ -21,6 +19,8 @@ from dashboard.figures import (
     point_text,
     reference_marker,
 )
+from paretoscope.metrics import non_dominated
+from paretoscope.runs.fronts import STEP_COLUMN, StepFront
 
 FRONT_COLOUR = PALETTE[0]
 # The older fronts' opacity: the newest of them this much, fading linearly to a tenth.

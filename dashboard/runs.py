@@ -1,5 +1,6 @@
 """A training run as the pages show it: its front at every step and the metrics step by step,
-either from sweeping each snapshot (an ordinary cached sweep of `core.catalog.snapshot_asset`,
+either from sweeping each snapshot (an ordinary cached sweep of
+`paretoscope.catalog.snapshot_asset`,
 so episodes that `paretoscope evaluate RUN` stored are read, not recomputed) or from the
 evaluations the trainer logged itself (PEDA's rollout logs, read and never re-run).
 
@@ -17,9 +18,11 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from core.catalog import AgentAsset, AssetCatalog, AssetProblem, snapshot_asset
-from core.errors import ParetoscopeError
-from core.runs.fronts import (
+from paretoscope.catalog import AgentAsset, AssetCatalog, AssetProblem, snapshot_asset
+from paretoscope.dashboard import loaders
+from paretoscope.dashboard.messages import log
+from paretoscope.errors import ParetoscopeError
+from paretoscope.runs.fronts import (
     STEP_COLUMN,
     StepFront,
     front_metrics,
@@ -27,9 +30,7 @@ from core.runs.fronts import (
     step_fronts,
     step_metrics,
 )
-from core.runs.run import LoggedFront, RunNotice, TrainingRun, open_run, sniff_run
-from dashboard import loaders
-from dashboard.messages import log
+from paretoscope.runs.run import LoggedFront, RunNotice, TrainingRun, open_run, sniff_run
 
 SWEEP = "sweep"
 LOGGED = "logged"

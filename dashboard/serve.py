@@ -1,12 +1,14 @@
 """Serve the dashboard: Streamlit's own command line, with the imports warmed around it.
 
-``python -m dashboard.serve run dashboard/app.py [streamlit flags] -- --assets DIR`` is
+``python -m paretoscope.dashboard.serve run dashboard/app.py [streamlit flags] -- --assets DIR`` is
 ``python -m streamlit run ...`` that, in a thread once Streamlit's server listens, chooses the
 OpenGL backend and imports what the first page run needs before its first widget (pandas,
 plotly, the UI modules), then the rest (torch, the agents, evaluation, rendering) if no page
-starts within seconds: `dashboard.warmup` says why nothing heavy runs while a browser loads the
-page. It also adds the route that sends live streams' frames (`dashboard.frame_feed`), and has
-the page it sends fetch the first page's widget code early (`dashboard.page_preload`).
+starts within seconds: `paretoscope.dashboard.warmup` says why nothing heavy runs while a browser
+loads the
+page. It also adds the route that sends live streams' frames (`paretoscope.dashboard.frame_feed`),
+and has
+the page it sends fetch the first page's widget code early (`paretoscope.dashboard.page_preload`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 def main(argv: Sequence[str] | None = None) -> None:
     from streamlit.web import cli
 
-    from dashboard import frame_feed, memory, page_preload, warmup
+    from paretoscope.dashboard import frame_feed, memory, page_preload, warmup
 
     skip_direct_run_warning()
     frame_feed.install()

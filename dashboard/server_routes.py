@@ -2,7 +2,8 @@
 
 Streamlit (1.53 and later) builds its server's routes in
 ``starlette_app.create_streamlit_routes``; `edit_routes` chains an edit onto what it returns,
-so that each of the dashboard's additions (`dashboard.frame_feed`, `dashboard.page_preload`)
+so that each of the dashboard's additions (`paretoscope.dashboard.frame_feed`,
+`paretoscope.dashboard.page_preload`)
 is one function of its own, whatever the others do.
 """
 

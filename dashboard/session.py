@@ -8,7 +8,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard.uploads import SessionFolder, remove_stale_folders
+from paretoscope.dashboard.uploads import SessionFolder, remove_stale_folders
 
 
 def session_id() -> str:

@@ -13,16 +13,12 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from core.agents.loaded import LoadedAgent
-from core.catalog import AgentAsset, AssetCatalog, DatasetAsset, default_sweep_plan
-from core.envs import EnvSpec, get_spec, list_ids
-from core.recordings import EpisodeRequest, RecordingLibrary
-from core.results_store import LayeredStore
-from core.sweeps import sweep_horizon
-from dashboard import loaders
-from dashboard.activity import shared_activity
-from dashboard.messages import MESSAGE_LIMIT, inert, show_problem
-from dashboard.url_state import (
+from paretoscope.agents.loaded import LoadedAgent
+from paretoscope.catalog import AgentAsset, AssetCatalog, DatasetAsset, default_sweep_plan
+from paretoscope.dashboard import loaders
+from paretoscope.dashboard.activity import shared_activity
+from paretoscope.dashboard.messages import MESSAGE_LIMIT, inert, show_problem
+from paretoscope.dashboard.url_state import (
     DEFAULT_GAMMA,
     DEFAULT_VIDEO_SIZE,
     VIDEO_SIZES,
@@ -31,9 +27,13 @@ from dashboard.url_state import (
     notes_slot,
     set_url,
 )
-from dashboard.widgets.add_assets import add_assets_panel
-from dashboard.widgets.conventions import DEFAULT_NORMALISATION, metric_conventions
-from dashboard.widgets.preference_control import set_preference
+from paretoscope.dashboard.widgets.add_assets import add_assets_panel
+from paretoscope.dashboard.widgets.conventions import DEFAULT_NORMALISATION, metric_conventions
+from paretoscope.dashboard.widgets.preference_control import set_preference
+from paretoscope.envs import EnvSpec, get_spec, list_ids
+from paretoscope.recordings import EpisodeRequest, RecordingLibrary
+from paretoscope.results_store import LayeredStore
+from paretoscope.sweeps import sweep_horizon
 
 NO_DATASET = "(none)"
 
@@ -73,7 +73,7 @@ class Context:
     ) -> EpisodeRequest:
         """The episode a page plays of `loaded` at `preference` (and `target`): the sidebar's
         env, agent, seed, size and horizon, with the frame stride of a real-time video."""
-        from core.render import default_every
+        from paretoscope.render import default_every
 
         assert self.env_id is not None and self.agent is not None
         return EpisodeRequest(
@@ -125,7 +125,7 @@ class Context:
 
 def context() -> Context:
     """The context built by the sidebar in this run (see `sidebar`). Every page run calls it:
-    it marks the server busy (`dashboard.activity`)."""
+    it marks the server busy (`paretoscope.dashboard.activity`)."""
     shared_activity().touch()
     found = st.session_state.get("_context")
     if found is None:

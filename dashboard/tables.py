@@ -3,7 +3,7 @@
 utility).
 
 Pure functions on pandas; the page shows the styled table. One table ranks agents of one env
-only (`core.mixing.one_env`)."""
+only (`paretoscope.mixing.one_env`)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from core.catalog import AgentAsset
-from core.metrics import Interval, RtgFollowing, compare_with_front, front_summary
-from core.mixing import one_env
+from paretoscope.catalog import AgentAsset
+from paretoscope.metrics import Interval, RtgFollowing, compare_with_front, front_summary
+from paretoscope.mixing import one_env
 
 if TYPE_CHECKING:
-    from core.envs.known_fronts import KnownFront
+    from paretoscope.envs.known_fronts import KnownFront
 
 # Column -> whether larger is better.
 METRIC_COLUMNS: dict[str, bool] = {

@@ -1,4 +1,4 @@
-"""The spread across seeds as the pages need it: `core.metrics`' attainment surfaces, EAF
+"""The spread across seeds as the pages need it: `paretoscope.metrics`' attainment surfaces, EAF
 difference and bootstrap, cached by plain values (arrays, tuples), and the choice of equally
 many seeds for a difference. The computing is core's; this module only caches and shapes."""
 
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import streamlit as st
 
-from core.metrics import (
+from paretoscope.metrics import (
     AttainmentSurfaces,
     EafDifference,
     Interval,

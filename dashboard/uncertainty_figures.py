@@ -1,6 +1,6 @@
 """Figures of the spread across seeds: attainment surfaces over the episode cloud, and where
 one agent's EAF beats another's. Pure functions from numbers to plotly figures (no
-Streamlit), like `dashboard.figures`."""
+Streamlit), like `paretoscope.dashboard.figures`."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from core.metrics import AttainmentSurfaces, EafDifference, non_dominated
-from core.metrics.attainment import median_level
-from dashboard.figures import CLOUD_COLOUR, PALETTE, _text
+from paretoscope.dashboard.figures import CLOUD_COLOUR, PALETTE, _text
+from paretoscope.metrics import AttainmentSurfaces, EafDifference, non_dominated
+from paretoscope.metrics.attainment import median_level
 
 # Line style per attainment level: the median solid, best and worst dashed.
 LEVEL_STYLES = {

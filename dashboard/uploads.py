@@ -1,7 +1,8 @@
 """Uploaded files: checked, then kept in a private temporary folder that lives as long as the
 session (and never longer than the server).
 
-- Size: at most `dashboard.limits.max_upload_bytes` (Streamlit's ``server.maxUploadSize`` is set
+- Size: at most `paretoscope.dashboard.limits.max_upload_bytes` (Streamlit's
+``server.maxUploadSize`` is set
   to the same limit, so the browser refuses bigger files before sending them; this check holds
   whatever the front end says).
 - Type: the name's suffix says what the file must be, and its first bytes must agree
@@ -29,10 +30,10 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from core.agents.checkpoint_header import SINGLE_FILE_SUFFIX
-from core.agents.importers import check_import_signature, importer_suffixes
-from core.errors import ParetoscopeError
-from dashboard.limits import max_upload_bytes
+from paretoscope.agents.checkpoint_header import SINGLE_FILE_SUFFIX
+from paretoscope.agents.importers import check_import_signature, importer_suffixes
+from paretoscope.dashboard.limits import max_upload_bytes
+from paretoscope.errors import ParetoscopeError
 
 # Paretoscope's own single files, then whatever the importers read (PEDA .ckpt, MORL-Baselines
 # .tar, an installed importer's).
@@ -126,8 +127,8 @@ def remove_stale_folders(
 def check_signature(name: str, payload: bytes) -> None:
     """Refuse a file whose first bytes do not fit the type its suffix claims (each format's
     own module knows its signature)."""
-    from core.agents.checkpoint_header import check_safetensors_signature
-    from core.data.d4morl import check_pickle_signature
+    from paretoscope.agents.checkpoint_header import check_safetensors_signature
+    from paretoscope.data.d4morl import check_pickle_signature
 
     suffix = Path(name).suffix.lower()
     head = payload[:16]

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import numpy as np
 import streamlit as st
 
-from dashboard.messages import inert
+from paretoscope.dashboard.messages import inert
 
 Parsed = TypeVar("Parsed")
 
@@ -59,7 +59,7 @@ def load_url_once() -> None:
         else:
             st.session_state["gamma"] = gamma
     if "norm" in params:
-        from core.decision import NORMALISATIONS
+        from paretoscope.decision import NORMALISATIONS
 
         asked = str(params["norm"])
         if asked in NORMALISATIONS:

@@ -1,4 +1,4 @@
-"""Imports done while the server starts, and while it is idle (see `dashboard.serve`).
+"""Imports done while the server starts, and while it is idle (see `paretoscope.dashboard.serve`).
 
 While the server's process imports (torch alone is 2 s of bytecode), its own threads serve the
 browser's page and widget code several times slower: on the 2-core machine the page's 59
@@ -31,21 +31,21 @@ from collections.abc import Iterator, Sequence
 FIRST_STAGE = (
     "pandas",
     "plotly.graph_objects",
-    "dashboard.sidebar",
-    "dashboard.plugins",
-    "dashboard.figures",
-    "dashboard.live",
-    "dashboard.known_front",
+    "paretoscope.dashboard.sidebar",
+    "paretoscope.dashboard.plugins",
+    "paretoscope.dashboard.figures",
+    "paretoscope.dashboard.live",
+    "paretoscope.dashboard.known_front",
 )
 # What it needs next, in the order it needs it.
 SECOND_STAGE = (
     "torch",
-    "core.rollout",
-    "core.agents.checkpoint",
-    "core.evaluate",
-    "core.render.frames",
-    "core.video",
-    "core.data",
+    "paretoscope.rollout",
+    "paretoscope.agents.checkpoint",
+    "paretoscope.evaluate",
+    "paretoscope.render.frames",
+    "paretoscope.video",
+    "paretoscope.data",
 )
 # Seconds after `start` without a page when the second stage begins.
 IDLE_START = 10.0
@@ -64,7 +64,7 @@ def import_all(modules: Sequence[str]) -> None:
         with contextlib.suppress(Exception):
             importlib.import_module(name)
             if name == "torch":
-                from core.render.backend import one_policy_thread
+                from paretoscope.render.backend import one_policy_thread
 
                 one_policy_thread()  # the server renders: the renderer needs the cores
 
@@ -96,13 +96,13 @@ def prepare() -> None:
     the server's plug-ins (once per process; a failure is reported by the page), and freeze
     them (`freeze_imports`)."""
     with contextlib.suppress(Exception):
-        from core.render.backend import ensure_gl_backend
+        from paretoscope.render.backend import ensure_gl_backend
 
         ensure_gl_backend()
     with _no_runtime_notes():
         import_all(FIRST_STAGE)
     with contextlib.suppress(Exception):
-        from dashboard.plugins import register_plugins
+        from paretoscope.dashboard.plugins import register_plugins
 
         register_plugins()
     freeze_imports()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.agents.base import AgentSpec, Conditioning
-from core.envs import get_spec
+from paretoscope.agents.base import AgentSpec, Conditioning
+from paretoscope.envs import get_spec
 
 
 class LinearAgent:

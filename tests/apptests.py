@@ -53,7 +53,7 @@ def front_chart_figure(at) -> dict[str, Any]:  # noqa: ANN001 - an AppTest
 def count_episode_recordings(monkeypatch) -> list[tuple[float, ...]]:  # noqa: ANN001
     """The preference of every single-episode recording made from now on (paced live ones and
     others alike), in order."""
-    from core.recordings import EpisodeRequest
+    from paretoscope.recordings import EpisodeRequest
 
     calls: list[tuple[float, ...]] = []
     record, record_live = EpisodeRequest.record, EpisodeRequest.record_live
@@ -73,7 +73,7 @@ def count_episode_recordings(monkeypatch) -> list[tuple[float, ...]]:  # noqa: A
 
 def episode_videos(at) -> list[str]:  # noqa: ANN001 - an AppTest
     """The `<video>` markup of every episode player on the page (`widgets.episode_video`)."""
-    from dashboard.widgets.episode_video import TEST_ID
+    from paretoscope.dashboard.widgets.episode_video import TEST_ID
 
     bodies = [html.proto.body for html in at.get("html")]
     return [body for body in bodies if f'data-testid="{TEST_ID}"' in body]

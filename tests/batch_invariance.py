@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.agents.base import Agent
-from core.envs import get_spec
+from paretoscope.agents.base import Agent
+from paretoscope.envs import get_spec
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,8 @@ def _one_torch_thread() -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def _main_module_kept() -> Iterator[None]:
     """Streamlit's AppTest leaves its script as `__main__`; a process pool started later
-    (`core.evaluate`'s sweeps spawn their workers) would run that script again in every worker
+    (`paretoscope.evaluate`'s sweeps spawn their workers) would run that script again in every
+    worker
     (a function's script then fails there: its arguments are gone)."""
     main = sys.modules["__main__"]
     yield

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.envs import get_spec
+from paretoscope.envs import get_spec
 
 RIGHT, DOWN = 3, 1
 

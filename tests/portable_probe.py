@@ -17,10 +17,10 @@ import os
 import numpy as np
 import torch
 
-from core.agents import load
-from core.agents.base import Agent
-from core.agents.importers import import_agent
-from core.agents.peda import import_peda
+from paretoscope.agents import load
+from paretoscope.agents.base import Agent
+from paretoscope.agents.importers import import_agent
+from paretoscope.agents.peda import import_peda
 from tests.conftest import PEDA_FIXTURES, REPO_DIR
 
 MORLB_FIXTURES = REPO_DIR / "tests" / "fixtures" / "morl-baselines"

@@ -1,7 +1,7 @@
 """Training-run folders for tests, each written the way its trainer writes it.
 
 - `policy_set_run`: paretoscope's layout, ``snapshots/step=N/`` checkpoints saved by
-  `core.agents.save_policy_set` (linear policies whose gain grows with the step);
+  `paretoscope.agents.save_policy_set` (linear policies whose gain grows with the step);
 - `envelope_run`: MORL-Baselines saves (``Envelope step=N.tar``: the fixture's real save with its
   Q-network perturbed per step, rewritten with ``torch.save`` of the same dict);
 - `peda_run`: PEDA's ``ckpt/step=N.ckpt`` (the fixture's real checkpoint, perturbed per step)
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.envs import get_spec
-from core.runs.layout import snapshot_dir
+from paretoscope.envs import get_spec
+from paretoscope.runs.layout import snapshot_dir
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ENVELOPE_SAVE = FIXTURES / "morl-baselines" / "envelope" / "deep-sea-treasure-v0" / "Envelope.tar"
@@ -32,7 +32,7 @@ def policy_set_run(
     members: int = 3,
 ) -> Path:
     """A paretoscope run of linear policy sets whose gain grows with the step."""
-    from core.agents.policy_set import PolicySetAgent, save_policy_set
+    from paretoscope.agents.policy_set import PolicySetAgent, save_policy_set
 
     spec = get_spec(env_id)
     rng = np.random.default_rng(0)

@@ -13,11 +13,15 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from core.agents import checkpoint
-from core.agents.architecture import BCArchitecture, MORvSArchitecture, TransformerArchitecture
-from core.agents.conditioned import ConditionedAgent, ObservationNormalizer, create_agent
-from core.agents.target_model import LinearTargetModel
-from core.errors import ParetoscopeError
+from paretoscope.agents import checkpoint
+from paretoscope.agents.architecture import (
+    BCArchitecture,
+    MORvSArchitecture,
+    TransformerArchitecture,
+)
+from paretoscope.agents.conditioned import ConditionedAgent, ObservationNormalizer, create_agent
+from paretoscope.agents.target_model import LinearTargetModel
+from paretoscope.errors import ParetoscopeError
 
 ENV = "MO-HalfCheetah-v2"
 KINDS = ("morvs", "bc", "modt")
@@ -121,7 +125,7 @@ def test_config_holds_everything_needed(tmp_path: Path) -> None:
 def test_cli_show_reads_the_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import argparse
 
-    from core.cli import agent as agent_cli
+    from paretoscope.cli import agent as agent_cli
 
     agent = make_agent("morvs")
     checkpoint.save(agent, tmp_path / "a")
@@ -277,7 +281,7 @@ def test_single_file_must_be_safetensors(tmp_path: Path) -> None:
 
 
 def test_policy_sets_load_through_the_same_entry_point(tmp_path: Path) -> None:
-    from core.agents.policy_set import PolicySetAgent
+    from paretoscope.agents.policy_set import PolicySetAgent
 
     rng = np.random.default_rng(0)
     members = 3

@@ -7,12 +7,16 @@ import numpy as np
 import pytest
 import torch
 
-from core.agents.architecture import BCArchitecture, MORvSArchitecture, TransformerArchitecture
-from core.agents.base import Agent, Conditioning
-from core.agents.conditioned import ConditionedAgent, ObservationNormalizer, create_agent
-from core.agents.target_model import LinearTargetModel
-from core.envs import get_spec
-from core.errors import ParetoscopeError
+from paretoscope.agents.architecture import (
+    BCArchitecture,
+    MORvSArchitecture,
+    TransformerArchitecture,
+)
+from paretoscope.agents.base import Agent, Conditioning
+from paretoscope.agents.conditioned import ConditionedAgent, ObservationNormalizer, create_agent
+from paretoscope.agents.target_model import LinearTargetModel
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
 
 ENV = "MO-Hopper-v3"
 KINDS = ("morvs", "bc", "modt")

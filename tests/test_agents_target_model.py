@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.agents.target_model import (
+from paretoscope.agents.target_model import (
     LinearTargetModel,
     fit_linear_target_model,
     published_target_model,
 )
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 
 def test_fit_recovers_an_exact_linear_model() -> None:

@@ -1,4 +1,4 @@
-"""Assets folder discovery and manifests (core.catalog), and the format sniffers it asks."""
+"""Assets folder discovery and manifests (paretoscope.catalog), and the format sniffers it asks."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.catalog import (
+from paretoscope.catalog import (
     AssetCatalog,
     SweepPlan,
     default_sweep_plan,
@@ -18,12 +18,12 @@ from core.catalog import (
     discover_many,
     write_manifest,
 )
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 from tests.conftest import PEDA_FIXTURES, REPO_DIR
 
 
 def _config(env_id: str = "MO-HalfCheetah-v2", kind: str = "morvs", **extra: object) -> dict:
-    from core.envs import get_spec
+    from paretoscope.envs import get_spec
 
     spec = get_spec(env_id)
     config = {
@@ -201,10 +201,10 @@ def test_one_sniffer_per_format_serves_discovery_the_cli_and_uploads(tmp_path: P
     import subprocess
     import sys
 
-    from core.agents.formats import sniff_agent
-    from core.cli.data import find_datasets
-    from core.data.formats import sniff_dataset
-    from dashboard.uploads import check_signature
+    from paretoscope.agents.formats import sniff_agent
+    from paretoscope.cli.data import find_datasets
+    from paretoscope.dashboard.uploads import check_signature
+    from paretoscope.data.formats import sniff_dataset
 
     native = _native_dataset(tmp_path, "native-data", "MO-Ant-v2", count=3)
     pickled = tmp_path / "datasets" / "MO-Hopper-v2_10_expert_wide.pkl"
@@ -223,7 +223,7 @@ def test_one_sniffer_per_format_serves_discovery_the_cli_and_uploads(tmp_path: P
     assert (sniff_agent(peda).format, sniff_agent(peda).env_id) == ("peda", None)
     # Sniffing and discovery import no torch (checked in a fresh interpreter).
     script = (
-        "import sys; from core.catalog import discover_assets; "
+        "import sys; from paretoscope.catalog import discover_assets; "
         f"discover_assets({str(tmp_path)!r}); print('torch' in sys.modules)"
     )
     fresh = subprocess.run(
@@ -248,7 +248,7 @@ def test_one_sniffer_per_format_serves_discovery_the_cli_and_uploads(tmp_path: P
 
 
 def test_every_env_offers_the_builtin_random_agent_beside_the_folders(tmp_path: Path) -> None:
-    from core.catalog import BUILTIN_FORMAT, builtin_asset
+    from paretoscope.catalog import BUILTIN_FORMAT, builtin_asset
 
     _agent_dir(tmp_path, "cheetah", _config())
     catalog = discover_assets(tmp_path)
@@ -290,9 +290,9 @@ def test_a_folder_agent_called_random_hides_no_one(tmp_path: Path) -> None:
 def test_a_builtin_asset_loads_by_name_never_from_a_file_of_that_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from core.agents.loaded import load_asset_agent
-    from core.agents.random_agent import RandomAgent
-    from core.catalog import builtin_asset
+    from paretoscope.agents.loaded import load_asset_agent
+    from paretoscope.agents.random_agent import RandomAgent
+    from paretoscope.catalog import builtin_asset
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "random").write_text("not a checkpoint: must not be read")
@@ -303,7 +303,7 @@ def test_a_builtin_asset_loads_by_name_never_from_a_file_of_that_name(
 
 
 def test_env_ids_build_no_spec(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import core.envs.registry as registry
+    import paretoscope.envs.registry as registry
 
     _agent_dir(tmp_path, "cheetah", _config())
     catalog = discover_assets(tmp_path)

@@ -7,8 +7,8 @@ import moocore
 import numpy as np
 import pytest
 
-from core.errors import ParetoscopeError
-from core.metrics import attainment_surfaces, eaf_difference
+from paretoscope.errors import ParetoscopeError
+from paretoscope.metrics import attainment_surfaces, eaf_difference
 
 # moocore.eaf's docstring: input1.dat (10 runs, minimised) at percentiles 0 and 100.
 INPUT1_BEST = [

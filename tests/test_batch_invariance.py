@@ -11,14 +11,18 @@ import numpy as np
 import pytest
 import torch
 
-from core.agents import load
-from core.agents.architecture import BCArchitecture, MORvSArchitecture, TransformerArchitecture
-from core.agents.base import Agent, Conditioning
-from core.agents.conditioned import ObservationNormalizer, create_agent
-from core.agents.peda import import_peda
-from core.agents.policy_set import PolicySetAgent
-from core.agents.target_model import LinearTargetModel, published_target_model
-from core.envs import get_spec
+from paretoscope.agents import load
+from paretoscope.agents.architecture import (
+    BCArchitecture,
+    MORvSArchitecture,
+    TransformerArchitecture,
+)
+from paretoscope.agents.base import Agent, Conditioning
+from paretoscope.agents.conditioned import ObservationNormalizer, create_agent
+from paretoscope.agents.peda import import_peda
+from paretoscope.agents.policy_set import PolicySetAgent
+from paretoscope.agents.target_model import LinearTargetModel, published_target_model
+from paretoscope.envs import get_spec
 from tests.batch_invariance import (
     episode_pool,
     initial_target_failures,
@@ -209,10 +213,10 @@ def sweep_agents() -> dict[str, Agent]:
 def test_sweep_stores_the_same_returns_at_any_batch_size_and_replays(
     kind: str, tmp_path: Path
 ) -> None:
-    from core.evaluate import objective_columns, sweep
-    from core.metrics import preference_grid
-    from core.results_store import KEY_COLUMN, ResultsStore
-    from core.rollout import rollout_batch, stream_rollout
+    from paretoscope.evaluate import objective_columns, sweep
+    from paretoscope.metrics import preference_grid
+    from paretoscope.results_store import KEY_COLUMN, ResultsStore
+    from paretoscope.rollout import rollout_batch, stream_rollout
 
     agent = sweep_agents()[kind]
     spec = get_spec(HOPPER)

@@ -22,11 +22,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.agents import load
-from core.catalog import bundled_assets_dir, discover_assets
-from core.envs import get_spec
-from core.evaluate import agent_fingerprint, objective_columns, sweep
-from core.results_store import ResultsStore
+from paretoscope.agents import load
+from paretoscope.catalog import bundled_assets_dir, discover_assets
+from paretoscope.envs import get_spec
+from paretoscope.evaluate import agent_fingerprint, objective_columns, sweep
+from paretoscope.results_store import ResultsStore
 
 ASSETS = bundled_assets_dir()
 MANIFEST = json.loads((ASSETS / "manifest.json").read_text(encoding="utf-8"))

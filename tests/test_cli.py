@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core import __version__
-from core.envs import list_specs
+from paretoscope import __version__
+from paretoscope.envs import list_specs
 
 
 def dominates(q: tuple[float, ...], p: tuple[float, ...]) -> bool:
@@ -31,7 +31,10 @@ def hypervolume_2d(points: list[tuple[float, float]], reference: tuple[float, fl
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "core.cli", *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "paretoscope.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 

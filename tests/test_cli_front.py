@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.cli import main
-from core.envs import get_spec
-from core.results_store import ResultsStore, episode_key
+from paretoscope.cli import main
+from paretoscope.envs import get_spec
+from paretoscope.results_store import ResultsStore, episode_key
 from tests.test_decision import brute_asf, brute_knee, first_min, front_rows
 
 DST = "deep-sea-treasure-v0"

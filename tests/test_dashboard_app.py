@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.agents import load
-from core.metrics import front_summary, hypervolume
-from core.rollout import rollout_batch
-from dashboard.demo_fixture import build_tiny_assets
+from paretoscope.agents import load
+from paretoscope.dashboard.demo_fixture import build_tiny_assets
+from paretoscope.metrics import front_summary, hypervolume
+from paretoscope.rollout import rollout_batch
 from tests.apptests import (
     count_episode_recordings,
     episode_videos,
@@ -130,8 +130,8 @@ def test_a_recording_stored_while_the_front_is_drawn_plays_with_its_caption(
     # As on a server with one worker: the page starts the recording, then the front's sweep
     # waits for the worker the recording holds, so the recording is stored before the page
     # reaches the video and plays at once (it used to play without its caption).
-    from dashboard import loaders
-    from dashboard.jobs import shared_board
+    from paretoscope.dashboard import loaders
+    from paretoscope.dashboard.jobs import shared_board
 
     sweep_points = loaders.sweep_points
 
@@ -183,7 +183,7 @@ def test_three_objective_sliders_stay_on_the_simplex(app_env: Path) -> None:
     assert values[1] == 0.5 and sum(values) == pytest.approx(1.0)
     assert all(v * 4 == pytest.approx(round(v * 4)) for v in values)  # on the grid of 1/4
     # Clicking the ternary plot's candidate with all weight on energy.
-    from core.metrics import preference_grid
+    from paretoscope.metrics import preference_grid
 
     grid = preference_grid(3, 4)
     energy = int(np.flatnonzero((grid == [0.0, 0.0, 1.0]).all(axis=1))[0])
@@ -257,7 +257,7 @@ def _direct_returns(agent, preference, seed: int = 0) -> np.ndarray:  # noqa: AN
 def test_a_morl_baselines_file_without_its_env_asks_only_the_env(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from core.agents.importers import import_agent
+    from paretoscope.agents.importers import import_agent
 
     assets = _assets_with(tmp_path / "assets", ENVELOPE)  # no env id in its path
     monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
@@ -281,7 +281,7 @@ def test_a_morl_baselines_file_without_its_env_asks_only_the_env(
 def test_a_morl_baselines_agent_whose_path_names_the_env_plays_beside_random(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from core.agents.importers import import_agent
+    from paretoscope.agents.importers import import_agent
 
     assets = _assets_with(tmp_path / DST, ENVELOPE)  # the env is read from the folder's name
     monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
@@ -423,7 +423,7 @@ def test_episode_chart_is_a_picture_and_the_interactive_chart_a_toggle_away(app_
 def test_compare_page(app_env: Path, assets: Path) -> None:
     import imageio.v2 as imageio
 
-    from core.results_store import ResultsStore
+    from paretoscope.results_store import ResultsStore
 
     at = open_app()
     at.switch_page("views/compare.py").run()
@@ -455,8 +455,8 @@ def test_compare_page(app_env: Path, assets: Path) -> None:
 def test_compare_random_beside_a_trained_agent_and_leave_other_envs_out(
     app_env: Path, assets: Path
 ) -> None:
-    from core.agents.random_agent import RandomAgent
-    from core.results_store import ResultsStore
+    from paretoscope.agents.random_agent import RandomAgent
+    from paretoscope.results_store import ResultsStore
 
     at = open_app({"agents": "cheetah-morvs,hopper3-modt,random"})
     at.switch_page("views/compare.py").run()
@@ -494,7 +494,7 @@ def test_compare_random_beside_a_trained_agent_and_leave_other_envs_out(
 
 
 def test_rtg_and_metrics_page(app_env: Path, assets: Path) -> None:
-    from core.results_store import ResultsStore
+    from paretoscope.results_store import ResultsStore
 
     at = open_app()
     at.switch_page("views/rtg.py").run()
@@ -515,7 +515,7 @@ def test_rtg_and_metrics_page(app_env: Path, assets: Path) -> None:
 
 
 def test_rtg_page_explains_agents_without_targets(app_env: Path, assets: Path) -> None:
-    from core.results_store import ResultsStore
+    from paretoscope.results_store import ResultsStore
 
     at = open_app({"agent": "cheetah-policies"})
     at.switch_page("views/rtg.py").run()
@@ -528,7 +528,7 @@ def test_rtg_page_explains_agents_without_targets(app_env: Path, assets: Path) -
 
 
 def test_dataset_page_replays_a_stored_trajectory(app_env: Path, assets: Path) -> None:
-    from core.data import open_dataset
+    from paretoscope.data import open_dataset
 
     at = open_app()
     at.switch_page("views/dataset.py").run()
@@ -590,13 +590,15 @@ def test_errors_are_messages_and_the_page_goes_on(
     at.selectbox(key="agent").set_value("cheetah-morvs").run()
     page_ok(at)
 
-    from core.render import RenderingUnavailable
+    from paretoscope.render import RenderingUnavailable
 
     def unavailable(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
         raise RenderingUnavailable("rendering unavailable: no OpenGL here (test)")
 
-    monkeypatch.setattr("core.render.frames.stream_frames", unavailable)
-    monkeypatch.setattr("core.recordings.paced.ensure_gl_backend", unavailable)  # live episodes
+    monkeypatch.setattr("paretoscope.render.frames.stream_frames", unavailable)
+    monkeypatch.setattr(
+        "paretoscope.recordings.paced.ensure_gl_backend", unavailable
+    )  # live episodes
     at.slider[0].set_value(0.3).run()
     assert not at.exception and not at.error
     assert any("no OpenGL here" in warning.value for warning in at.warning)
@@ -613,8 +615,8 @@ def test_add_a_folder_and_upload_files(
     import io
     import zipfile
 
-    from core.errors import ParetoscopeError
-    from dashboard.uploads import store_upload
+    from paretoscope.dashboard.uploads import store_upload
+    from paretoscope.errors import ParetoscopeError
 
     extra = tmp_path / "extra"
     shutil.copytree(assets / "agents" / "cheetah-policies", extra / "agents" / "mine")

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from core.cli import dashboard as dashboard_cli
-from core.errors import ParetoscopeError
+from paretoscope.cli import dashboard as dashboard_cli
+from paretoscope.errors import ParetoscopeError
 
 
 def _parse(*argv: str) -> argparse.Namespace:
@@ -30,7 +30,7 @@ def test_defaults_bind_localhost_on_8501(tmp_path: Path, capsys: pytest.CaptureF
     assert (args.host, args.port) == ("127.0.0.1", 8501)
     assert args.func(args) == 0
     printed = capsys.readouterr().out.split()
-    assert printed[:4] == [sys.executable, "-m", "dashboard.serve", "run"]
+    assert printed[:4] == [sys.executable, "-m", "paretoscope.dashboard.serve", "run"]
     assert printed[4] == str(dashboard_cli.app_path()) and Path(printed[4]).is_file()
     assert printed[printed.index("--server.address") + 1] == "127.0.0.1"
     assert printed[printed.index("--server.port") + 1] == "8501"
@@ -61,8 +61,8 @@ def test_the_server_starts_and_answers(tmp_path: Path) -> None:
     (assets / "agents").mkdir(parents=True)
     port = _free_port()
     environment = dict(os.environ, PARETOSCOPE_CACHE=str(tmp_path / "cache"))
-    if "core.cli.dashboard" in _registered():
-        command = [sys.executable, "-m", "core.cli", "dashboard", "--assets", str(assets)]
+    if "paretoscope.cli.dashboard" in _registered():
+        command = [sys.executable, "-m", "paretoscope.cli", "dashboard", "--assets", str(assets)]
         command += ["--port", str(port)]
     else:
         command = dashboard_cli.streamlit_command(assets, "127.0.0.1", port)
@@ -96,14 +96,14 @@ def test_the_server_starts_and_answers(tmp_path: Path) -> None:
 
 
 def _registered() -> tuple[str, ...]:
-    import core.cli
+    import paretoscope.cli
 
-    return tuple(getattr(core.cli, "_COMMAND_MODULES", ()))
+    return tuple(getattr(paretoscope.cli, "_COMMAND_MODULES", ()))
 
 
 def test_registered_with_the_main_command() -> None:
-    assert "core.cli.dashboard" in _registered()
-    from core.cli import build_parser
+    assert "paretoscope.cli.dashboard" in _registered()
+    from paretoscope.cli import build_parser
 
     args = build_parser().parse_args(["dashboard", "--dry-run"])
     assert args.func is dashboard_cli.run

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.cli import dashboard as dashboard_cli
+from paretoscope.cli import dashboard as dashboard_cli
 from tests.apptests import APP, TIMEOUT, page_ok
 
 PLUGIN = "py:tests.plugin_examples:fruit_picker"
@@ -29,8 +29,8 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     """The app on an empty assets folder with the fruit-picking plug-in, opened on Decide."""
     from streamlit.testing.v1 import AppTest
 
-    from core.agents import builtin
-    from dashboard import plugins
+    from paretoscope.agents import builtin
+    from paretoscope.dashboard import plugins
 
     monkeypatch.setattr(builtin, "_NAMED", dict(builtin._NAMED))
     monkeypatch.setattr(plugins, "_failed", {})
@@ -47,9 +47,9 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
 
 def _sweep_means(granularity: int) -> tuple[np.ndarray, np.ndarray]:
     """The plug-in's mean returns per preference, by core's own sweep (a different path)."""
-    from core.agents.builtin import load_agent
-    from core.evaluate import sweep
-    from core.sweeps import mean_per_preference
+    from paretoscope.agents.builtin import load_agent
+    from paretoscope.evaluate import sweep
+    from paretoscope.sweeps import mean_per_preference
 
     agent = load_agent(PLUGIN, FRUIT)
     table = sweep(agent, FRUIT, granularity=granularity, seeds=[0], progress=False, workers=1)

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.agents.random_agent import RandomAgent
-from core.envs import get_spec, list_ids
-from core.rollout import rollout_batch
+from paretoscope.agents.random_agent import RandomAgent
+from paretoscope.envs import get_spec, list_ids
+from paretoscope.rollout import rollout_batch
 from tests.apptests import page_ok
 from tests.conftest import REPO_DIR
 
@@ -59,10 +59,10 @@ def _random_returns(env_id: str, preference: list[float], seed: int = 0) -> np.n
 def test_any_env_opens_with_the_random_agent_and_its_exact_front(no_assets: Path) -> None:
     import imageio.v2 as imageio
 
-    from core.envs.known_fronts import known_front
-    from core.evaluate import sweep
-    from core.metrics import compare_with_front
-    from core.sweeps import mean_per_preference
+    from paretoscope.envs.known_fronts import known_front
+    from paretoscope.evaluate import sweep
+    from paretoscope.metrics import compare_with_front
+    from paretoscope.sweeps import mean_per_preference
 
     at = _app({"env": DST, "agent": "random"})
     page_ok(at)
@@ -109,8 +109,8 @@ def test_minecart_streams_frames_and_draws_its_approximate_front(no_assets: Path
 
 
 def test_gamma_from_the_link_discounts_the_sweep_and_the_known_front(no_assets: Path) -> None:
-    from core.envs.known_fronts import known_front
-    from core.results_store import ResultsStore
+    from paretoscope.envs.known_fronts import known_front
+    from paretoscope.results_store import ResultsStore
 
     at = _app({"env": DST, "agent": "random", "gamma": "0.9"})
     page_ok(at)
@@ -149,8 +149,8 @@ def test_a_bad_gamma_in_the_link_is_noted_and_ignored(no_assets: Path, value: st
 
 
 def test_the_metrics_page_shows_the_indicators_at_the_sidebar_gamma(no_assets: Path) -> None:
-    from core.envs.known_fronts import known_front
-    from core.evaluate import summarize, sweep
+    from paretoscope.envs.known_fronts import known_front
+    from paretoscope.evaluate import summarize, sweep
 
     at = _app({"env": DST, "agent": "random", "gamma": "0.95"})
     at.switch_page("views/rtg.py").run()

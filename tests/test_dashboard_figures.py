@@ -8,9 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from core.metrics import front_summary, hypervolume, rtg_following
-from core.render.front_panel import HIGHLIGHT, FrontPanel
-from dashboard.figures import (
+from paretoscope.dashboard.figures import (
     FrontSeries,
     Marker,
     dataset_returns_figure,
@@ -26,7 +24,14 @@ from dashboard.figures import (
     target_grid,
     ternary_figure,
 )
-from dashboard.tables import AgentMetrics, best_per_column, metrics_table, styled_metrics
+from paretoscope.dashboard.tables import (
+    AgentMetrics,
+    best_per_column,
+    metrics_table,
+    styled_metrics,
+)
+from paretoscope.metrics import front_summary, hypervolume, rtg_following
+from paretoscope.render.front_panel import HIGHLIGHT, FrontPanel
 
 
 def _brute_force_undominated(points: np.ndarray) -> np.ndarray:
@@ -270,7 +275,7 @@ def test_tour_panel_highlights_the_point_where_it_belongs() -> None:
 
 
 def test_known_front_is_its_own_trace_labelled_exact_or_approximate() -> None:
-    from core.envs.known_fronts import known_front
+    from paretoscope.envs.known_fronts import known_front
 
     exact = known_front("deep-sea-treasure-v0", 0.99)
     points = exact.points + np.array([-0.5, -3.0])
@@ -318,9 +323,9 @@ def test_a_point_hover_names_its_regret_against_the_known_front() -> None:
 
 
 def test_fronts_of_different_envs_are_never_drawn_or_ranked_together() -> None:
-    from core.envs.known_fronts import known_front
-    from core.errors import ParetoscopeError
-    from core.mixing import one_env
+    from paretoscope.envs.known_fronts import known_front
+    from paretoscope.errors import ParetoscopeError
+    from paretoscope.mixing import one_env
 
     points = np.array([[1.0, 2.0], [2.0, 1.0]])
     d4morl = _series(points, "cheetah (D4MORL)", env_id="MO-HalfCheetah-v2")
@@ -348,8 +353,8 @@ def test_fronts_of_different_envs_are_never_drawn_or_ranked_together() -> None:
 
 
 def test_metrics_table_measures_against_the_known_front() -> None:
-    from core.envs.known_fronts import known_front
-    from core.metrics import compare_with_front
+    from paretoscope.envs.known_fronts import known_front
+    from paretoscope.metrics import compare_with_front
 
     front = known_front("deep-sea-treasure-v0", 1.0)
     prefs = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
@@ -392,7 +397,7 @@ def _polylines(svg: str) -> list[np.ndarray]:
 
 
 def test_episode_svg_draws_the_same_series_as_the_interactive_chart() -> None:
-    from dashboard.episode_svg import HEIGHT, LEFT, RIGHT, WIDTH, episode_svg
+    from paretoscope.dashboard.episode_svg import HEIGHT, LEFT, RIGHT, WIDTH, episode_svg
 
     steps = np.array([2, 4, 5])
     cumulative = np.array([[2.0, -1.0], [6.0, -2.0], [7.0, 0.0]])
@@ -418,7 +423,7 @@ def test_episode_svg_draws_the_same_series_as_the_interactive_chart() -> None:
 
 
 def test_episode_svg_escapes_names_and_skips_non_finite_values() -> None:
-    from dashboard.episode_svg import episode_svg
+    from paretoscope.dashboard.episode_svg import episode_svg
 
     cumulative = np.array([[1.0, np.nan], [2.0, np.inf], [3.0, np.nan]])
     svg = episode_svg(("<b>run</b>", 'a "quote"'), np.array([1, 2, 3]), cumulative)

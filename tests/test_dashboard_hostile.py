@@ -23,9 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from core.text import printable
-from dashboard import preferences
-from dashboard.messages import VALUE_LIMIT, inert
+from paretoscope.dashboard import preferences
+from paretoscope.dashboard.messages import VALUE_LIMIT, inert
+from paretoscope.text import printable
 from tests.bad_inputs.make_corpus import MARKER
 from tests.conftest import REPO_DIR
 from tests.page_markup import EXTENSIONS, page_markup, texts
@@ -87,13 +87,13 @@ def _app(query: dict[str, str], page: str | None = None):  # noqa: ANN202 - an A
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     """`paretoscope ARGS` in a fresh process, as a user runs it."""
-    command = [sys.executable, "-m", "core.cli", *args]
+    command = [sys.executable, "-m", "paretoscope.cli", *args]
     return subprocess.run(command, capture_output=True, text=True, cwd=REPO_DIR, timeout=120)
 
 
 @pytest.fixture(scope="module")
 def tiny_assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from dashboard.demo_fixture import build_tiny_assets
+    from paretoscope.dashboard.demo_fixture import build_tiny_assets
 
     return build_tiny_assets(tmp_path_factory.mktemp("hostile"), horizon=5, with_hopper=False)
 
@@ -206,8 +206,8 @@ def test_the_same_agent_three_times_is_compared_once(on_assets: Path) -> None:
 def test_agents_sharing_a_label_get_distinct_ones(tiny_assets: Path) -> None:
     from dataclasses import replace
 
-    from core.catalog import discover_assets
-    from dashboard.tables import distinct_labels
+    from paretoscope.catalog import discover_assets
+    from paretoscope.dashboard.tables import distinct_labels
 
     agents = list(discover_assets(tiny_assets).agents)
     twins = [replace(agent, label="MORvS") for agent in agents]
@@ -260,7 +260,7 @@ def test_names_and_fields_from_files_stay_inert_on_every_page(
 def test_an_unexpected_error_is_a_short_message_and_the_log_has_it(
     on_assets: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from dashboard import tables
+    from paretoscope.dashboard import tables
 
     def broken(*args: object, **kwargs: object) -> None:
         raise KeyError("Styler.apply SECRET internal detail")
@@ -328,7 +328,7 @@ def test_a_refused_checkpoint_names_the_global_and_gives_no_advice_in_the_cli(
 def test_upload_refusals_name_the_file_not_the_server_folder(
     name: str, content: str, on_assets: Path
 ) -> None:
-    from dashboard.uploads import upload_root
+    from paretoscope.dashboard.uploads import upload_root
 
     at = _app({})
     at.file_uploader(key="_uploads").upload(name, (CORPUS_FILES / content).read_bytes())
@@ -355,7 +355,7 @@ def test_upload_refusals_name_the_file_not_the_server_folder(
 
 
 def test_the_library_keeps_working_from_memory_and_says_why(tmp_path: Path) -> None:
-    from core.recordings import Recording, RecordingLibrary
+    from paretoscope.recordings import Recording, RecordingLibrary
 
     blocked = tmp_path / "cache"
     blocked.write_text("a file where the folder should be")
@@ -367,7 +367,8 @@ def test_the_library_keeps_working_from_memory_and_says_why(tmp_path: Path) -> N
     with pytest.MonkeyPatch.context() as patch:
         logged: list[str] = []
         patch.setattr(
-            "core.recordings.library.log.warning", lambda *args: logged.append(args[0] % args[1:])
+            "paretoscope.recordings.library.log.warning",
+            lambda *args: logged.append(args[0] % args[1:]),
         )
         library.put("k1", recording)
         library.put("k2", recording)
@@ -380,7 +381,7 @@ def test_the_library_keeps_working_from_memory_and_says_why(tmp_path: Path) -> N
 def test_an_unwritable_video_cache_is_said_once_and_videos_still_play(
     tiny_assets: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from core.cache import RECORDINGS_SUBDIR
+    from paretoscope.cache import RECORDINGS_SUBDIR
 
     cache = tmp_path / "cache"
     cache.mkdir()
@@ -406,7 +407,7 @@ def test_corpus_cases_hold_the_new_probes() -> None:
 
 
 def test_the_server_shows_no_exception_details_in_the_browser(tmp_path: Path) -> None:
-    from core.cli.dashboard import streamlit_command
+    from paretoscope.cli.dashboard import streamlit_command
 
     # What escapes every guard: Streamlit's generic message in the page, details in the log.
     command = streamlit_command(tmp_path, "127.0.0.1", 8501)

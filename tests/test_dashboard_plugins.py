@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.cli import dashboard as dashboard_cli
-from core.errors import ParetoscopeError
+from paretoscope.cli import dashboard as dashboard_cli
+from paretoscope.errors import ParetoscopeError
 from tests.conftest import REPO_DIR
 
 APP = str(REPO_DIR / "dashboard" / "app.py")
@@ -27,8 +27,8 @@ DST = "deep-sea-treasure-v0"
 @pytest.fixture
 def registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """A private copy of the named-agent registry and of the dashboard's failure memo."""
-    from core.agents import builtin
-    from dashboard import plugins
+    from paretoscope.agents import builtin
+    from paretoscope.dashboard import plugins
 
     monkeypatch.setattr(builtin, "_NAMED", dict(builtin._NAMED))
     monkeypatch.setattr(plugins, "_failed", {})
@@ -42,7 +42,7 @@ def _parse(*argv: str) -> argparse.Namespace:
 
 
 def test_the_agent_flag_reaches_the_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from dashboard.limits import plugin_sources
+    from paretoscope.dashboard.limits import plugin_sources
 
     args = _parse("--assets", str(tmp_path), "--agent", PLUGIN, "--agent", "py:pkg.mod:A.make")
     values = dashboard_cli.limits_environment(args)
@@ -68,8 +68,8 @@ def test_plug_ins_play_and_a_broken_one_is_an_error_in_the_page(
 ) -> None:
     from streamlit.testing.v1 import AppTest
 
-    from core.agents.plugin import load_plugin
-    from core.rollout import rollout_batch
+    from paretoscope.agents.plugin import load_plugin
+    from paretoscope.rollout import rollout_batch
 
     (tmp_path / "assets" / "agents").mkdir(parents=True)
     monkeypatch.setenv("PARETOSCOPE_ASSETS", str(tmp_path / "assets"))
@@ -102,9 +102,9 @@ def test_plug_ins_play_and_a_broken_one_is_an_error_in_the_page(
 def test_a_plug_in_is_loaded_once_per_env_and_no_file_counts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, registry: None
 ) -> None:
-    from core.agents.builtin import register_plugin
-    from core.catalog import AssetCatalog
-    from dashboard import loaders
+    from paretoscope.agents.builtin import register_plugin
+    from paretoscope.catalog import AssetCatalog
+    from paretoscope.dashboard import loaders
 
     register_plugin(PLUGIN)
     asset = AssetCatalog().agent_choice(DST, PLUGIN)

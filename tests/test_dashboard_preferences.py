@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.errors import ParetoscopeError
-from dashboard.preferences import (
+from paretoscope.dashboard.preferences import (
     format_vector,
     nearest_row,
     normalise,
@@ -20,6 +19,7 @@ from dashboard.preferences import (
     snap,
     tour_path,
 )
+from paretoscope.errors import ParetoscopeError
 
 
 def _grid(n_obj: int, granularity: int) -> np.ndarray:

@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.agents.loaded import LoadedAgent
-from core.errors import ParetoscopeError
-from core.recordings import EpisodeRequest, Recording, read_recording
-from dashboard import pool as pool_module
-from dashboard.pool import RolloutPool
+from paretoscope.agents.loaded import LoadedAgent
+from paretoscope.dashboard import pool as pool_module
+from paretoscope.dashboard.pool import RolloutPool
+from paretoscope.errors import ParetoscopeError
+from paretoscope.recordings import EpisodeRequest, Recording, read_recording
 from tests.agents_for_tests import LinearAgent
 from tests.apptests import count_episode_recordings, front_chart_figure, page_ok
 from tests.conftest import REPO_DIR
@@ -121,7 +121,7 @@ def test_stop_requested_sees_streamlit_rerun_and_stop_requests() -> None:
         SCRIPT_RUN_CONTEXT_ATTR_NAME,
     )
 
-    from dashboard.live import stop_requested
+    from paretoscope.dashboard.live import stop_requested
 
     assert not stop_requested()  # no script run: nothing to stop
     requests = ScriptRequests()
@@ -155,7 +155,7 @@ def test_a_stream_leaves_its_run_for_a_waiting_move_only(rerun: dict, waits: boo
         SCRIPT_RUN_CONTEXT_ATTR_NAME,
     )
 
-    from dashboard.live import move_waits
+    from paretoscope.dashboard.live import move_waits
 
     assert not move_waits()  # no script run: nothing waits
     requests = ScriptRequests()
@@ -199,7 +199,7 @@ def _request(**changes: object) -> EpisodeRequest:
 
 def _record(loaded: LoadedAgent, request: EpisodeRequest, on_frame=None, render=True):  # noqa: ANN001, ANN202
     """What a page's job does: the request recorded in a slot of the server's pool."""
-    from dashboard.live import recording_producer
+    from paretoscope.dashboard.live import recording_producer
 
     producer = recording_producer(request, [loaded])
     return producer(on_frame or (lambda frame: None), lambda ahead: None)
@@ -253,7 +253,7 @@ def test_viewers_of_one_agent_get_identical_copies() -> None:
 
 
 def test_video_cache_size_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    from dashboard.limits import video_cache_bytes
+    from paretoscope.dashboard.limits import video_cache_bytes
 
     monkeypatch.setenv("PARETOSCOPE_VIDEO_CACHE_MB", "3")
     assert video_cache_bytes() == 3 * 2**20
@@ -270,7 +270,7 @@ def test_video_cache_size_comes_from_the_environment(monkeypatch: pytest.MonkeyP
 
 @pytest.fixture(scope="module")
 def assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from dashboard.demo_fixture import build_tiny_assets
+    from paretoscope.dashboard.demo_fixture import build_tiny_assets
 
     return build_tiny_assets(tmp_path_factory.mktemp("assets"), horizon=HORIZON, with_hopper=False)
 
@@ -297,8 +297,8 @@ def _app(query: dict[str, str] | None = None):  # noqa: ANN202 - an AppTest
 def _stored_hypervolume(assets: Path, agent: str) -> float:
     """The hypervolume (reference at the origin) of `agent`'s precomputed sweep, read directly
     from the assets' store: what the metrics panels must show."""
-    from core.metrics import hypervolume
-    from core.results_store import ResultsStore
+    from paretoscope.metrics import hypervolume
+    from paretoscope.results_store import ResultsStore
 
     stored = ResultsStore(assets / "results").read(CHEETAH)
     rows = stored[(stored["agent"] == agent) & ~stored["explicit_target"]]
@@ -309,7 +309,7 @@ def _stored_hypervolume(assets: Path, agent: str) -> float:
 def test_a_queued_request_says_so_then_plays(
     cache: Path, small_pool: RolloutPool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import dashboard.live as live
+    import paretoscope.dashboard.live as live
 
     notices: list[int] = []
     original = live.queued_notice
@@ -409,8 +409,8 @@ def test_an_unwritable_results_folder_is_a_clear_error(
     import os as real_os
     import tempfile
 
-    import core.atomic
-    import core.results_store as results_store
+    import paretoscope.atomic
+    import paretoscope.results_store as results_store
 
     at = _app()
     page_ok(at)
@@ -431,7 +431,7 @@ def test_an_unwritable_results_folder_is_a_clear_error(
             raise OSError(errno.ENOSPC, "No space left on device")
 
         monkeypatch.setattr(results_store.os, "fsync", no_space)
-        monkeypatch.setattr(core.atomic.os, "fsync", no_space)
+        monkeypatch.setattr(paretoscope.atomic.os, "fsync", no_space)
         expected = "No space left on device"
     else:
 
@@ -446,7 +446,7 @@ def test_an_unwritable_results_folder_is_a_clear_error(
     assert "cannot write results to" in messages and expected in messages
     assert "earlier results are unchanged" in messages
     monkeypatch.setattr(results_store.os, "fsync", real_os.fsync)
-    monkeypatch.setattr(core.atomic.os, "fsync", real_os.fsync)
+    monkeypatch.setattr(paretoscope.atomic.os, "fsync", real_os.fsync)
     monkeypatch.setattr(results_store.tempfile, "mkstemp", tempfile.mkstemp)
     # No partial file, and what was there is intact.
     after = listing()
@@ -481,7 +481,7 @@ class _NanAfter:
 
 
 def test_nan_actions_stop_the_rollout_with_a_message(small_pool: RolloutPool) -> None:
-    from core.recordings import divergence_message
+    from paretoscope.recordings import divergence_message
 
     recording = _record(_loaded(_NanAfter(LinearAgent(CHEETAH, seed=1), 7)), _request())
     assert recording.length == 8  # seven steps, then the last frame held at the eighth
@@ -507,7 +507,7 @@ def test_nan_actions_in_the_page_are_a_message_and_the_page_goes_on(
 ) -> None:
     import contextlib
 
-    from core.agents.loaded import LoadedAgent as Loaded
+    from paretoscope.agents.loaded import LoadedAgent as Loaded
 
     original = Loaded.borrow
 
@@ -529,14 +529,16 @@ def test_nan_actions_in_the_page_are_a_message_and_the_page_goes_on(
 def test_without_rendering_every_page_still_works(
     assets: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from core.render import RenderingUnavailable
+    from paretoscope.render import RenderingUnavailable
 
     def unavailable(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
         raise RenderingUnavailable("rendering unavailable: no OpenGL here (test)")
 
-    monkeypatch.setattr("core.render.frames.stream_frames", unavailable)
-    monkeypatch.setattr("core.render.stream_frames", unavailable)
-    monkeypatch.setattr("core.recordings.paced.ensure_gl_backend", unavailable)  # live episodes
+    monkeypatch.setattr("paretoscope.render.frames.stream_frames", unavailable)
+    monkeypatch.setattr("paretoscope.render.stream_frames", unavailable)
+    monkeypatch.setattr(
+        "paretoscope.recordings.paced.ensure_gl_backend", unavailable
+    )  # live episodes
     at = _app()
     page_ok(at)
     assert any("no OpenGL here" in warning.value for warning in at.warning)
@@ -581,7 +583,7 @@ def _slow_producer(pool: RolloutPool, calls: list[int], frames: int = 200):  # n
 
 
 def test_viewers_of_one_episode_follow_one_job() -> None:
-    from dashboard.jobs import JobBoard
+    from paretoscope.dashboard.jobs import JobBoard
 
     pool = RolloutPool(1, poll_seconds=0.01)
     board = JobBoard()
@@ -601,7 +603,7 @@ def test_viewers_of_one_episode_follow_one_job() -> None:
 
 
 def test_a_job_nobody_follows_is_cancelled_queued_or_running() -> None:
-    from dashboard.jobs import JobBoard
+    from paretoscope.dashboard.jobs import JobBoard
 
     pool = RolloutPool(1, poll_seconds=0.01)
     board = JobBoard()
@@ -631,7 +633,7 @@ def test_the_limits_are_command_line_flags(
 ) -> None:
     import argparse
 
-    from core.cli import dashboard as dashboard_cli
+    from paretoscope.cli import dashboard as dashboard_cli
 
     parser = argparse.ArgumentParser()
     dashboard_cli.register(parser.add_subparsers(dest="command"))
@@ -664,8 +666,8 @@ def test_the_limits_are_command_line_flags(
 
 def test_a_job_keeps_step_records_not_frame_images() -> None:
     # Followers draw charts from the history; holding every image would cost ~150 MB an episode.
-    from core.recordings import LiveFrame
-    from dashboard.jobs import JobBoard
+    from paretoscope.dashboard.jobs import JobBoard
+    from paretoscope.recordings import LiveFrame
 
     pool = RolloutPool(1, poll_seconds=0.01)
 
@@ -682,7 +684,7 @@ def test_a_job_keeps_step_records_not_frame_images() -> None:
 
 
 def test_throttle_limits_the_rate() -> None:
-    from core.pacing.display import Throttle
+    from paretoscope.pacing.display import Throttle
 
     throttle = Throttle(rate=5.0)
     assert throttle.ready() and not throttle.ready()
@@ -693,7 +695,7 @@ def test_throttle_limits_the_rate() -> None:
 def test_throttle_says_when_its_next_frame_may_go() -> None:
     """A token bucket at 4 a second: the first frame at once, then a token every 0.25 s; asking
     takes no token."""
-    from core.pacing.display import Throttle
+    from paretoscope.pacing.display import Throttle
 
     now = [10.0]
     throttle = Throttle(4.0, clock=lambda: now[0])
@@ -716,7 +718,7 @@ def test_throttle_says_when_its_next_frame_may_go() -> None:
 def test_throttle_shows_its_rate_of_steady_frames(arrivals: float, rate: float, shown: int) -> None:
     """Frames coming every 1/`arrivals` s for 10 s: `rate` a second are shown (a shortest
     interval of 1/rate would show 25 of 5 a second for 4.5, and 100 of 20 for 12)."""
-    from core.pacing.display import Throttle
+    from paretoscope.pacing.display import Throttle
 
     now = [0.0]
     throttle = Throttle(rate, clock=lambda: now[0])
@@ -728,8 +730,8 @@ def test_throttle_shows_its_rate_of_steady_frames(arrivals: float, rate: float, 
 
 
 def test_a_sweep_on_a_cache_miss_waits_for_a_worker_and_is_shared(small_pool: RolloutPool) -> None:
-    from dashboard.jobs import shared_board
-    from dashboard.live import compute_in_pool
+    from paretoscope.dashboard.jobs import shared_board
+    from paretoscope.dashboard.live import compute_in_pool
 
     calls: list[int] = []
     release = threading.Event()
@@ -762,7 +764,7 @@ def test_a_sweep_on_a_cache_miss_waits_for_a_worker_and_is_shared(small_pool: Ro
 
 
 def test_the_board_says_when_its_last_job_ends() -> None:
-    from dashboard.jobs import JobBoard
+    from paretoscope.dashboard.jobs import JobBoard
 
     idle: list[int] = []
     board = JobBoard(on_idle=lambda: idle.append(len(board.running())))
@@ -788,7 +790,7 @@ def test_the_board_says_when_its_last_job_ends() -> None:
 
 
 def test_idle_trim_releases_once_after_the_last_of_many_requests() -> None:
-    from dashboard.heap import IdleTrim
+    from paretoscope.dashboard.heap import IdleTrim
 
     released: list[int] = []
     trimmer = IdleTrim(delay=0.2, release=lambda: released.append(1))
@@ -804,7 +806,7 @@ def test_idle_trim_releases_once_after_the_last_of_many_requests() -> None:
 
 TRIM_SCRIPT = """
 import threading
-from dashboard import heap
+from paretoscope.dashboard import heap
 
 def rss():
     return int(open("/proc/self/statm").read().split()[1]) * 4096
@@ -828,7 +830,7 @@ def test_trim_gives_freed_heap_pages_back_to_the_system() -> None:
     import subprocess
     import sys
 
-    from dashboard.heap import _libc
+    from paretoscope.dashboard.heap import _libc
 
     if _libc() is None:
         pytest.skip("not glibc")

@@ -2,7 +2,8 @@
 folders written as each trainer writes them (`tests.run_fixtures`).
 
 What the page shows is checked against independent computations: every snapshot loaded with
-`core.runs.run.open_run(...).load(...)` and swept with `core.evaluate.sweep` directly, the
+`paretoscope.runs.run.open_run(...).load(...)` and swept with `paretoscope.evaluate.sweep`
+directly, the
 hypervolume and expected utility of each step's mean front by brute force, PEDA's fronts read
 back from the pickled logs the fixture wrote, a rollout of the chosen snapshot run with core."""
 
@@ -17,9 +18,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.envs import get_spec
-from core.runs.fronts import STEP_COLUMN, step_metrics
-from core.runs.run import open_run
+from paretoscope.envs import get_spec
+from paretoscope.runs.fronts import STEP_COLUMN, step_metrics
+from paretoscope.runs.run import open_run
 from tests.apptests import open_app, page_ok
 from tests.run_fixtures import envelope_run, peda_run, policy_set_run, rollout_log
 
@@ -60,8 +61,8 @@ def _training(query: dict[str, str] | None = None):  # noqa: ANN202 - an AppTest
 def _independent_sweeps(run_folder: Path, steps: list[int] | None = None) -> pd.DataFrame:
     """Each snapshot (of `steps`, default all) loaded by core and swept on the default plan
     (granularity 20, seed 0, the env's horizon), with its step: no dashboard code involved."""
-    from core.agents.importers import ImportAnswers
-    from core.evaluate import sweep
+    from paretoscope.agents.importers import ImportAnswers
+    from paretoscope.evaluate import sweep
 
     run = open_run(run_folder)
     tables = []
@@ -154,7 +155,7 @@ def test_each_steps_front_and_metrics_equal_an_independent_sweep(on_dst: Path) -
 def test_play_moves_through_the_steps_then_the_agent_of_the_last_step_plays(
     on_dst: Path,
 ) -> None:
-    from core.rollout import rollout_batch
+    from paretoscope.rollout import rollout_batch
 
     at = _training()
     at.button(key="train_play").click().run()  # at the last step: starts from the first
@@ -186,7 +187,7 @@ def test_the_evolution_exports_as_one_mp4_with_a_frame_per_step(
 ) -> None:
     import imageio.v2 as imageio
 
-    from dashboard.views.training import EXPORT_FPS, EXPORT_HOLD
+    from paretoscope.dashboard.views.training import EXPORT_FPS, EXPORT_HOLD
 
     at = _training()
     assert not [b for b in at.get("download_button") if b.label == "Download the evolution MP4"]
@@ -283,9 +284,9 @@ def test_a_run_mixing_architectures_names_the_odd_snapshot(
 def test_a_run_evaluated_on_the_command_line_is_read_not_recomputed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import core.evaluate
-    from core.cli import main
-    from core.results_store import ResultsStore
+    import paretoscope.evaluate
+    from paretoscope.cli import main
+    from paretoscope.results_store import ResultsStore
 
     assets = tmp_path / "assets"
     run = policy_set_run(assets / "agents" / "swim-run", env_id=SWIMMER, steps=(10, 20, 30))
@@ -298,7 +299,9 @@ def test_a_run_evaluated_on_the_command_line_is_read_not_recomputed(
     at = open_app({"env": SWIMMER})
     page_ok(at)
     simulated: list[object] = []
-    monkeypatch.setattr(core.evaluate, "evaluate_batch", lambda *args: simulated.append(args))
+    monkeypatch.setattr(
+        paretoscope.evaluate, "evaluate_batch", lambda *args: simulated.append(args)
+    )
     at.switch_page("views/training.py").run()
     page_ok(at)
     assert not simulated, "every episode was read from the command line's results"
@@ -330,18 +333,18 @@ def peda_assets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_peda_logs_are_shown_without_sweeping(
     peda_assets: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import core.evaluate
+    import paretoscope.evaluate
 
     at = open_app({"env": CHEETAH})
     page_ok(at)
     swept: list[object] = []
-    original = core.evaluate.sweep
+    original = paretoscope.evaluate.sweep
 
     def counting(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
         swept.append(args)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(core.evaluate, "sweep", counting)
+    monkeypatch.setattr(paretoscope.evaluate, "sweep", counting)
     at.switch_page("views/training.py").run()
     page_ok(at)
     assert at.radio(key="train_source").value == "logged"

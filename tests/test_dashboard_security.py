@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import ParetoscopeError
-from dashboard import uploads
-from dashboard.paths import confine_catalog, is_inside, resolve_user_path
+from paretoscope.dashboard import uploads
+from paretoscope.dashboard.paths import confine_catalog, is_inside, resolve_user_path
+from paretoscope.errors import ParetoscopeError
 from tests.bad_inputs.exercise import exercise_upload
 from tests.bad_inputs.make_corpus import MARKER, corpus
 from tests.conftest import PEDA_FIXTURES, REPO_DIR
@@ -63,8 +63,8 @@ def test_user_paths_stay_inside_the_allowed_folders(tmp_path: Path) -> None:
 
 
 def test_catalog_entries_that_link_outside_are_refused(tmp_path: Path) -> None:
-    from core.catalog import discover_assets
-    from dashboard.demo_fixture import build_tiny_assets
+    from paretoscope.catalog import discover_assets
+    from paretoscope.dashboard.demo_fixture import build_tiny_assets
 
     source = build_tiny_assets(tmp_path / "source", horizon=5, with_hopper=False)
     root = tmp_path / "assets"
@@ -136,8 +136,8 @@ def test_the_upload_folder_goes_when_the_server_process_exits() -> None:
 def test_upload_limit_defaults_and_overrides(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from core.cli.dashboard import streamlit_command
-    from dashboard.limits import max_upload_bytes
+    from paretoscope.cli.dashboard import streamlit_command
+    from paretoscope.dashboard.limits import max_upload_bytes
 
     monkeypatch.delenv("PARETOSCOPE_MAX_UPLOAD_MB", raising=False)
     assert max_upload_bytes() == 200 * 2**20
@@ -157,7 +157,7 @@ def test_upload_limit_defaults_and_overrides(
 def test_an_oversized_upload_in_the_page_is_a_message(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from dashboard.demo_fixture import build_tiny_assets
+    from paretoscope.dashboard.demo_fixture import build_tiny_assets
 
     assets = build_tiny_assets(tmp_path / "assets", horizon=5, with_hopper=False)
     monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
@@ -215,7 +215,7 @@ def test_bad_file_gives_a_clear_message(case: dict, tmp_path: Path, marker_absen
     assert not (tmp_path / "outside").exists() and not Path("/tmp/outside/config.json").exists()
     good = PEDA_FIXTURES / "ckpts" / "MO-HalfCheetah-v2" / "bc" / "step=1.ckpt"
     if good.is_file():
-        from core.catalog import discover_assets
+        from paretoscope.catalog import discover_assets
 
         uploads.store_upload(folder, "fine.ckpt", good.read_bytes())
         assert "fine" in {agent.name for agent in discover_assets(folder).agents}
@@ -231,7 +231,7 @@ def _app_test(query: dict[str, str] | None = None):  # noqa: ANN202 - an AppTest
 
 @pytest.fixture(scope="module")
 def url_assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from dashboard.demo_fixture import build_tiny_assets
+    from paretoscope.dashboard.demo_fixture import build_tiny_assets
 
     return build_tiny_assets(tmp_path_factory.mktemp("url-assets"), horizon=5, with_hopper=False)
 
@@ -269,7 +269,7 @@ CANARY = "tests.plugin_canary"  # records being imported (sys.modules, an enviro
 def test_a_link_or_a_typed_path_never_imports_a_plug_in(
     url_assets: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from core.agents.builtin import named_agents
+    from paretoscope.agents.builtin import named_agents
 
     monkeypatch.setenv("PARETOSCOPE_ASSETS", str(url_assets))
     monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))

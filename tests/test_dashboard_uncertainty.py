@@ -12,7 +12,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.metrics import (
+from paretoscope.dashboard.uncertainty import equal_runs
+from paretoscope.dashboard.uncertainty_figures import (
+    attainment_figure,
+    eaf_difference_figure,
+    staircase,
+)
+from paretoscope.metrics import (
     AttainmentSurfaces,
     EafDifference,
     attainment_surfaces,
@@ -20,8 +26,6 @@ from core.metrics import (
     eaf_difference,
     hypervolume,
 )
-from dashboard.uncertainty import equal_runs
-from dashboard.uncertainty_figures import attainment_figure, eaf_difference_figure, staircase
 from tests.apptests import open_app, page_ok
 from tests.conftest import PEDA_FIXTURES
 
@@ -95,8 +99,8 @@ def test_equal_runs_keeps_each_sides_first_seeds() -> None:
 
 
 def test_metrics_table_puts_intervals_beside_their_metric() -> None:
-    from core.metrics import Interval
-    from dashboard.tables import AgentMetrics, best_per_column, metrics_table
+    from paretoscope.dashboard.tables import AgentMetrics, best_per_column, metrics_table
+    from paretoscope.metrics import Interval
 
     grid = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
     band = {
@@ -127,10 +131,10 @@ def test_metrics_table_puts_intervals_beside_their_metric() -> None:
 @pytest.fixture(scope="module")
 def assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The tiny assets (HalfCheetah only), MORvS swept with three seeds."""
-    from core.agents import load
-    from core.evaluate import sweep
-    from core.results_store import ResultsStore
-    from dashboard.demo_fixture import build_tiny_assets
+    from paretoscope.agents import load
+    from paretoscope.dashboard.demo_fixture import build_tiny_assets
+    from paretoscope.evaluate import sweep
+    from paretoscope.results_store import ResultsStore
 
     folder = build_tiny_assets(
         tmp_path_factory.mktemp("assets"),
@@ -164,7 +168,7 @@ def app_env(assets: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> It
 
 
 def _stored(assets: Path, agent: str) -> dict[str, np.ndarray]:
-    from core.results_store import ResultsStore
+    from paretoscope.results_store import ResultsStore
 
     stored = ResultsStore(assets / "results").read(CHEETAH)
     rows = stored[(stored["agent"] == agent) & ~stored["explicit_target"]]
@@ -259,7 +263,7 @@ def test_compare_shows_intervals_and_the_eaf_difference(app_env: Path, assets: P
     assert "has 3 seeds" in captions and "first 1 are compared" in captions, captions
     assert any(name.endswith("better by 100% of runs") for name in _trace_names(at))
     # The hypervolume column still marks a best value (two defined values).
-    from dashboard.tables import best_per_column
+    from paretoscope.dashboard.tables import best_per_column
 
     assert best_per_column(table)["hypervolume"].sum() >= 1
     assert not best_per_column(table)["hypervolume 95% CI low"].any()

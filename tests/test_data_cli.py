@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import core.cli
-import core.cli.data as data_cli
-from core.data import open_native, read_d4morl
+import paretoscope.cli
+import paretoscope.cli.data as data_cli
+from paretoscope.data import open_native, read_d4morl
 from tests.test_data_support import (
     CHEETAH,
     CHEETAH_FILE,
@@ -22,14 +22,16 @@ from tests.test_data_support import (
 
 @pytest.fixture(autouse=True)
 def _with_data_command(monkeypatch: pytest.MonkeyPatch) -> None:
-    if "core.cli.data" not in core.cli._COMMAND_MODULES:
+    if "paretoscope.cli.data" not in paretoscope.cli._COMMAND_MODULES:
         monkeypatch.setattr(
-            core.cli, "_COMMAND_MODULES", (*core.cli._COMMAND_MODULES, "core.cli.data")
+            paretoscope.cli,
+            "_COMMAND_MODULES",
+            (*paretoscope.cli._COMMAND_MODULES, "paretoscope.cli.data"),
         )
 
 
 def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    status = core.cli.main(argv)
+    status = paretoscope.cli.main(argv)
     captured = capsys.readouterr()
     return status, captured.out, captured.err
 

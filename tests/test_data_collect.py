@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.agents.base import Agent
-from core.data import (
+from paretoscope.agents.base import Agent
+from paretoscope.data import (
     AmateurAgent,
     GaussianNoiseAgent,
     collect,
@@ -17,9 +17,9 @@ from core.data import (
     read_d4morl,
     sample_preferences,
 )
-from core.data.behaviour import behaviour_agent
-from core.errors import ParetoscopeError
-from core.rollout import rollout_batch
+from paretoscope.data.behaviour import behaviour_agent
+from paretoscope.errors import ParetoscopeError
+from paretoscope.rollout import rollout_batch
 from tests.test_data_support import CHEETAH, LinearTestAgent
 
 # --- preference distributions -------------------------------------------------------------------
@@ -400,7 +400,7 @@ def test_episodes_capped_by_the_collection_horizon_did_not_end_early(tmp_path: P
     out = collect(agent, CHEETAH, episodes=2, out=tmp_path / "c", horizon=HORIZON)
     assert open_native(out).info.horizon == HORIZON
     np.testing.assert_array_equal(open_native(out).ended_early(), [False, False])
-    from core.data import dataset_summary
+    from paretoscope.data import dataset_summary
 
     assert dataset_summary(out).n_ended_early == 0
     assert open_native(out).ended_early(horizon=500).all()

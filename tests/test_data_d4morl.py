@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.data import (
+from paretoscope.data import (
     convert,
     d4morl_file_name,
     load_d4morl,
@@ -18,7 +18,7 @@ from core.data import (
     read_d4morl,
     write_d4morl,
 )
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 from tests.test_data_support import CHEETAH, CHEETAH_FILE, make_entries, make_entry, write_pickle
 
 # --- reading and writing -----------------------------------------------------------------------
@@ -88,7 +88,7 @@ def test_inconsistent_next_observations_survive_a_round_trip(tmp_path: Path) -> 
         raw = pickle.load(file)
     for written, original in zip(raw, entries, strict=True):
         np.testing.assert_array_equal(written["next_observations"], original["next_observations"])
-    from core.data import open_native
+    from paretoscope.data import open_native
 
     np.testing.assert_array_equal(
         open_native(native).next_observations_or_derived(),

@@ -10,7 +10,7 @@ import minari
 import numpy as np
 import pytest
 
-from core.data import (
+from paretoscope.data import (
     convert,
     dataset_summary,
     detect_format,
@@ -19,7 +19,7 @@ from core.data import (
     read_minari,
     write_minari,
 )
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 from tests.test_data_support import CHEETAH, CHEETAH_FILE, make_entries, make_entry, write_pickle
 
 COLUMNS = (

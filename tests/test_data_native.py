@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.data import (
+from paretoscope.data import (
     NativeWriter,
     Trajectories,
     Trajectory,
@@ -21,8 +21,8 @@ from core.data import (
     write_d4morl,
     write_native,
 )
-from core.data.native import FORMAT_VERSION, HEADER_FILE, read_header
-from core.errors import ParetoscopeError
+from paretoscope.data.native import FORMAT_VERSION, HEADER_FILE, read_header
+from paretoscope.errors import ParetoscopeError
 from tests.test_data_support import CHEETAH, CHEETAH_FILE, make_entries, write_pickle
 
 COLUMNS = (

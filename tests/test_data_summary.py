@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.data import (
+from paretoscope.data import (
     DatasetInfo,
     TrajectoryTable,
     convert,
@@ -18,8 +18,8 @@ from core.data import (
     summarize,
     summarize_trajectories,
 )
-from core.data.sources import SIDECAR_SUFFIX
-from core.errors import ParetoscopeError
+from paretoscope.data.sources import SIDECAR_SUFFIX
+from paretoscope.errors import ParetoscopeError
 from tests.test_data_support import CHEETAH, CHEETAH_FILE, make_entries, write_pickle
 
 

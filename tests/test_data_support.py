@@ -2,7 +2,7 @@
 
 The synthetic entries follow docs/reference.md#d4morl-dataset-files literally (a list of
 defaultdict(list) of float64 arrays, bool terminals, the preference repeated on every step),
-independently of the writer in core.data.
+independently of the writer in paretoscope.data.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.agents.base import AgentSpec, Conditioning
-from core.envs import get_spec
+from paretoscope.agents.base import AgentSpec, Conditioning
+from paretoscope.envs import get_spec
 
 CHEETAH = "MO-HalfCheetah-v2"  # 17-dim observations, 6 actions, 2 objectives, horizon 500
 CHEETAH_FILE = "MO-HalfCheetah-v2_50000_expert_uniform.pkl"

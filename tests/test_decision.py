@@ -1,4 +1,4 @@
-"""core.decision against plain definitions: double loops over points, hand-made fronts, and
+"""paretoscope.decision against plain definitions: double loops over points, hand-made fronts, and
 pymoo's own `HighTradeoffPoints` for the vectorised high trade-off points."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.decision import (
+from paretoscope.decision import (
     NORMALISATIONS,
     aspiration_pick,
     compromise_point,
@@ -20,7 +20,7 @@ from core.decision import (
     normalise,
     pseudo_weights,
 )
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 FAST = settings(max_examples=60, deadline=None)
 TIE = 1e-9

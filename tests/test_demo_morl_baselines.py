@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.agents.importers import import_agent
-from core.demo import morlb_training
-from core.errors import ParetoscopeError
+from paretoscope.agents.importers import import_agent
+from paretoscope.demo import morlb_training
+from paretoscope.errors import ParetoscopeError
 
 DST = "deep-sea-treasure-v0"
 HAVE_MORL_BASELINES = importlib.util.find_spec("morl_baselines") is not None

@@ -15,15 +15,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.agents import Agent, load
-from core.catalog import discover_assets
-from core.cli import main
-from core.data import open_native
-from core.demo import QUICK, build_demo, demo_status, morlb_training
-from core.demo.ledger import LEDGER_FILE
-from core.demo.manifest import TABLE_HEADER, folder_size, human_size
-from core.envs import get_spec
-from core.errors import ParetoscopeError
+from paretoscope.agents import Agent, load
+from paretoscope.catalog import discover_assets
+from paretoscope.cli import main
+from paretoscope.data import open_native
+from paretoscope.demo import QUICK, build_demo, demo_status, morlb_training
+from paretoscope.demo.ledger import LEDGER_FILE
+from paretoscope.demo.manifest import TABLE_HEADER, folder_size, human_size
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
 
 
 def quiet(_: str) -> None:
@@ -312,9 +312,9 @@ def test_interrupted_run_resumes_with_only_what_is_missing(
     (out / LEDGER_FILE).write_text(json.dumps({"format": "paretoscope-demo-ledger",
                                                "version": 1, "steps": steps}))  # fmt: skip
 
-    import core.evaluate
+    import paretoscope.evaluate
 
-    real_sweep = core.evaluate.sweep
+    real_sweep = paretoscope.evaluate.sweep
     calls: list[str] = []
 
     def sweep_then_stop(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
@@ -323,14 +323,14 @@ def test_interrupted_run_resumes_with_only_what_is_missing(
             raise KeyboardInterrupt
         return real_sweep(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(core.evaluate, "sweep", sweep_then_stop)
+    monkeypatch.setattr(paretoscope.evaluate, "sweep", sweep_then_stop)
     with pytest.raises(KeyboardInterrupt):
         build_demo(out, QUICK, progress=False, log=quiet)
     done = set(ledger(out))
     assert {"sweep:halfcheetah-behaviour", "sweep:halfcheetah-morvs"} <= done
     assert "sweep:halfcheetah-bc" not in done and "manifest" not in done
 
-    monkeypatch.setattr(core.evaluate, "sweep", real_sweep)
+    monkeypatch.setattr(paretoscope.evaluate, "sweep", real_sweep)
     report = build_demo(out, QUICK, progress=False, log=quiet)
     status = {outcome.id: outcome.status for outcome in report.outcomes}
     assert status["sweep:halfcheetah-behaviour"] == status["sweep:halfcheetah-morvs"] == "skipped"
@@ -407,8 +407,8 @@ def test_env_filter_builds_one_env_and_names_unknown_ones(
 
 
 def test_offline_agents_are_swept_on_seeds_no_dataset_episode_started_from(built: Path) -> None:
-    from core.data.sources import open_dataset
-    from core.envs import make_env
+    from paretoscope.data.sources import open_dataset
+    from paretoscope.envs import make_env
 
     manifest = json.loads((built / "manifest.json").read_text(encoding="utf-8"))
     for env in QUICK.envs:
@@ -434,8 +434,8 @@ def test_offline_agents_are_swept_on_seeds_no_dataset_episode_started_from(built
 def test_member_count_targets_count_non_dominated_members_of_the_kept_set() -> None:
     """Hopper needs 13 non-dominated members and at most 2 dominated: a set thinned by dropping
     to 12 members, all non-dominated, still misses; 15 with 13 non-dominated meets it."""
-    from core.demo.figures import quality_checks
-    from core.demo.recipe import FULL
+    from paretoscope.demo.figures import quality_checks
+    from paretoscope.demo.recipe import FULL
 
     hopper = FULL.env("MO-Hopper-v3")
 

@@ -15,15 +15,15 @@ import pandas as pd
 import pytest
 from gymnasium.error import DependencyNotInstalled
 
-from core.agents.base import AgentSpec, Conditioning
-from core.agents.builtin import is_builtin, load_agent
-from core.agents.random_agent import RandomAgent
-from core.envs import get_spec
-from core.envs.dependencies import MissingDependency, mo_gymnasium_make
-from core.errors import ParetoscopeError
-from core.evaluate import summarize, sweep
-from core.results_store import episode_key
-from core.rollout import rollout_batch, stream_rollout
+from paretoscope.agents.base import AgentSpec, Conditioning
+from paretoscope.agents.builtin import is_builtin, load_agent
+from paretoscope.agents.random_agent import RandomAgent
+from paretoscope.envs import get_spec
+from paretoscope.envs.dependencies import MissingDependency, mo_gymnasium_make
+from paretoscope.errors import ParetoscopeError
+from paretoscope.evaluate import summarize, sweep
+from paretoscope.results_store import episode_key
+from paretoscope.rollout import rollout_batch, stream_rollout
 
 
 class ScriptedAgent:

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from core.errors import ParetoscopeError
-from core.render.env_frames import (
+from paretoscope.errors import ParetoscopeError
+from paretoscope.render.env_frames import (
     BACKGROUND,
     EnvFrames,
     env_id_renders_rgb,
@@ -318,7 +318,7 @@ def test_other_render_errors_are_raised() -> None:
 
 
 def test_exported_from_core_render() -> None:
-    import core.render
+    import paretoscope.render
 
-    assert core.render.fit_frame is fit_frame
-    assert core.render.EnvFrames is EnvFrames
+    assert paretoscope.render.fit_frame is fit_frame
+    assert paretoscope.render.EnvFrames is EnvFrames

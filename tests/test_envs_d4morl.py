@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from gymnasium.utils import seeding
 
-from core.envs import get_spec, list_specs, make_env
-from core.envs.d4morl import D4MORLEnv, gymnasium_assets_dir, load_physics, make_d4morl_env
-from core.errors import ParetoscopeError
+from paretoscope.envs import get_spec, list_specs, make_env
+from paretoscope.envs.d4morl import D4MORLEnv, gymnasium_assets_dir, load_physics, make_d4morl_env
+from paretoscope.errors import ParetoscopeError
 
 D4MORL_IDS = [spec.id for spec in list_specs() if spec.family == "d4morl"]
 

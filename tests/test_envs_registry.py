@@ -7,12 +7,12 @@ import mo_gymnasium  # noqa: F401 - registers MO-Gymnasium's ids with gymnasium
 import numpy as np
 import pytest
 
-from core.agents.random_agent import RandomAgent
-from core.envs import EnvSpec, Objective, get_spec, list_ids, list_specs, make_env, register
-from core.envs.registry import REGISTRY
-from core.errors import ParetoscopeError
-from core.render.frames import stream_frames
-from core.rollout import rollout_batch
+from paretoscope.agents.random_agent import RandomAgent
+from paretoscope.envs import EnvSpec, Objective, get_spec, list_ids, list_specs, make_env, register
+from paretoscope.envs.registry import REGISTRY
+from paretoscope.errors import ParetoscopeError
+from paretoscope.render.frames import stream_frames
+from paretoscope.rollout import rollout_batch
 
 MO_GYMNASIUM_IDS = list_ids("mo-gymnasium")
 D4MORL_IDS = list_ids("d4morl")

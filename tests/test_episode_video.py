@@ -13,7 +13,7 @@ from tests.apptests import episode_videos
 def _page() -> None:  # AppTest runs the body alone: everything it needs is inside
     import streamlit as st
 
-    from dashboard.widgets.episode_video import episode_video
+    from paretoscope.dashboard.widgets.episode_video import episode_video
 
     MP4 = b"\x00\x00\x00\x18ftypmp42 not really a video"  # noqa: N806
     episode_video(MP4, label='seed 3 "fast" <gait>', coordinates="paretoscope:video")
@@ -45,7 +45,7 @@ def test_the_player_serves_the_file_streamlit_would() -> None:
 
 
 def _hostile_page() -> None:
-    from dashboard.widgets.episode_video import episode_video
+    from paretoscope.dashboard.widgets.episode_video import episode_video
 
     hostile = '"><img src=x onerror=alert(1)><video autoplay x="'  # an agent's name, say
     episode_video(b"\x00\x00\x00\x18ftypmp42", label=hostile, coordinates="paretoscope:video")

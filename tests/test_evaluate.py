@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.agents.random_agent import RandomAgent
-from core.errors import ParetoscopeError
-from core.evaluate import summarize, sweep
-from core.results_store import KEY_COLUMN, ResultsStore
+from paretoscope.agents.random_agent import RandomAgent
+from paretoscope.errors import ParetoscopeError
+from paretoscope.evaluate import summarize, sweep
+from paretoscope.results_store import KEY_COLUMN, ResultsStore
 from tests.agents_for_tests import LinearAgent
 from tests.conftest import REPO_DIR
 
@@ -140,8 +140,8 @@ def test_killed_sweep_resumes_with_only_what_is_missing(tmp_path: Path) -> None:
         f"""
         import sys, time
         sys.path.insert(0, {str(REPO_DIR)!r})
-        from core.evaluate import sweep
-        from core.results_store import ResultsStore
+        from paretoscope.evaluate import sweep
+        from paretoscope.results_store import ResultsStore
         from tests.agents_for_tests import LinearAgent
 
         class SlowStore(ResultsStore):

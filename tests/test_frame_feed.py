@@ -1,4 +1,5 @@
-"""The live frame feed (`dashboard.frame_feed`): its framing against PIL's own decoding, what it
+"""The live frame feed (`paretoscope.dashboard.frame_feed`): its framing against PIL's own
+decoding, what it
 sends of a job (the newest frame when the page may show one, the last always, nothing once
 closed), a channel's episodes (each begun by a marker, only the job followed now sent, kept
 alive while idle), and its route driven as an ASGI app (no HTTP client needed)."""
@@ -16,8 +17,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from core.pacing.display import Throttle
-from dashboard.frame_feed import (
+from paretoscope.dashboard.frame_feed import (
     FEED_PATH,
     HEADER,
     Feed,
@@ -30,7 +30,8 @@ from dashboard.frame_feed import (
     read_frames,
     shared_feeds,
 )
-from dashboard.jobs import Job, JobBoard
+from paretoscope.dashboard.jobs import Job, JobBoard
+from paretoscope.pacing.display import Throttle
 from tests.asgi_client import Answer, Client, run_in_thread
 
 
@@ -153,7 +154,7 @@ def test_a_feed_wakes_for_each_frame_and_each_move_without_looking(
 ) -> None:
     """With its last-resort look an hour away, a channel still sends a new job's marker and
     frames as they come: the job and the channel wake it."""
-    from dashboard import frame_feed
+    from paretoscope.dashboard import frame_feed
 
     monkeypatch.setattr(frame_feed, "LONGEST_SLEEP", 3600.0)
     step_now = threading.Semaphore(0)
@@ -258,7 +259,7 @@ def test_a_channel_sends_the_job_its_page_follows_now_each_episode_begun_by_a_ma
 
 
 def test_an_idle_channel_is_kept_alive(monkeypatch: pytest.MonkeyPatch) -> None:
-    from dashboard import frame_feed
+    from paretoscope.dashboard import frame_feed
 
     monkeypatch.setattr(frame_feed, "KEEPALIVE_SECONDS", 0.05)
     channel = Feed(None, None, channel=True)

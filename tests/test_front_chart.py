@@ -1,4 +1,5 @@
-"""The Explore page's front chart (`dashboard.widgets.front_chart`): what it sends the browser.
+"""The Explore page's front chart (`paretoscope.dashboard.widgets.front_chart`): what it sends the
+browser.
 A slider move must leave the front's digest unchanged (the browser then only moves the
 markers), carry the markers' own values, and rebuild into the figure `front_figure` drew."""
 
@@ -11,8 +12,8 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from dashboard.figures import FrontSeries, Marker, front_figure
-from dashboard.widgets.front_chart import chart_arguments
+from paretoscope.dashboard.figures import FrontSeries, Marker, front_figure
+from paretoscope.dashboard.widgets.front_chart import chart_arguments
 
 NAMES = ("speed", "energy")
 RETURNS = np.array([[1.0, 9.0], [4.0, 6.0], [7.0, 2.0], [3.0, 3.0]])

@@ -1,5 +1,5 @@
 """Known fronts against MO-Gymnasium's own `pareto_front`, and the per-preference regrets
-against brute-force definitions written here in plain loops (never core.metrics)."""
+against brute-force definitions written here in plain loops (never paretoscope.metrics)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import pytest
 from gymnasium.envs.registration import load_env_creator
 from mo_gymnasium.envs.fruit_tree.fruit_tree import FRUITS
 
-from core.envs.known_fronts import KNOWN_FRONT_IDS, KnownFront, known_front
-from core.errors import ParetoscopeError
-from core.metrics import (
+from paretoscope.envs.known_fronts import KNOWN_FRONT_IDS, KnownFront, known_front
+from paretoscope.errors import ParetoscopeError
+from paretoscope.metrics import (
     maximum_utility_loss,
     preference_grid,
     regret_per_preference,

@@ -1,5 +1,6 @@
-"""How busy the machine is (`core.pacing.machine`) and the frame budget that follows it
-(`core.pacing.display.budget_for`, `FrameScheduler.budget`): /proc/stat parsed by hand-computed
+"""How busy the machine is (`paretoscope.pacing.machine`) and the frame budget that follows it
+(`paretoscope.pacing.display.budget_for`, `FrameScheduler.budget`): /proc/stat parsed by
+hand-computed
 examples, the idle share over windows with a fake clock, the budget's ends and its middle, and
 eight streams drawing fewer frames while the machine is full and all again once it is not."""
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.pacing.display import (
+from paretoscope.pacing.display import (
     FULL_BUDGET_IDLE,
     LEAST,
     LEAST_BUDGET_IDLE,
@@ -17,8 +18,8 @@ from core.pacing.display import (
     SHOWN_FRAMES_PER_SECOND,
     budget_for,
 )
-from core.pacing.machine import IdleShare, read_cpu_times
-from core.pacing.scheduler import FrameScheduler
+from paretoscope.pacing.machine import IdleShare, read_cpu_times
+from paretoscope.pacing.scheduler import FrameScheduler
 
 
 def test_proc_stat_gives_total_and_idle_ticks(tmp_path: Path) -> None:

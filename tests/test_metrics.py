@@ -2,7 +2,7 @@
 
 Each reference below is the textbook definition in plain Python loops (O(n^2) dominance,
 inclusion-exclusion and grid counting for hypervolume, sorted gaps for sparsity), never a call
-into core.metrics or moocore. Random sets use small integers so ties and duplicates occur.
+into paretoscope.metrics or moocore. Random sets use small integers so ties and duplicates occur.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import core.metrics.dominance as dominance_module
-import core.metrics.utility as utility_module
-from core.errors import ParetoscopeError
-from core.metrics import (
+import paretoscope.metrics.dominance as dominance_module
+import paretoscope.metrics.utility as utility_module
+from paretoscope.errors import ParetoscopeError
+from paretoscope.metrics import (
     cardinality,
     expected_utility,
     front_summary,

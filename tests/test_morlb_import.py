@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 import torch
 
-from core.agents import load, save
-from core.agents.importers import import_agent, sniff_import
-from core.errors import ParetoscopeError
-from core.evaluate import agent_fingerprint
-from core.rollout import rollout_batch
+from paretoscope.agents import load, save
+from paretoscope.agents.importers import import_agent, sniff_import
+from paretoscope.errors import ParetoscopeError
+from paretoscope.evaluate import agent_fingerprint
+from paretoscope.rollout import rollout_batch
 
 FIXTURES = Path(__file__).parent / "fixtures" / "morl-baselines"
 GOLDEN = json.loads((FIXTURES / "golden.json").read_text())
@@ -115,7 +115,7 @@ def test_morld_archive_members_act_as_their_policies_deterministic_means() -> No
 
 
 def _only_member(agent, index):
-    from core.agents.morlb.agents import ActorSetAgent
+    from paretoscope.agents.morlb.agents import ActorSetAgent
 
     info = agent.behaviour["members"][index]
     behaviour = {**agent.behaviour, "members": [info]}
@@ -379,7 +379,7 @@ def test_sniffing_needs_no_torch_and_tells_each_algorithm() -> None:
         "morld/mo-halfcheetah-v5/morld_save.tar": "morld",
     }
     script = (
-        "import sys; from core.agents.importers import sniff_import; "
+        "import sys; from paretoscope.agents.importers import sniff_import; "
         f"plan = sniff_import({str(MORLD)!r}); "
         "print(plan.kind, 'torch' in sys.modules)"
     )
@@ -399,7 +399,7 @@ def test_sniffing_needs_no_torch_and_tells_each_algorithm() -> None:
 def _cli(argv: list[str]) -> int:
     import argparse
 
-    from core.cli import agent as agent_cli
+    from paretoscope.cli import agent as agent_cli
 
     parser = argparse.ArgumentParser(prog="paretoscope")
     agent_cli.register(parser.add_subparsers(dest="command"))

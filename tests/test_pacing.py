@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from core.errors import ParetoscopeError
-from core.pacing.display import (
+from paretoscope.errors import ParetoscopeError
+from paretoscope.pacing.display import (
     LEAST,
     MOST,
     ROUGH_FROM,
@@ -18,8 +18,8 @@ from core.pacing.display import (
     shown_rate,
     smooth_frames,
 )
-from core.pacing.gate import Cancelled, FrameGate
-from core.pacing.scheduler import FrameScheduler, Grant, Kind
+from paretoscope.pacing.gate import Cancelled, FrameGate
+from paretoscope.pacing.scheduler import FrameScheduler, Grant, Kind
 
 
 class FakeClock:
@@ -440,7 +440,7 @@ def test_a_stream_starting_in_a_crowd_draws_rough_frames_from_where_pages_slow_d
 def test_a_core_share_lets_work_run_its_share_of_the_time() -> None:
     """Half a core with 0.05 s of burst, by hand: the burst at once, then a wait of what was
     overspent over the share, refilled at half a second a second, never beyond the burst."""
-    from core.pacing.share import CoreShare
+    from paretoscope.pacing.share import CoreShare
 
     clock = FakeClock(5.0)
     share = CoreShare(share=0.5, burst=0.05, clock=clock)

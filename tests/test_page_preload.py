@@ -1,4 +1,5 @@
-"""`dashboard.page_preload`: which frontend files a page preloads (hand-made module graphs and
+"""`paretoscope.dashboard.page_preload`: which frontend files a page preloads (hand-made module
+graphs and
 the installed Streamlit's own files), and the served page that asks for them (through
 Starlette's and Streamlit's own static file handlers)."""
 
@@ -13,7 +14,7 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
-from dashboard.page_preload import (
+from paretoscope.dashboard.page_preload import (
     FIRST_PAGE_ELEMENTS,
     PreloadingPages,
     element_code,

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 import torch
 
-from core.agents.conditioned import ConditionedAgent, assemble_context
-from core.agents.peda import import_peda
-from core.agents.peda_constants import PEDA_OBSERVATION_STATISTICS
+from paretoscope.agents.conditioned import ConditionedAgent, assemble_context
+from paretoscope.agents.peda import import_peda
+from paretoscope.agents.peda_constants import PEDA_OBSERVATION_STATISTICS
 from tests.conftest import PEDA_FIXTURES
 
 TOLERANCE = 1e-5

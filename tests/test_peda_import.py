@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 import torch
 
-from core.agents import checkpoint
-from core.agents.peda import import_peda, inspect_peda
-from core.cli import agent as agent_cli
-from core.errors import ParetoscopeError
-from core.rollout import rollout_batch
+from paretoscope.agents import checkpoint
+from paretoscope.agents.peda import import_peda, inspect_peda
+from paretoscope.cli import agent as agent_cli
+from paretoscope.errors import ParetoscopeError
+from paretoscope.rollout import rollout_batch
 from tests.conftest import PEDA_FIXTURES
 
 ENVS = ("MO-HalfCheetah-v2", "MO-Hopper-v3")

@@ -1,4 +1,5 @@
-"""The components drawn with plotly.js (`dashboard.widgets.plotly_component`): each page loads
+"""The components drawn with plotly.js (`paretoscope.dashboard.widgets.plotly_component`): each
+page loads
 its scripts from its own folder, fetches nothing from the network, and its script parses."""
 
 from __future__ import annotations
@@ -8,8 +9,8 @@ import subprocess
 
 import pytest
 
-from dashboard.widgets import front_chart, linked_views
-from dashboard.widgets.plotly_component import SOURCES
+from paretoscope.dashboard.widgets import front_chart, linked_views
+from paretoscope.dashboard.widgets.plotly_component import SOURCES
 
 COMPONENTS = {"linked_views": linked_views._FILES, "front_chart": front_chart._FILES}
 

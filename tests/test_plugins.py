@@ -10,16 +10,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.agents.builtin import (
+from paretoscope.agents.builtin import (
     builtin_agent,
     load_agent,
     named_agents,
     register_entry_points,
     register_plugin,
 )
-from core.agents.plugin import load_plugin
-from core.errors import ParetoscopeError
-from core.rollout import rollout_batch
+from paretoscope.agents.plugin import load_plugin
+from paretoscope.errors import ParetoscopeError
+from paretoscope.rollout import rollout_batch
 
 DST = "deep-sea-treasure-v0"
 WALK = "py:tests.plugin_examples:walk_then_dive"
@@ -40,7 +40,7 @@ def test_a_plugin_plays_its_own_rule_in_a_rollout() -> None:
 def test_evaluate_and_render_take_a_plugin(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     import argparse
 
-    from core.cli import evaluate, render
+    from paretoscope.cli import evaluate, render
 
     parser = argparse.ArgumentParser(prog="paretoscope")
     commands = parser.add_subparsers(dest="command")
@@ -110,7 +110,7 @@ def test_the_fingerprint_follows_the_plugins_source(tmp_path: Path, monkeypatch)
 
 
 def test_a_registered_plugin_is_a_named_agent_for_the_envs_it_serves(monkeypatch) -> None:
-    import core.agents.builtin as builtin
+    import paretoscope.agents.builtin as builtin
 
     monkeypatch.setattr(builtin, "_NAMED", dict(builtin._NAMED))  # undone after the test
     registered = register_plugin(WALK)
@@ -123,8 +123,8 @@ def test_a_registered_plugin_is_a_named_agent_for_the_envs_it_serves(monkeypatch
 
 
 def test_installed_entry_points_add_agents_and_importers(tmp_path: Path, monkeypatch) -> None:
-    import core.agents.builtin as builtin
-    from core.agents import importers
+    import paretoscope.agents.builtin as builtin
+    from paretoscope.agents import importers
 
     dist = tmp_path / "my_agents-1.0.dist-info"
     dist.mkdir()
@@ -132,7 +132,7 @@ def test_installed_entry_points_add_agents_and_importers(tmp_path: Path, monkeyp
     (dist / "entry_points.txt").write_text(
         "[paretoscope.agents]\n"
         "walker = tests.plugin_examples:walk_then_dive\n"
-        "peda-again = core.agents.peda_importer:IMPORTER\n"
+        "peda-again = paretoscope.agents.peda_importer:IMPORTER\n"
         "gone = tests.no_such_module:make\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))

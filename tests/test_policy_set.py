@@ -9,17 +9,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.agents.base import Agent
-from core.agents.policy_set import (
+from paretoscope.agents.base import Agent
+from paretoscope.agents.policy_set import (
     CONFIG_FILE,
     WEIGHTS_FILE,
     PolicySetAgent,
     load_policy_set,
     save_policy_set,
 )
-from core.envs import get_spec
-from core.errors import ParetoscopeError
-from core.rollout import rollout_batch
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
+from paretoscope.rollout import rollout_batch
 
 CHEETAH = "MO-HalfCheetah-v2"
 
@@ -240,7 +240,7 @@ def test_save_load_round_trip_gives_identical_actions(tmp_path: Path) -> None:
 
 
 def test_the_generic_checkpoint_loader_rebuilds_a_policy_set(tmp_path: Path) -> None:
-    from core.agents import checkpoint
+    from paretoscope.agents import checkpoint
 
     agent = random_set(with_returns=False)
     checkpoint.save(agent, tmp_path / "set")
@@ -331,7 +331,7 @@ def test_weights_from_another_save_are_refused(tmp_path: Path) -> None:
 
 
 def test_fingerprint_follows_the_policies_not_their_use_or_provenance(tmp_path) -> None:
-    from core.agents.checkpoint import load, save
+    from paretoscope.agents.checkpoint import load, save
 
     agent = random_set()
     before = agent.fingerprint()

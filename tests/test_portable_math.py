@@ -1,5 +1,6 @@
 """The agents act bit for bit the same whatever vector code torch and MKL pick for this CPU, and
-`core.agents.portable_math` computes what torch computes (to float32's last bit against float64
+`paretoscope.agents.portable_math` computes what torch computes (to float32's last bit against
+float64
 references, with NaN, infinities and signed zeros where torch has them).
 
 Independent truth: float64 references (numpy, or torch in float64) rounded once to float32;
@@ -20,7 +21,7 @@ import numpy as np
 import pytest
 import torch
 
-from core.agents import invariant, portable_math
+from paretoscope.agents import invariant, portable_math
 from tests.conftest import REPO_DIR
 
 VALUES = torch.cat(

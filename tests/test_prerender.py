@@ -10,15 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.agents import load
-from core.agents.loaded import LoadedAgent
-from core.pacing.gate import Cancelled, FrameGate
-from core.pacing.scheduler import FrameScheduler
-from core.recordings import EpisodeRequest, RecordingLibrary
-from core.recordings.lanes import LiveFrame
-from core.rollout import rollout_batch
-from dashboard.activity import Activity
-from dashboard.prerender import Prerenderer
+from paretoscope.agents import load
+from paretoscope.agents.loaded import LoadedAgent
+from paretoscope.dashboard.activity import Activity
+from paretoscope.dashboard.prerender import Prerenderer
+from paretoscope.pacing.gate import Cancelled, FrameGate
+from paretoscope.pacing.scheduler import FrameScheduler
+from paretoscope.recordings import EpisodeRequest, RecordingLibrary
+from paretoscope.recordings.lanes import LiveFrame
+from paretoscope.rollout import rollout_batch
 from tests.agents_for_tests import LinearAgent
 from tests.apptests import count_episode_recordings, open_app, page_ok
 
@@ -131,8 +131,8 @@ def test_a_stream_that_falls_behind_skips_frames_and_its_video_holds_the_ones_sh
 def test_a_live_recording_started_in_a_crowd_draws_rough_frames_of_the_same_episode() -> None:
     """Alone, a stream draws anti-aliased frames; among `ROUGH_FROM` other live streams, the
     same episode's frames without anti-aliasing (the same scene, other edges)."""
-    from core.pacing.display import ROUGH_FROM
-    from core.pacing.scheduler import Kind
+    from paretoscope.pacing.display import ROUGH_FROM
+    from paretoscope.pacing.scheduler import Kind
 
     agent = LinearAgent(CHEETAH, seed=1)
     request = _request(agent, 0.6, horizon=6)
@@ -254,10 +254,10 @@ def test_explore_on_the_default_view_prerenders_its_grid_once_each(
 ) -> None:
     import streamlit as st
 
-    from core.metrics.preferences import preference_grid
-    from dashboard.demo_fixture import build_tiny_assets
-    from dashboard.prerender import shared_prerenderer
-    from dashboard.url_state import DEFAULT_VIDEO_SIZE
+    from paretoscope.dashboard.demo_fixture import build_tiny_assets
+    from paretoscope.dashboard.prerender import shared_prerenderer
+    from paretoscope.dashboard.url_state import DEFAULT_VIDEO_SIZE
+    from paretoscope.metrics.preferences import preference_grid
 
     assets = build_tiny_assets(tmp_path / "assets", horizon=8, with_hopper=False)
     monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
@@ -289,9 +289,9 @@ def test_explore_on_the_default_view_prerenders_its_grid_once_each(
 def test_no_prerender_turns_it_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import streamlit as st
 
-    from dashboard.demo_fixture import build_tiny_assets
-    from dashboard.limits import prerender_enabled
-    from dashboard.url_state import DEFAULT_VIDEO_SIZE
+    from paretoscope.dashboard.demo_fixture import build_tiny_assets
+    from paretoscope.dashboard.limits import prerender_enabled
+    from paretoscope.dashboard.url_state import DEFAULT_VIDEO_SIZE
 
     assert prerender_enabled()
     assets = build_tiny_assets(tmp_path / "assets", horizon=8, with_hopper=False)
@@ -312,7 +312,7 @@ def test_a_live_streams_simulation_ahead_waits_for_its_share_and_never_its_frame
     every frame (each simulated when due) and records the plain episode; its whole episode is
     known only near its end. With the default share it is known within the first frames (the
     test above)."""
-    from core.pacing.share import CoreShare
+    from paretoscope.pacing.share import CoreShare
 
     agent = LinearAgent(CHEETAH, seed=2)
     request = _request(agent, 0.4, horizon=60)

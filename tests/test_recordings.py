@@ -1,4 +1,4 @@
-"""Recordings without Streamlit (core.recordings): each kind against independent rollouts,
+"""Recordings without Streamlit (paretoscope.recordings): each kind against independent rollouts,
 keys, the library (memory, disk, eviction), the layered results store, the replay agent and
 the tour's frames."""
 
@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.agents.replay import ReplayAgent
-from core.errors import ParetoscopeError
-from core.recordings import (
+from paretoscope.agents.replay import ReplayAgent
+from paretoscope.errors import ParetoscopeError
+from paretoscope.recordings import (
     EpisodeRequest,
     Recording,
     RecordingLibrary,
@@ -22,10 +22,10 @@ from core.recordings import (
     read_recording,
     write_recording,
 )
-from core.render.front_panel import FrontPanel
-from core.render.tour import tour_frames
-from core.results_store import LayeredStore, ResultsStore
-from core.rollout import rollout_batch
+from paretoscope.render.front_panel import FrontPanel
+from paretoscope.render.tour import tour_frames
+from paretoscope.results_store import LayeredStore, ResultsStore
+from paretoscope.rollout import rollout_batch
 from tests.agents_for_tests import LinearAgent
 
 CHEETAH = "MO-HalfCheetah-v2"

@@ -14,13 +14,13 @@ import imageio_ffmpeg
 import numpy as np
 import pytest
 
-from core.agents.random_agent import RandomAgent
-from core.envs import get_spec, list_specs
-from core.envs.spec import CameraSpec
-from core.errors import ParetoscopeError
-from core.render import backend
-from core.render.backend import RenderingUnavailable, ensure_gl_backend
-from core.render.frames import (
+from paretoscope.agents.random_agent import RandomAgent
+from paretoscope.envs import get_spec, list_specs
+from paretoscope.envs.spec import CameraSpec
+from paretoscope.errors import ParetoscopeError
+from paretoscope.render import backend
+from paretoscope.render.backend import RenderingUnavailable, ensure_gl_backend
+from paretoscope.render.frames import (
     FrameRecord,
     caption_lines,
     default_every,
@@ -28,10 +28,10 @@ from core.render.frames import (
     side_by_side,
     stream_frames,
 )
-from core.render.renderer import FrameRenderer
-from core.rollout import stream_rollout
-from core.steppers import make_batch_stepper
-from core.video import encode_mp4
+from paretoscope.render.renderer import FrameRenderer
+from paretoscope.rollout import stream_rollout
+from paretoscope.steppers import make_batch_stepper
+from paretoscope.video import encode_mp4
 from tests.agents_for_tests import LinearAgent
 from tests.conftest import REPO_DIR
 
@@ -317,7 +317,7 @@ def test_bad_sizes_are_refused(size: tuple[int, int]) -> None:
 
 
 def test_an_unknown_camera_body_is_refused() -> None:
-    from core.envs import CameraSpec
+    from paretoscope.envs import CameraSpec
 
     model, _ = simulation_states(1)
     with pytest.raises(ParetoscopeError, match="nose"):
@@ -397,11 +397,11 @@ def run_python(code: str, environment: dict[str, str]) -> subprocess.CompletedPr
 
 _RENDER_ONE_ROLLOUT = """
 import os, sys
-from core.errors import ParetoscopeError
-from core.render import ensure_gl_backend
+from paretoscope.errors import ParetoscopeError
+from paretoscope.render import ensure_gl_backend
 try:
     print("backend", ensure_gl_backend(), os.environ.get("MUJOCO_GL"), "mujoco" in sys.modules)
-    from core.render import stream_frames
+    from paretoscope.render import stream_frames
     from tests.agents_for_tests import LinearAgent
     frames = list(stream_frames(LinearAgent("MO-Swimmer-v2"), "MO-Swimmer-v2", [0.5, 0.5], 0,
                                 size=(32, 32), horizon=2))
@@ -443,7 +443,7 @@ def test_a_chosen_backend_that_fails_gets_the_projects_message() -> None:
 
 
 def test_caption_lines_name_each_objective() -> None:
-    from core.rollout import StepRecord
+    from paretoscope.rollout import StepRecord
 
     record = StepRecord(
         step=3,
@@ -490,7 +490,7 @@ def render_threads() -> list[threading.Thread]:
 
 
 def test_a_render_thread_draws_what_the_renderer_draws_and_ends_on_close() -> None:
-    from core.render.renderer import RenderThread
+    from paretoscope.render.renderer import RenderThread
 
     model, states = simulation_states(3)
     camera = get_spec(ENV).camera
@@ -521,8 +521,8 @@ def test_streams_borrow_a_warm_renderer_per_frame_and_draw_their_own_states(
     between them, not one each."""
     from dataclasses import dataclass
 
-    from core.render import warm
-    from core.render.deferred import StateFrames
+    from paretoscope.render import warm
+    from paretoscope.render.deferred import StateFrames
 
     pool = warm.WarmRenderers()
     monkeypatch.setattr(warm, "_shared", pool)  # none idle yet: each one needed is made

@@ -9,14 +9,14 @@ import imageio.v3 as iio
 import imageio_ffmpeg
 import pytest
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 ENV = "MO-HalfCheetah-v2"
 
 
 def render_command(argv: list[str]) -> int:
     """Run `paretoscope render ARGV` through the command's own parser."""
-    from core.cli import render
+    from paretoscope.cli import render
 
     parser = argparse.ArgumentParser(prog="paretoscope")
     render.register(parser.add_subparsers(dest="command"))
@@ -27,9 +27,9 @@ def render_command(argv: list[str]) -> int:
 @pytest.fixture(scope="module")
 def agent_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A default-size MORvS with random weights, saved as a checkpoint."""
-    from core.agents import save
-    from core.agents.conditioned import create_agent
-    from core.agents.target_model import published_target_model
+    from paretoscope.agents import save
+    from paretoscope.agents.conditioned import create_agent
+    from paretoscope.agents.target_model import published_target_model
 
     agent = create_agent("morvs", ENV, target_model=published_target_model(ENV), seed=0)
     return save(agent, tmp_path_factory.mktemp("agents") / "morvs")

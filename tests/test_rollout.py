@@ -5,16 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.envs import make_env
-from core.errors import ParetoscopeError
-from core.rollout import rollout_batch, stream_rollout
+from paretoscope.envs import make_env
+from paretoscope.errors import ParetoscopeError
+from paretoscope.rollout import rollout_batch, stream_rollout
 from tests.agents_for_tests import LinearAgent, NaNAgent
 
 ENV_ID = "mo-halfcheetah-v5"
 
 
 def reference_episode(agent: LinearAgent, preference: np.ndarray, seed: int, horizon: int):
-    """One episode through plain env.step, written independently of core.rollout."""
+    """One episode through plain env.step, written independently of paretoscope.rollout."""
     env = make_env(ENV_ID)
     observation, _ = env.reset(seed=seed)
     agent.reset(1)

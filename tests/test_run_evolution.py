@@ -10,12 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.errors import ParetoscopeError
-from core.render.front_panel import BACKGROUND, FRONT
-from core.render.plot_area import PlotArea, tick_label, ticks
-from core.runs.evolution import TINT, evolution_area, evolution_frames, evolution_mp4
-from core.runs.fronts import StepFront, logged_step_fronts, step_fronts
-from core.runs.run import LoggedFront
+from paretoscope.errors import ParetoscopeError
+from paretoscope.render.front_panel import BACKGROUND, FRONT
+from paretoscope.render.plot_area import PlotArea, tick_label, ticks
+from paretoscope.runs.evolution import TINT, evolution_area, evolution_frames, evolution_mp4
+from paretoscope.runs.fronts import StepFront, logged_step_fronts, step_fronts
+from paretoscope.runs.run import LoggedFront
 
 CHEETAH = "MO-HalfCheetah-v2"  # objectives run, energy
 NAMES = ("run", "energy")
@@ -228,8 +228,8 @@ def test_the_mp4_decodes_with_one_frame_per_step_and_the_last_held(tmp_path: Pat
 
 
 def test_the_dashboard_call_shape_with_the_run_metrics_hypervolumes() -> None:
-    from core.envs import get_spec
-    from core.runs.fronts import step_metrics
+    from paretoscope.envs import get_spec
+    from paretoscope.runs.fronts import step_metrics
 
     table = sweep_table(np.random.default_rng(4))
     table["gamma"] = 1.0

@@ -1,4 +1,5 @@
-"""`core.runs.fronts.front_metrics`: the metrics of fronts that are already means per preference
+"""`paretoscope.runs.fronts.front_metrics`: the metrics of fronts that are already means per
+preference
 (a trainer's logged evaluations), against brute force and against `step_metrics` on a table
 whose episodes average to the same fronts."""
 
@@ -8,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.envs import get_spec
-from core.runs.fronts import STEP_COLUMN, StepFront, front_metrics, step_metrics
+from paretoscope.envs import get_spec
+from paretoscope.runs.fronts import STEP_COLUMN, StepFront, front_metrics, step_metrics
 
 DST = "deep-sea-treasure-v0"
 

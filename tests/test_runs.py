@@ -1,4 +1,5 @@
-"""Training runs (`core.runs`): reading each trainer's run folder, leaving out what is broken,
+"""Training runs (`paretoscope.runs`): reading each trainer's run folder, leaving out what is
+broken,
 refusing mixed runs, and sweeping every snapshot."""
 
 from __future__ import annotations
@@ -13,16 +14,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.agents.importers import ImportAnswers, import_agent
-from core.envs import get_spec
-from core.errors import ParetoscopeError
-from core.evaluate import agent_fingerprint, objective_columns, sweep
-from core.results_store import ResultsStore
-from core.runs.fronts import STEP_COLUMN, step_metrics
-from core.runs.layout import snapshot_dir, step_in_name
-from core.runs.peda import read_rollout_log
-from core.runs.run import open_run, sniff_run, with_answers
-from core.runs.sweep import sweep_run
+from paretoscope.agents.importers import ImportAnswers, import_agent
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
+from paretoscope.evaluate import agent_fingerprint, objective_columns, sweep
+from paretoscope.results_store import ResultsStore
+from paretoscope.runs.fronts import STEP_COLUMN, step_metrics
+from paretoscope.runs.layout import snapshot_dir, step_in_name
+from paretoscope.runs.peda import read_rollout_log
+from paretoscope.runs.run import open_run, sniff_run, with_answers
+from paretoscope.runs.sweep import sweep_run
 from tests.run_fixtures import (
     PEDA_CHECKPOINTS,
     envelope_run,
@@ -59,7 +60,7 @@ def test_a_paretoscope_run_lists_its_snapshots_by_step(tmp_path: Path) -> None:
     assert (run.format, run.env_id, run.kind) == ("paretoscope", "MO-Swimmer-v2", "policy_set")
     assert run.steps == [5, 20, 40]  # by number, not by name
     agent = run.load(run.snapshot(20))
-    from core.agents import load
+    from paretoscope.agents import load
 
     assert agent_fingerprint(agent) == agent_fingerprint(load(snapshot_dir(root, 20)))
     assert agent_fingerprint(agent) != agent_fingerprint(run.load(run.snapshot(40)))
@@ -275,7 +276,7 @@ def test_sweeping_a_run_equals_sweeping_each_snapshot_and_resumes(
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("an episode was computed again")
 
-    monkeypatch.setattr("core.evaluate.evaluate_batch", refuse)
+    monkeypatch.setattr("paretoscope.evaluate.evaluate_batch", refuse)
     again = sweep_run(run, env_id, granularity=4, seeds=(0, 1), store=store, workers=1)
     pd.testing.assert_frame_equal(again.table, result.table)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core import steppers
-from core.agents.random_agent import RandomAgent
-from core.envs import get_spec
-from core.rollout import rollout_batch
+from paretoscope import steppers
+from paretoscope.agents.random_agent import RandomAgent
+from paretoscope.envs import get_spec
+from paretoscope.rollout import rollout_batch
 
 # Episodes that end early (deep-sea-treasure), draw from np.random (minecart), rebuild a world
 # at reset (lunar lander), and a MuJoCo task.

@@ -9,16 +9,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.agents.checkpoint import load
-from core.agents.policy_set import PolicySetAgent, load_policy_set
-from core.envs import get_spec
-from core.errors import ParetoscopeError
-from core.metrics import preference_grid
-from core.rollout import rollout_batch
-from core.runs.layout import SNAPSHOTS_DIR, snapshot_dir
-from core.train import ARSConfig, ObservationStats, auto_survival_shift, default_preferences
-from core.train.ars import Episode, EpisodeTask, GymRunner, MujocoRunner, ars_iteration
-from core.train.behaviour import (
+from paretoscope.agents.checkpoint import load
+from paretoscope.agents.policy_set import PolicySetAgent, load_policy_set
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
+from paretoscope.metrics import preference_grid
+from paretoscope.rollout import rollout_batch
+from paretoscope.runs.layout import SNAPSHOTS_DIR, snapshot_dir
+from paretoscope.train import ARSConfig, ObservationStats, auto_survival_shift, default_preferences
+from paretoscope.train.ars import Episode, EpisodeTask, GymRunner, MujocoRunner, ars_iteration
+from paretoscope.train.behaviour import (
     BehaviourSettings,
     MemberReward,
     load_member,
@@ -306,7 +306,7 @@ def test_the_worker_count_does_not_change_the_result(tmp_path: Path) -> None:
 
 
 def test_members_warm_start_from_the_nearest_trained_member(tmp_path: Path) -> None:
-    from core.train.behaviour import load_member
+    from paretoscope.train.behaviour import load_member
 
     _tiny_run(tmp_path / "warm", iterations=0, preferences=[[1.0, 0.0], [0.0, 1.0], [0.6, 0.4]])
     sources = [load_member(member_path(tmp_path / "warm", i)).warm_started_from for i in range(3)]
@@ -366,7 +366,7 @@ def test_bad_ars_settings_raise() -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from core.cli import train
+    from paretoscope.cli import train
 
     parser = argparse.ArgumentParser(prog="paretoscope")
     train.register(parser.add_subparsers(dest="command"))
@@ -508,7 +508,7 @@ def test_transfer_snapshots_are_taken_before_the_round_end_transfer_and_resume_e
 def test_a_bad_snapshot_frequency_is_refused_before_anything_is_written(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from core.cli import main
+    from paretoscope.cli import main
 
     for bad in ("0", "-3"):
         argv = ["train", "behaviour", "--env", SWIMMER, "--out", str(tmp_path / "bad"),
@@ -527,7 +527,7 @@ def test_a_bad_snapshot_frequency_is_refused_before_anything_is_written(
 def _member(index: int, preference: Sequence[float], mean_return: Sequence[float]):  # type: ignore[no-untyped-def]
     """A member state whose policy is marked by its index and whose evaluation averages to
     `mean_return` (two episodes around it)."""
-    from core.train.behaviour import MemberState
+    from paretoscope.train.behaviour import MemberState
 
     spread = np.array([[1.0, -1.0], [-1.0, 1.0]])
     return MemberState(
@@ -542,7 +542,7 @@ def _member(index: int, preference: Sequence[float], mean_return: Sequence[float
 
 
 def test_each_member_adopts_the_best_policy_on_its_own_objective(tmp_path: Path) -> None:
-    from core.train.behaviour import _transfer_policies, load_member
+    from paretoscope.train.behaviour import _transfer_policies, load_member
 
     (tmp_path / "training").mkdir()
     # Hand-computed scores w_i·R_j (rows: member i, columns: policy j); R = (100, 0), (60, 60),
@@ -572,7 +572,7 @@ def test_each_member_adopts_the_best_policy_on_its_own_objective(tmp_path: Path)
 
 
 def test_a_tie_keeps_the_members_own_policy(tmp_path: Path) -> None:
-    from core.train.behaviour import _transfer_policies
+    from paretoscope.train.behaviour import _transfer_policies
 
     (tmp_path / "training").mkdir()
     states = [_member(0, [1.0, 0.0], [80.0, 0.0]), _member(1, [0.5, 0.5], [80.0, 10.0])]
@@ -582,7 +582,7 @@ def test_a_tie_keeps_the_members_own_policy(tmp_path: Path) -> None:
 
 
 def test_transfer_rounds_start_like_a_plain_run_and_resume_exactly(tmp_path: Path) -> None:
-    from core.train.behaviour import load_member
+    from paretoscope.train.behaviour import load_member
 
     preferences = [[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]]
     _tiny_run(tmp_path / "plain", iterations=2, preferences=preferences)
@@ -736,8 +736,8 @@ def _linear_policy(env_id: str, seed: int) -> tuple[np.ndarray, np.ndarray, np.n
 
 def _step_rewards(env_id: str, policy: tuple, seed: int, horizon: int) -> np.ndarray:  # type: ignore[type-arg]
     """Every step's reward vector of the linear policy, through the env's own step()."""
-    from core.agents.policy_set import linear_actions
-    from core.envs import make_env
+    from paretoscope.agents.policy_set import linear_actions
+    from paretoscope.envs import make_env
 
     spec, (matrix, mean, std) = get_spec(env_id), policy
     env = make_env(env_id)
@@ -788,8 +788,8 @@ def test_an_ars_iteration_hands_its_caps_to_every_episode() -> None:
 def test_a_member_reward_trains_on_its_own_weights_and_caps(tmp_path: Path) -> None:
     import json
 
-    from core.train.ars import InProcessEpisodes, evaluate_policy
-    from core.train.behaviour import _eval_seeds
+    from paretoscope.train.ars import InProcessEpisodes, evaluate_policy
+    from paretoscope.train.behaviour import _eval_seeds
 
     no_warm = {"warm_start": False, "iterations": 2}
     # Member 1 (preference 0.5, 0.5) on weights (1, 0) uncapped trains exactly like a member
@@ -856,8 +856,8 @@ def test_a_member_with_its_own_reward_adopts_the_policy_best_on_that_reward(
     """At a round end a capped member scores every member's policy on its capped reward,
     rolled out again on its evaluation seeds; the choice matches scores summed by hand from
     the env's own step() rewards, and differs from what its linear score would pick."""
-    from core.train.ars import EpisodePool
-    from core.train.behaviour import MemberState, _eval_seeds, _transfer_policies
+    from paretoscope.train.ars import EpisodePool
+    from paretoscope.train.behaviour import MemberState, _eval_seeds, _transfer_policies
 
     horizon = 40
     policies = [_linear_policy(SWIMMER, seed) for seed in (1, 2, 5)]
@@ -909,7 +909,7 @@ def test_a_member_with_its_own_reward_adopts_the_policy_best_on_that_reward(
 
 
 def test_the_cli_reads_train_on_and_matches_it_to_a_preference() -> None:
-    from core.cli.train import member_rewards_of
+    from paretoscope.cli.train import member_rewards_of
 
     args = _parser().parse_args(
         [
@@ -945,7 +945,7 @@ def test_the_cli_reads_train_on_and_matches_it_to_a_preference() -> None:
 
 
 def test_kept_members_are_the_non_dominated_ones_by_hand() -> None:
-    from core.train.behaviour import kept_members
+    from paretoscope.train.behaviour import kept_members
 
     # Mean returns (100, 0), (60, 60), (50, 50) (dominated by (60, 60)), (0, 90), (60, 60) again.
     states = [
@@ -1003,7 +1003,7 @@ def test_a_set_saved_without_its_dominated_members_keeps_their_training(tmp_path
 
 
 def test_a_member_reward_goes_to_exactly_one_member() -> None:
-    from core.train import MemberReward, rewards_by_member
+    from paretoscope.train import MemberReward, rewards_by_member
 
     reward = MemberReward((0.8, 0.2), (2.0, None))
     assert rewards_by_member([[1, 0], [0.5, 0.5]], [((0.5, 0.5), reward)]) == [None, reward]

@@ -16,18 +16,29 @@ import numpy as np
 import pytest
 import torch
 
-from core.agents.architecture import BCArchitecture, MORvSArchitecture, TransformerArchitecture
-from core.agents.base import AgentSpec, Conditioning
-from core.agents.checkpoint import load
-from core.agents.conditioned import ConditionedAgent, ObservationNormalizer, create_agent
-from core.agents.target_model import fit_linear_target_model
-from core.cli import build_parser, main
-from core.data import DatasetInfo, Trajectories, collect, open_dataset, read_d4morl, write_d4morl
-from core.envs import get_spec
-from core.errors import ParetoscopeError
-from core.rollout import rollout_batch
-from core.runs.layout import SNAPSHOTS_DIR, snapshot_dir
-from core.train.batches import (
+from paretoscope.agents.architecture import (
+    BCArchitecture,
+    MORvSArchitecture,
+    TransformerArchitecture,
+)
+from paretoscope.agents.base import AgentSpec, Conditioning
+from paretoscope.agents.checkpoint import load
+from paretoscope.agents.conditioned import ConditionedAgent, ObservationNormalizer, create_agent
+from paretoscope.agents.target_model import fit_linear_target_model
+from paretoscope.cli import build_parser, main
+from paretoscope.data import (
+    DatasetInfo,
+    Trajectories,
+    collect,
+    open_dataset,
+    read_d4morl,
+    write_d4morl,
+)
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
+from paretoscope.rollout import rollout_batch
+from paretoscope.runs.layout import SNAPSHOTS_DIR, snapshot_dir
+from paretoscope.train.batches import (
     BATCH_BUILDERS,
     TrainingData,
     action_loss,
@@ -36,7 +47,7 @@ from core.train.batches import (
     returns_to_go,
     sample_steps,
 )
-from core.train.offline import (
+from paretoscope.train.offline import (
     RUN_FILE,
     STATE_FILE,
     TRAINING_DIR,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.errors import ParetoscopeError
-from core.metrics import bootstrap_front_metrics, hypervolume, preference_grid
+from paretoscope.errors import ParetoscopeError
+from paretoscope.metrics import bootstrap_front_metrics, hypervolume, preference_grid
 
 REFERENCE = (0.0, 0.0)
 

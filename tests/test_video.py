@@ -11,8 +11,8 @@ import imageio_ffmpeg
 import numpy as np
 import pytest
 
-from core.errors import ParetoscopeError
-from core.video import (
+from paretoscope.errors import ParetoscopeError
+from paretoscope.video import (
     LabelledFrame,
     Mp4Encoder,
     draw_caption,

@@ -1,4 +1,5 @@
-"""`dashboard.warmup`: a page run never starts before the first imports are done, and a page
+"""`paretoscope.dashboard.warmup`: a page run never starts before the first imports are done, and a
+page
 that starts keeps the heavy second stage off the cores."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ import time
 
 import pytest
 
-from dashboard import warmup
+from paretoscope.dashboard import warmup
 
 
 @pytest.fixture
@@ -39,10 +40,10 @@ def test_a_page_waits_for_the_first_imports_and_stops_the_second_stage(fresh: li
 
 
 def test_an_idle_server_imports_the_second_stage(fresh: list[str]) -> None:
-    warmup.start(modules=("torch", "core.rollout"), idle_start=0.05)
+    warmup.start(modules=("torch", "paretoscope.rollout"), idle_start=0.05)
     assert warmup._thread is not None
     warmup._thread.join(timeout=5)
-    assert fresh == ["prepared", "torch,core.rollout", "frozen"]
+    assert fresh == ["prepared", "torch,paretoscope.rollout", "frozen"]
 
 
 def test_a_page_without_the_server_s_warm_up_does_not_wait(fresh: list[str]) -> None:
@@ -74,7 +75,7 @@ def test_serve_tells_once_streamlit_s_server_has_started(monkeypatch: pytest.Mon
     """`serve.on_server_start` runs after Streamlit's own start-up step, even a failing one."""
     from streamlit.web import bootstrap
 
-    from dashboard import serve
+    from paretoscope.dashboard import serve
 
     steps: list[str] = []
 

@@ -15,9 +15,9 @@ from typing import Any
 
 from torch import nn
 
-from core.agents.base import AgentSpec
-from core.agents.networks import ACTIVATIONS, DecisionTransformer, MLPActor
-from core.errors import ParetoscopeError
+from paretoscope.agents.base import AgentSpec
+from paretoscope.agents.networks import ACTIVATIONS, DecisionTransformer, MLPActor
+from paretoscope.errors import ParetoscopeError
 
 
 @dataclass(frozen=True)

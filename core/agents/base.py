@@ -30,8 +30,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from core.envs import EnvSpec, get_spec
-from core.errors import ParetoscopeError
+from paretoscope.envs import EnvSpec, get_spec
+from paretoscope.errors import ParetoscopeError
 
 AgentKind = Literal[
     "morvs",
@@ -39,13 +39,13 @@ AgentKind = Literal[
     "modt",
     "policy_set",
     "random",
-    # Imported from MORL-Baselines (`core.agents.morlb.agents`).
+    # Imported from MORL-Baselines (`paretoscope.agents.morlb.agents`).
     "morlb_actor",
     "morlb_envelope",
     "morlb_gpi",
     "morlb_pcn",
     "morlb_actor_set",
-    # A user's own policy (`core.agents.plugin`).
+    # A user's own policy (`paretoscope.agents.plugin`).
     "plugin",
 ]
 

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.agents.base import Agent
-from core.agents.random_agent import RANDOM_AGENT, RandomAgent
-from core.errors import ParetoscopeError
+from paretoscope.agents.base import Agent
+from paretoscope.agents.random_agent import RANDOM_AGENT, RandomAgent
+from paretoscope.errors import ParetoscopeError
 
 BUILTIN_FORMAT = "builtin"
 PLUGIN_FORMAT = "plugin"
@@ -91,7 +91,7 @@ def register_plugin(source: str) -> NamedAgent:
     """Name the plug-in ``py:module:callable`` as an agent of this process (the dashboard's
     ``--agent``): listed for every env, built by calling it when chosen. The module is imported
     now, so a wrong name fails at start rather than in a page."""
-    from core.agents.plugin import build_plugin, parse_plugin, resolve_factory
+    from paretoscope.agents.plugin import build_plugin, parse_plugin, resolve_factory
 
     parse_plugin(source)
     factory = resolve_factory(source)
@@ -115,7 +115,7 @@ def register_entry_points() -> list[str]:
     with _entry_points_lock:
         if _entry_point_problems is not None:
             return _entry_point_problems
-        from core.agents.plugin import build_plugin, entry_point_plugins
+        from paretoscope.agents.plugin import build_plugin, entry_point_plugins
 
         found, problems = entry_point_plugins()
         for entry in found:
@@ -136,20 +136,21 @@ def register_entry_points() -> list[str]:
 
 def load_agent(name_or_path: str | os.PathLike[str], env_id: str, device: str = "cpu") -> Agent:
     """What an agent argument names, for `env_id`: a built-in agent, a ``py:module:callable``
-    plug-in (`core.agents.plugin`), a paretoscope checkpoint, or another tool's file, imported
-    on the fly (`core.agents.importers`; a file that needs more answers or trust says so)."""
+    plug-in (`paretoscope.agents.plugin`), a paretoscope checkpoint, or another tool's file,
+    imported
+    on the fly (`paretoscope.agents.importers`; a file that needs more answers or trust says so)."""
     if is_builtin(name_or_path):
         return builtin_agent(str(name_or_path), env_id)
-    from core.agents.plugin import is_plugin, load_plugin
+    from paretoscope.agents.plugin import is_plugin, load_plugin
 
     if is_plugin(name_or_path):
         return load_plugin(str(name_or_path), env_id)
-    from core.agents.checkpoint import load
-    from core.agents.checkpoint_header import is_checkpoint_path
+    from paretoscope.agents.checkpoint import load
+    from paretoscope.agents.checkpoint_header import is_checkpoint_path
 
     location = Path(name_or_path)
     if location.exists() and not is_checkpoint_path(location):
-        from core.agents.importers import import_agent, sniff_import
+        from paretoscope.agents.importers import import_agent, sniff_import
 
         if sniff_import(location) is not None:
             return import_agent(location, env_id=env_id)

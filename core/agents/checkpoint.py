@@ -7,7 +7,7 @@ Layout (format "paretoscope-agent", version 1; docs/agents.md has every field):
 
 Every config starts with ``format``, ``format_version``, ``kind``, ``env_id``, ``n_obj``,
 ``obs_dim``, ``act_dim`` and ``conditioning``; the rest belongs to the kind. `load` checks the
-common part against `core.envs.get_spec(env_id)` before anything is built, then hands over to
+common part against `paretoscope.envs.get_spec(env_id)` before anything is built, then hands over to
 the kind's loader from a small registry (`register_kind`), so new kinds plug in without
 touching this module. Loading never unpickles anything: JSON and safetensors only.
 """
@@ -26,24 +26,24 @@ from typing import Any, cast
 import numpy as np
 import torch
 
-from core.agents.architecture import architecture_from_dict, build_network
-from core.agents.base import Agent, AgentSpec, Conditioning, check_config_fits_env
-from core.agents.checkpoint_header import (
+from paretoscope.agents.architecture import architecture_from_dict, build_network
+from paretoscope.agents.base import Agent, AgentSpec, Conditioning, check_config_fits_env
+from paretoscope.agents.checkpoint_header import (
     CONFIG_FILE,
     CONFIG_METADATA_KEY,
     FORMAT,
     FORMAT_VERSION,
     WEIGHTS_FILE,
 )
-from core.agents.conditioned import (
+from paretoscope.agents.conditioned import (
     AGENT_CLASSES,
     ConditionedAgent,
     ObservationNormalizer,
 )
-from core.agents.target_model import LinearTargetModel
-from core.atomic import write_bytes_atomically
-from core.errors import ParetoscopeError
-from core.lazy import resolve
+from paretoscope.agents.target_model import LinearTargetModel
+from paretoscope.atomic import write_bytes_atomically
+from paretoscope.errors import ParetoscopeError
+from paretoscope.lazy import resolve
 
 PathLike = str | os.PathLike[str]
 # (checkpoint path as given, its parsed config, device) -> agent
@@ -156,7 +156,7 @@ def versions() -> dict[str, str]:
     """Library versions recorded in every config (informational; loading ignores them)."""
     import safetensors
 
-    from core import __version__
+    from paretoscope import __version__
 
     return {
         "paretoscope": __version__,
@@ -370,7 +370,7 @@ def _single_file_config(path: Path) -> Any:
     if text is None:
         raise ParetoscopeError(
             f"{path}: a safetensors file without a paretoscope config (metadata key "
-            f"{CONFIG_METADATA_KEY!r}); save agents with core.agents.save"
+            f"{CONFIG_METADATA_KEY!r}); save agents with paretoscope.agents.save"
         )
     try:
         return json.loads(text)
@@ -418,11 +418,12 @@ def _number(config: Mapping[str, Any], name: str, where: str) -> float:
     return float(value)
 
 
-# --- policy sets (core.agents.policy_set keeps its own reader and writer) -------------------------
+# --- policy sets (paretoscope.agents.policy_set keeps its own reader and writer)
+# -------------------------
 
 
 def _load_policy_set(path: Path, config: dict[str, Any], device: str = "cpu") -> Agent:
-    from core.agents.policy_set import load_policy_set
+    from paretoscope.agents.policy_set import load_policy_set
 
     if not path.is_dir():
         raise ParetoscopeError(f"{path}: a policy set is stored as a directory")
@@ -430,7 +431,7 @@ def _load_policy_set(path: Path, config: dict[str, Any], device: str = "cpu") ->
 
 
 def _save_policy_set(agent: Any, path: Path) -> Path:
-    from core.agents.policy_set import save_policy_set
+    from paretoscope.agents.policy_set import save_policy_set
 
     return cast(Path, save_policy_set(agent, path))
 
@@ -440,5 +441,7 @@ for _kind in AGENT_CLASSES:
 register_kind("policy_set", _load_policy_set, _save_policy_set)
 for _kind in ("morlb_actor", "morlb_envelope", "morlb_gpi", "morlb_pcn", "morlb_actor_set"):
     register_kind(
-        _kind, "core.agents.morlb.agents:load_morlb", "core.agents.morlb.agents:save_morlb"
+        _kind,
+        "paretoscope.agents.morlb.agents:load_morlb",
+        "paretoscope.agents.morlb.agents:save_morlb",
     )

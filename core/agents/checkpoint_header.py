@@ -1,7 +1,7 @@
 """paretoscope checkpoints seen from outside: the file layout and the config, without torch.
 
 A checkpoint is a folder with ``config.json`` and ``weights.safetensors``, or one
-``.safetensors`` file whose header metadata holds the config (`core.agents.checkpoint` loads
+``.safetensors`` file whose header metadata holds the config (`paretoscope.agents.checkpoint` loads
 both). Reading the config here parses only JSON and the safetensors header's first bytes, so
 listing a folder of agents never imports torch or touches weights.
 """
@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from core.agents.formats import AgentHeader
-from core.errors import ParetoscopeError
-from core.jsonfile import read_json_object
+from paretoscope.agents.formats import AgentHeader
+from paretoscope.errors import ParetoscopeError
+from paretoscope.jsonfile import read_json_object
 
 FORMAT = "paretoscope-agent"
 FORMAT_VERSION = 1
@@ -82,7 +82,7 @@ def read_checkpoint_config(path: str | Path) -> dict[str, Any]:
 
 def sniff_checkpoint(path: Path) -> AgentHeader | None:
     """A paretoscope checkpoint's header; None for anything that is not shaped like one."""
-    from core.agents.base import check_config_fits_env
+    from paretoscope.agents.base import check_config_fits_env
 
     if not is_checkpoint_path(path):
         return None

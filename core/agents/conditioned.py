@@ -1,6 +1,6 @@
 """The torch agents: MORvS, BC and MODT, each a network wrapped in the Agent protocol.
 
-Every kind keeps the contract of `core.agents.base` (raw observations in, env-ready actions
+Every kind keeps the contract of `paretoscope.agents.base` (raw observations in, env-ready actions
 out, batch rows independent, one forward pass per step for the whole batch) and does the same
 bookkeeping PEDA's evaluators do, so an imported PEDA checkpoint acts exactly as in PEDA:
 
@@ -30,8 +30,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from core.agents import invariant
-from core.agents.architecture import (
+from paretoscope.agents import invariant
+from paretoscope.agents.architecture import (
     Architecture,
     BCArchitecture,
     MORvSArchitecture,
@@ -40,11 +40,11 @@ from core.agents.architecture import (
     build_network,
     input_sizes,
 )
-from core.agents.base import AgentKind, AgentSpec, Conditioning
-from core.agents.networks import DecisionTransformer
-from core.agents.target_model import LinearTargetModel
-from core.envs import get_spec
-from core.errors import ParetoscopeError
+from paretoscope.agents.base import AgentKind, AgentSpec, Conditioning
+from paretoscope.agents.networks import DecisionTransformer
+from paretoscope.agents.target_model import LinearTargetModel
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
 
 # PEDA divides returns and rewards by this before they reach a network.
 DEFAULT_RTG_SCALE = 1000.0
@@ -127,8 +127,9 @@ class ObservationNormalizer:
 class ConditionedAgent:
     """A torch network behind the Agent protocol; subclasses add the per-kind input assembly.
 
-    Construct one with `create_agent` (fresh network), `core.agents.peda.import_peda` or
-    `core.agents.load`. `network` is a plain `nn.Module` a trainer may train in place; the agent
+    Construct one with `create_agent` (fresh network), `paretoscope.agents.peda.import_peda` or
+    `paretoscope.agents.load`. `network` is a plain `nn.Module` a trainer may train in place; the
+    agent
     switches it to eval mode whenever it acts.
     """
 

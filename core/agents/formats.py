@@ -1,8 +1,10 @@
 """Agent files: cheap, torch-free sniffing of what a file or folder is.
 
-A path is either paretoscope's own checkpoint (`core.agents.checkpoint_header`) or a file some
-importer reads (`core.agents.importers`: PEDA, MORL-Baselines, an installed plug-in's). Either
-way the answer is an `AgentHeader`, told without loading weights. Discovery (`core.catalog`),
+A path is either paretoscope's own checkpoint (`paretoscope.agents.checkpoint_header`) or a file
+some
+importer reads (`paretoscope.agents.importers`: PEDA, MORL-Baselines, an installed plug-in's).
+Either
+way the answer is an `AgentHeader`, told without loading weights. Discovery (`paretoscope.catalog`),
 the CLI and uploads all ask `sniff_agent`, so a new format is one importer and its registration.
 """
 
@@ -12,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 if TYPE_CHECKING:
-    from core.agents.importers import ImportPlan
+    from paretoscope.agents.importers import ImportPlan
 
 CHECKPOINT_FORMAT = "checkpoint"
 
@@ -67,8 +69,8 @@ def header_from_plan(plan: ImportPlan) -> AgentHeader:
 
 def sniff_agent(path: str | Path) -> AgentHeader | None:
     """The header of a paretoscope checkpoint or of a file an importer claims; None otherwise."""
-    from core.agents.checkpoint_header import sniff_checkpoint
-    from core.agents.importers import sniff_import
+    from paretoscope.agents.checkpoint_header import sniff_checkpoint
+    from paretoscope.agents.importers import sniff_import
 
     location = Path(path)
     header = sniff_checkpoint(location)

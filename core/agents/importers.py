@@ -7,7 +7,7 @@ An importer is one module with one object that has
 - ``sniff(path) -> ImportPlan | None``: cheap (no torch where it can), None for files it does not
   read; the plan says what the file is and what the importer still needs to know;
 - ``convert(path, answers) -> Agent``: the agent, acting exactly as the original tool would.
-  Saving it (`core.agents.save`) writes a paretoscope checkpoint: JSON config + safetensors;
+  Saving it (`paretoscope.agents.save`) writes a paretoscope checkpoint: JSON config + safetensors;
 - optionally ``inspect(path) -> dict``: what a closer (torch) look tells, for ``agent show``
   and the dashboard's form (PEDA's names ``env_candidates``, the envs its tensors fit).
 
@@ -25,12 +25,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from core.errors import ParetoscopeError
-from core.lazy import resolve
+from paretoscope.errors import ParetoscopeError
+from paretoscope.lazy import resolve
 
 if TYPE_CHECKING:
-    from core.agents.base import Agent
-    from core.envs.spec import Family
+    from paretoscope.agents.base import Agent
+    from paretoscope.envs.spec import Family
 
 PathLike = str | os.PathLike[str]
 
@@ -86,8 +86,8 @@ class Importer(Protocol):
 
 
 _IMPORTERS: dict[str, Importer | str] = {
-    "morl-baselines": "core.agents.morlb.importer:IMPORTER",
-    "peda": "core.agents.peda_importer:IMPORTER",
+    "morl-baselines": "paretoscope.agents.morlb.importer:IMPORTER",
+    "peda": "paretoscope.agents.peda_importer:IMPORTER",
 }
 
 
@@ -238,7 +238,7 @@ def parse_options(pairs: list[str] | None) -> dict[str, str]:
 def env_id_in_path(path: Path, family: Family | None = None) -> str | None:
     """The innermost folder of `path` named after a registered env id (of `family` when
     given): training runs are often saved under their env's name."""
-    from core.envs import list_ids
+    from paretoscope.envs import list_ids
 
     known = set(list_ids(family))
     for part in reversed(path.resolve().parts):

@@ -15,7 +15,7 @@ keeps 21 bits of each operand's row for 2048-long sums and 24 for short ones: ab
 own accuracy (the imported PEDA and MORL-Baselines checkpoints act as in their own code, to
 their golden tests' tolerances). Weights are quantized once per version and cached.
 
-Everything else an agent computes in its networks goes through `core.agents.portable_math`
+Everything else an agent computes in its networks goes through `paretoscope.agents.portable_math`
 (tanh, GELU, softmax, LayerNorm, ...), which uses only operations IEEE defines to the bit.
 `tests/test_batch_invariance.py` checks rows bit for bit in every batch on 1 and 2 threads;
 `tests/test_portable_math.py` checks the actions bit for bit under every vector instruction

@@ -15,12 +15,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from core.agents.base import Agent, AgentSpec
-from core.agents.formats import CHECKPOINT_FORMAT
-from core.errors import ParetoscopeError
+from paretoscope.agents.base import Agent, AgentSpec
+from paretoscope.agents.formats import CHECKPOINT_FORMAT
+from paretoscope.errors import ParetoscopeError
 
 if TYPE_CHECKING:
-    from core.catalog import AgentAsset
+    from paretoscope.catalog import AgentAsset
 
 
 @dataclass
@@ -98,12 +98,12 @@ def load_asset_agent(
     """Load a catalog's agent: a paretoscope checkpoint as it is, another tool's file through
     its importer (with `env_id`, `kind`, `trust` and `options` where the file does not say), a
     built-in agent built by name for its env (never read from a file of that name)."""
-    from core.agents import load
-    from core.evaluate import agent_fingerprint
+    from paretoscope.agents import load
+    from paretoscope.evaluate import agent_fingerprint
 
     if asset.is_run:
-        from core.catalog import snapshot_asset
-        from core.runs.run import open_run
+        from paretoscope.catalog import snapshot_asset
+        from paretoscope.runs.run import open_run
 
         # A whole run acts as its last snapshot (the run's pages choose other steps): the
         # folder's last, as the asset may be rebuilt from plain values without its steps.
@@ -111,14 +111,14 @@ def load_asset_agent(
         last = snapshot_asset(asset, run.steps[-1], run)
         return load_asset_agent(last, env_id, kind, trust, options)
     if asset.builtin:
-        from core.agents.builtin import builtin_agent
+        from paretoscope.agents.builtin import builtin_agent
 
         chosen = env_id or asset.env_id
         if chosen is None:
             raise ParetoscopeError(f"built-in agent {asset.kind!r}: say which env it acts in")
         agent: Agent = builtin_agent(asset.kind, chosen)
     elif asset.format != CHECKPOINT_FORMAT:
-        from core.agents.importers import import_agent
+        from paretoscope.agents.importers import import_agent
 
         agent = import_agent(
             asset.path,

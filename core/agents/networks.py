@@ -1,9 +1,10 @@
 """The torch networks behind the conditioned agents: a decision transformer and a tanh MLP.
 
 Both are plain `nn.Module`s that know nothing about environments, preferences or scales; the
-agents in `core.agents.conditioned` build their inputs. Parameter names follow PEDA where that
+agents in `paretoscope.agents.conditioned` build their inputs. Parameter names follow PEDA where
+that
 costs nothing, so a PEDA state_dict maps onto them with a short, explicit key map
-(`core.agents.peda`):
+(`paretoscope.agents.peda`):
 
 - `DecisionTransformer` uses PEDA's own names (``transformer.h.{i}.attn.c_attn.weight``,
   ``embed_state.weight``, ``predict_action.0.weight``, ...). GPT-2's "Conv1D" projections keep
@@ -14,8 +15,9 @@ costs nothing, so a PEDA state_dict maps onto them with a short, explicit key ma
   MORvS (input = state and goal) and BC (input = a flattened window of states).
 
 Without autograd (every agent `act`, any `torch.no_grad` use) the matrix products go through
-`core.agents.invariant` and the other non-trivial functions (tanh, GELU, softmax, LayerNorm)
-through `core.agents.portable_math`, so each batch row's output is bit-identical whatever else
+`paretoscope.agents.invariant` and the other non-trivial functions (tanh, GELU, softmax, LayerNorm)
+through `paretoscope.agents.portable_math`, so each batch row's output is bit-identical whatever
+else
 is in the batch and whatever the CPU; with autograd (training) they are torch's own kernels.
 """
 
@@ -27,7 +29,7 @@ import torch
 from torch import nn
 from torch.nn import functional
 
-from core.agents import invariant, portable_math
+from paretoscope.agents import invariant, portable_math
 
 # GPT-2 (transformers 4.5.1, as PEDA pins it) replaces masked attention scores by this constant
 # and adds it again for padded keys; -inf would change the outputs at padded positions.

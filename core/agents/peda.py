@@ -28,26 +28,26 @@ from typing import Any
 import numpy as np
 import torch
 
-from core.agents.architecture import (
+from paretoscope.agents.architecture import (
     BCArchitecture,
     MORvSArchitecture,
     TransformerArchitecture,
     build_network,
 )
-from core.agents.base import AgentSpec, Conditioning
-from core.agents.conditioned import AGENT_CLASSES, ConditionedAgent, ObservationNormalizer
-from core.agents.importers import file_sha256
-from core.agents.networks import MASKED_SCORE
-from core.agents.peda_constants import PEDA_OBSERVATION_STATISTICS
-from core.agents.peda_importer import SIGNATURE_KEYS, env_in_path, type_from_keys
-from core.agents.target_model import (
+from paretoscope.agents.base import AgentSpec, Conditioning
+from paretoscope.agents.conditioned import AGENT_CLASSES, ConditionedAgent, ObservationNormalizer
+from paretoscope.agents.importers import file_sha256
+from paretoscope.agents.networks import MASKED_SCORE
+from paretoscope.agents.peda_constants import PEDA_OBSERVATION_STATISTICS
+from paretoscope.agents.peda_importer import SIGNATURE_KEYS, env_in_path, type_from_keys
+from paretoscope.agents.target_model import (
     LinearTargetModel,
     fit_linear_target_model,
     published_target_model,
 )
-from core.envs import EnvSpec, get_spec, list_specs
-from core.errors import ParetoscopeError
-from core.torch_files import load_tensors
+from paretoscope.envs import EnvSpec, get_spec, list_specs
+from paretoscope.errors import ParetoscopeError
+from paretoscope.torch_files import load_tensors
 
 PathLike = str | os.PathLike[str]
 
@@ -611,7 +611,7 @@ def target_model_from_d4morl(
     dataset: PathLike, env_id: str
 ) -> tuple[LinearTargetModel, dict[str, Any]]:
     """Fit PEDA's linear target model on a D4MORL file; also return the file's fingerprint."""
-    from core.data.d4morl import load_d4morl, parse_d4morl_name
+    from paretoscope.data.d4morl import load_d4morl, parse_d4morl_name
 
     location = Path(dataset)
     named = parse_d4morl_name(location.name)

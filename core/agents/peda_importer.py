@@ -2,25 +2,26 @@
 
 PEDA saves ``torch.save({'model': ..., 'optimizer': ...}, 'ckpt/step=N.ckpt')`` with no
 metadata, so a file says neither its env nor, by name, its type (dt, rvs, bc). The type is read
-from the pickle's key names (`core.pickle_scan`, no torch), the env from a D4MORL id in the path
-when there is one; the rest is asked. `core.agents.peda` does the import itself.
+from the pickle's key names (`paretoscope.pickle_scan`, no torch), the env from a D4MORL id in the
+path
+when there is one; the rest is asked. `paretoscope.agents.peda` does the import itself.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from core.agents.base import Agent
-from core.agents.importers import (
+from paretoscope.agents.base import Agent
+from paretoscope.agents.importers import (
     ImportAnswers,
     ImportPlan,
     Question,
     env_id_in_path,
     option_number,
 )
-from core.envs import list_ids
-from core.errors import ParetoscopeError
-from core.pickle_scan import check_torch_signature, scan_torch_file
+from paretoscope.envs import list_ids
+from paretoscope.errors import ParetoscopeError
+from paretoscope.pickle_scan import check_torch_signature, scan_torch_file
 
 PEDA_SUFFIXES = (".ckpt", ".pt", ".pth")
 PEDA_TYPES = ("dt", "rvs", "bc")
@@ -76,7 +77,7 @@ class PedaImporter:
 
     def inspect(self, path: Path) -> dict[str, object]:
         """What the tensors say (torch): the type, the D4MORL envs they fit, size, steps."""
-        from core.agents.peda import inspect_peda
+        from paretoscope.agents.peda import inspect_peda
 
         info = inspect_peda(path)
         return {
@@ -89,7 +90,7 @@ class PedaImporter:
         }
 
     def convert(self, path: Path, answers: ImportAnswers) -> Agent:
-        from core.agents.peda import import_peda
+        from paretoscope.agents.peda import import_peda
 
         if answers.env_id is None or answers.kind is None:
             raise ParetoscopeError(f"{path.name}: say which env and PEDA type it is for")

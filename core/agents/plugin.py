@@ -14,7 +14,7 @@ its own command line (``paretoscope dashboard --agent py:...``) and from install
 
 An entry point of that group names either an agent factory (listed by the entry point's name;
 a factory may say which envs it serves with an ``env_ids`` attribute) or an importer (an
-object with ``sniff`` and ``convert``, `core.agents.importers`).
+object with ``sniff`` and ``convert``, `paretoscope.agents.importers`).
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from typing import Any
 
 import numpy as np
 
-from core.agents.base import AgentSpec, Conditioning
-from core.envs import get_spec
-from core.errors import ParetoscopeError
+from paretoscope.agents.base import AgentSpec, Conditioning
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
 
 PLUGIN_PREFIX = "py:"
 ENTRY_POINT_GROUP = "paretoscope.agents"
@@ -213,8 +213,8 @@ class EntryPointAgent:
 
 def entry_point_plugins() -> tuple[list[EntryPointAgent], list[str]]:
     """The agent factories of group ``paretoscope.agents`` (importers found there are
-    registered with `core.agents.importers`), and one message per entry point that failed."""
-    from core.agents.importers import importer_names, register_importer
+    registered with `paretoscope.agents.importers`), and one message per entry point that failed."""
+    from paretoscope.agents.importers import importer_names, register_importer
 
     agents: list[EntryPointAgent] = []
     problems: list[str] = []

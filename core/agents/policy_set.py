@@ -1,6 +1,6 @@
 """`PolicySetAgent`: a finite set of single-preference linear policies.
 
-This is what PGMORL-style methods and the behaviour-policy trainer (`core.train.behaviour`)
+This is what PGMORL-style methods and the behaviour-policy trainer (`paretoscope.train.behaviour`)
 produce: K members, each trained for one preference. For every batch row the member whose
 preference is nearest (Euclidean) to the row's preference acts: it normalises the raw
 observation with its own running mean/std, applies its linear map and clips to the action
@@ -27,10 +27,10 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from core.agents.base import AgentSpec, Conditioning, check_config_fits_env
-from core.atomic import write_bytes_atomically
-from core.envs import get_spec
-from core.errors import ParetoscopeError
+from paretoscope.agents.base import AgentSpec, Conditioning, check_config_fits_env
+from paretoscope.atomic import write_bytes_atomically
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
 
 FloatArray = npt.NDArray[np.float64]
 

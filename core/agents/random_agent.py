@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.agents.base import AgentSpec, Conditioning
-from core.envs import EnvSpec, get_spec
+from paretoscope.agents.base import AgentSpec, Conditioning
+from paretoscope.envs import EnvSpec, get_spec
 
 RANDOM_AGENT = "random"
 _NO_CONDITIONING = Conditioning(preference_in_state=False, return_conditioned=False)

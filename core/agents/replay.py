@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.agents.base import AgentSpec, Conditioning
-from core.envs import get_spec
-from core.errors import ParetoscopeError
+from paretoscope.agents.base import AgentSpec, Conditioning
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
 
 
 class ReplayAgent:

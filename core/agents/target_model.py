@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from core.agents.peda_constants import PEDA_PUBLISHED_CORNER_RETURNS
-from core.errors import ParetoscopeError
+from paretoscope.agents.peda_constants import PEDA_PUBLISHED_CORNER_RETURNS
+from paretoscope.errors import ParetoscopeError
 
 
 @dataclass(frozen=True)

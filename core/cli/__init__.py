@@ -12,21 +12,21 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from core import __version__
-from core.errors import ParetoscopeError
-from core.text import for_terminal
+from paretoscope import __version__
+from paretoscope.errors import ParetoscopeError
+from paretoscope.text import for_terminal
 
 # Sub-command modules, in the order `--help` lists them.
 _COMMAND_MODULES = (
-    "core.cli.envs",
-    "core.cli.data",
-    "core.cli.agent",
-    "core.cli.train",
-    "core.cli.evaluate",
-    "core.cli.front",
-    "core.cli.render",
-    "core.cli.dashboard",
-    "core.cli.demo",
+    "paretoscope.cli.envs",
+    "paretoscope.cli.data",
+    "paretoscope.cli.agent",
+    "paretoscope.cli.train",
+    "paretoscope.cli.evaluate",
+    "paretoscope.cli.front",
+    "paretoscope.cli.render",
+    "paretoscope.cli.dashboard",
+    "paretoscope.cli.demo",
 )
 
 
@@ -59,5 +59,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-if __name__ == "__main__":  # pragma: no cover - `python -m core.cli`
+if __name__ == "__main__":  # pragma: no cover - `python -m paretoscope.cli`
     sys.exit(main())

@@ -1,5 +1,5 @@
 import sys
 
-from core.cli import main
+from paretoscope.cli import main
 
 sys.exit(main())

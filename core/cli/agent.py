@@ -15,9 +15,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.agents.peda_importer import PEDA_TYPES
-from core.errors import ParetoscopeError
-from core.text import for_terminal
+from paretoscope.agents.peda_importer import PEDA_TYPES
+from paretoscope.errors import ParetoscopeError
+from paretoscope.text import for_terminal
 
 
 def register(subparsers: Any) -> None:
@@ -114,7 +114,7 @@ def _help(parser: argparse.ArgumentParser) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from core.agents.formats import sniff_agent
+    from paretoscope.agents.formats import sniff_agent
 
     path: Path = args.path
     header = sniff_agent(path) if path.exists() else None
@@ -122,7 +122,7 @@ def run_show(args: argparse.Namespace) -> int:
         record = import_record(path)
         print(json.dumps(record, indent=2) if args.json else for_terminal(format_import(record)))
         return 0
-    from core.agents.checkpoint import parameter_count, read_config
+    from paretoscope.agents.checkpoint import parameter_count, read_config
 
     config = read_config(path)
     record = {"path": str(path), "parameter_count": parameter_count(path), "config": config}
@@ -131,7 +131,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from core.agents.importers import parse_options
+    from paretoscope.agents.importers import parse_options
 
     return _import(args, args.env, args.kind, args.trust, parse_options(args.options))
 
@@ -150,8 +150,8 @@ def _import(
     trust: bool,
     options: dict[str, str],
 ) -> int:
-    from core.agents.checkpoint import CONFIG_FILE, save
-    from core.agents.importers import import_agent
+    from paretoscope.agents.checkpoint import CONFIG_FILE, save
+    from paretoscope.agents.importers import import_agent
 
     out: Path = args.out
     existing = out if args.single_file else out / CONFIG_FILE
@@ -189,7 +189,7 @@ def _import_details(agent: Any) -> list[str]:
 
 def import_record(path: Path) -> dict[str, Any]:
     """What the importer that claims `path` can tell, plus its own inspection if it has one."""
-    from core.agents.importers import get_importer, sniff_import
+    from paretoscope.agents.importers import get_importer, sniff_import
 
     plan = sniff_import(path)
     assert plan is not None

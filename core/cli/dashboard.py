@@ -3,19 +3,21 @@ default), bound to 127.0.0.1 unless told otherwise.
 
 The server's limits (rollout workers, memory for videos, upload size, folders a user may name)
 and the plug-in agents it offers (``--agent py:module:callable``) reach the app through
-environment variables, read by `dashboard.limits`. Only this command line names plug-ins:
+environment variables, read by `paretoscope.dashboard.limits`. Only this command line names
+plug-ins:
 nothing a viewer sends (a link, a typed path, an upload) can make the server import a module."""
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from core.catalog import ASSETS_ENV_VAR, default_assets_dir
-from core.errors import ParetoscopeError
+from paretoscope.catalog import ASSETS_ENV_VAR, default_assets_dir
+from paretoscope.errors import ParetoscopeError
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8501
@@ -32,8 +34,12 @@ DEFAULT_VIDEO_CACHE_MB = 256
 
 
 def app_path() -> Path:
-    """The Streamlit entry script, ``dashboard/app.py`` beside the `core` package."""
-    return Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
+    """The Streamlit entry script, ``app.py`` of the `paretoscope.dashboard` package (found
+    without importing it: the command line stays below the app it starts)."""
+    spec = importlib.util.find_spec("paretoscope.dashboard")
+    if spec is None or spec.origin is None:
+        raise ParetoscopeError("the paretoscope.dashboard package is not installed")
+    return Path(spec.origin).resolve().parent / "app.py"
 
 
 def register(subparsers: Any) -> None:
@@ -117,13 +123,14 @@ def streamlit_command(
 ) -> list[str]:
     """The command line that serves the app (headless: it prints the URL, opens no browser).
 
-    `dashboard.serve` is ``python -m streamlit`` plus imports warmed while the server starts.
+    `paretoscope.dashboard.serve` is ``python -m streamlit`` plus imports warmed while the server
+    starts.
     Streamlit's own upload limit is set to `max_upload_mb` (the app checks it again).
     """
     return [
         sys.executable,
         "-m",
-        "dashboard.serve",
+        "paretoscope.dashboard.serve",
         "run",
         str(app_path()),
         "--server.address",
@@ -203,7 +210,7 @@ def limits_environment(args: argparse.Namespace) -> dict[str, str]:
 def plugins_environment(sources: list[str]) -> dict[str, str]:
     """The variable that names the --agent plug-ins to the app (checked here for their form;
     the app imports them, and says in the page when one cannot be)."""
-    from core.agents.plugin import is_plugin, parse_plugin
+    from paretoscope.agents.plugin import is_plugin, parse_plugin
 
     checked: list[str] = []
     for source in sources:

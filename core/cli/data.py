@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.errors import ParetoscopeError
-from core.text import for_terminal
+from paretoscope.errors import ParetoscopeError
+from paretoscope.text import for_terminal
 
 
 def register(subparsers: Any) -> None:
@@ -103,7 +103,7 @@ def _is_terminal() -> bool:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from core.data.sources import dataset_summary, detect_format
+    from paretoscope.data.sources import dataset_summary, detect_format
 
     kind = detect_format(args.path)
     summary = dataset_summary(args.path, env_id=args.env_id, progress=_is_terminal())
@@ -181,7 +181,7 @@ def format_summary(summary: Any, path: str, kind: str) -> str:
 
 
 def run_convert(args: argparse.Namespace) -> int:
-    from core.data.convert import convert
+    from paretoscope.data.convert import convert
 
     written = convert(
         args.source,
@@ -211,13 +211,13 @@ def parse_bounds(text: str | None) -> list[list[float]] | None:
 
 
 def _load_agent(path: str) -> Any:
-    from core.agents import load
+    from paretoscope.agents import load
 
     return load(path)
 
 
 def run_collect(args: argparse.Namespace) -> int:
-    from core.data.collect import collect
+    from paretoscope.data.collect import collect
 
     agent = _load_agent(args.agent)
     written = collect(
@@ -246,8 +246,8 @@ def run_collect(args: argparse.Namespace) -> int:
 
 def find_datasets(directory: Path) -> list[dict[str, Any]]:
     """Datasets directly inside `directory` (one level), with what their headers tell cheaply
-    (`core.data.formats`: the same sniffing as the dashboard's discovery)."""
-    from core.data.formats import sniff_dataset
+    (`paretoscope.data.formats`: the same sniffing as the dashboard's discovery)."""
+    from paretoscope.data.formats import sniff_dataset
 
     if not directory.is_dir():
         raise ParetoscopeError(f"{directory}: not a directory")

@@ -1,7 +1,7 @@
 """`paretoscope demo`: build the bundled demo (or a quick one) and show how far a build got.
 
 - ``demo build [--out DIR] [--quick] [--steps KIND ...]``: behaviour sets, datasets, offline
-  agents, sweeps and the manifest, each step skipped when already done (`core.demo`).
+  agents, sweeps and the manifest, each step skipped when already done (`paretoscope.demo`).
 - ``demo status [--out DIR] [--quick]``: which steps are done, changed or missing.
 """
 
@@ -80,13 +80,13 @@ def _help(parser: argparse.ArgumentParser) -> int:
 
 
 def _recipe(args: argparse.Namespace) -> Any:
-    from core.demo import FULL, QUICK
+    from paretoscope.demo import FULL, QUICK
 
     return QUICK if args.quick else FULL
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from core.demo import build_demo
+    from paretoscope.demo import build_demo
 
     def log(line: str) -> None:
         print(line, flush=True)
@@ -115,7 +115,7 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    from core.demo import demo_status
+    from paretoscope.demo import demo_status
 
     for line in demo_status(args.out, _recipe(args)):
         print(line)

@@ -6,9 +6,9 @@ import argparse
 import json
 from typing import Any
 
-from core.envs import EnvSpec, get_spec, list_specs
-from core.envs.spec import DEFAULT_HORIZON
-from core.text import for_terminal
+from paretoscope.envs import EnvSpec, get_spec, list_specs
+from paretoscope.envs.spec import DEFAULT_HORIZON
+from paretoscope.text import for_terminal
 
 
 def register(subparsers: Any) -> None:
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
 
 def show_record(env_id: str, gamma: float) -> dict[str, object]:
     """What `envs show ID --json` prints: the spec's fields, then `known_front` (or null)."""
-    from core.envs.known_fronts import known_front
+    from paretoscope.envs.known_fronts import known_front
 
     record = spec_record(get_spec(env_id))
     front = known_front(env_id, gamma)

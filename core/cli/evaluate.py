@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 
 def register(subparsers: Any) -> None:
@@ -106,8 +106,8 @@ def _finite_or_none(value: float | None) -> float | None:
 
 def summary_record(table: Any, env_id: str) -> dict[str, object]:
     """The JSON-friendly summary `evaluate --json` prints."""
-    from core.envs import get_spec
-    from core.evaluate import objective_columns, summarize
+    from paretoscope.envs import get_spec
+    from paretoscope.evaluate import objective_columns, summarize
 
     summary = summarize(table, env_id)
     spec = get_spec(env_id)
@@ -149,9 +149,9 @@ def summary_record(table: Any, env_id: str) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.agents.builtin import load_agent
-    from core.evaluate import sweep
-    from core.runs.run import sniff_run
+    from paretoscope.agents.builtin import load_agent
+    from paretoscope.evaluate import sweep
+    from paretoscope.runs.run import sniff_run
 
     if args.granularity < 1:
         raise ParetoscopeError(f"--granularity: expected at least 1, got {args.granularity}")
@@ -174,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _sweep_options(args: argparse.Namespace) -> dict[str, Any]:
     """What a sweep of one agent and of a run's snapshots take alike from the command line."""
-    from core.results_store import ResultsStore
+    from paretoscope.results_store import ResultsStore
 
     return {
         "granularity": args.granularity,
@@ -191,11 +191,12 @@ def _sweep_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def evaluate_run(args: argparse.Namespace, location: Path) -> int:
-    """Sweep every snapshot of the run at `location` (`core.runs.sweep`) and print the metrics
+    """Sweep every snapshot of the run at `location` (`paretoscope.runs.sweep`) and print the
+    metrics
     step by step, then the last step's summary."""
-    from core.agents.importers import ImportAnswers, parse_options
-    from core.runs.run import open_run, with_answers
-    from core.runs.sweep import sweep_run
+    from paretoscope.agents.importers import ImportAnswers, parse_options
+    from paretoscope.runs.run import open_run, with_answers
+    from paretoscope.runs.sweep import sweep_run
 
     training_run = with_answers(open_run(location), args.env)
     answers = ImportAnswers(env_id=args.env, kind=args.kind, options=parse_options(args.options))
@@ -225,8 +226,8 @@ def evaluate_run(args: argparse.Namespace, location: Path) -> int:
 
 def run_record(table: Any, env_id: str, root: Path, run_format: str) -> dict[str, Any]:
     """`summary_record` of the last step's rows, with ``run``, ``format`` and ``steps``: the
-    metrics of every step (`core.runs.fronts.step_metrics`) of that same table."""
-    from core.runs.fronts import STEP_COLUMN, step_metrics
+    metrics of every step (`paretoscope.runs.fronts.step_metrics`) of that same table."""
+    from paretoscope.runs.fronts import STEP_COLUMN, step_metrics
 
     last = int(table[STEP_COLUMN].max())
     record: dict[str, Any] = summary_record(table[table[STEP_COLUMN] == last], env_id)

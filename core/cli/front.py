@@ -2,7 +2,7 @@
 
 Reads the episodes `paretoscope evaluate --out` stored, averages them per preference (as the
 evaluation summary does), keeps the non-dominated mean points and marks the knee and, given an
-aspiration level, the point that best meets it (see core.decision).
+aspiration level, the point that best meets it (see paretoscope.decision).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 
 def register(subparsers: Any) -> None:
@@ -47,7 +47,7 @@ def register(subparsers: Any) -> None:
 
 def _stored_envs(root: Path) -> list[str]:
     """Env folders under `root` that hold at least one stored episode."""
-    from core.results_store import ResultsStore
+    from paretoscope.results_store import ResultsStore
 
     if not root.is_dir():
         raise ParetoscopeError(f"RESULTS_DIR: expected a results folder, {str(root)!r} is none")
@@ -90,9 +90,9 @@ class FrontReport:
 
 def load_front(root: Path, env: str | None, agent: str | None, gamma: float | None) -> FrontReport:
     """Mean returns per preference of the one (env, agent, gamma) sweep the options select."""
-    from core.envs import get_spec
-    from core.results_store import ResultsStore
-    from core.sweeps import mean_per_preference
+    from paretoscope.envs import get_spec
+    from paretoscope.results_store import ResultsStore
+    from paretoscope.sweeps import mean_per_preference
 
     # Reading every env's shards only to list them is needed only when --env does not settle it.
     plain = env is not None and Path(env).name == env and env not in (".", "..")
@@ -140,8 +140,8 @@ def load_front(root: Path, env: str | None, agent: str | None, gamma: float | No
 
 def front_record(report: FrontReport, aspiration: list[float] | None) -> dict[str, object]:
     """The JSON-friendly front `front --json` prints."""
-    from core.decision import aspiration_pick, knee_point
-    from core.metrics import non_dominated
+    from paretoscope.decision import aspiration_pick, knee_point
+    from paretoscope.metrics import non_dominated
 
     def point(row: int) -> dict[str, object]:
         return {
@@ -197,7 +197,7 @@ def _print_table(record: dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.cli.render import parse_vector
+    from paretoscope.cli.render import parse_vector
 
     report = load_front(Path(args.results_dir), args.env, args.agent, args.gamma)
     aspiration = (

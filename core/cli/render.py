@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 
 def register(subparsers: Any) -> None:
@@ -101,18 +101,18 @@ def default_output(agent_path: str, env_id: str, preference: list[float], seed: 
 
 
 def run(args: argparse.Namespace) -> int:
-    # Choose the GL backend before anything imports mujoco (see core.render.backend).
-    from core.render import ensure_gl_backend
-    from core.render.backend import one_policy_thread
+    # Choose the GL backend before anything imports mujoco (see paretoscope.render.backend).
+    from paretoscope.render import ensure_gl_backend
+    from paretoscope.render.backend import one_policy_thread
 
     ensure_gl_backend()
     one_policy_thread()  # the renderer needs the cores
     from tqdm import tqdm
 
-    from core.agents.builtin import load_agent
-    from core.envs import get_spec
-    from core.render import default_every, playback_fps, stream_frames
-    from core.video import encode_gif, encode_mp4
+    from paretoscope.agents.builtin import load_agent
+    from paretoscope.envs import get_spec
+    from paretoscope.render import default_every, playback_fps, stream_frames
+    from paretoscope.video import encode_gif, encode_mp4
 
     spec = get_spec(args.env)
     preference = parse_preference(args.preference, spec.n_obj)

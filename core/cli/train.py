@@ -3,7 +3,7 @@
 - ``train behaviour --env ID --preferences K --out DIR``: one ARS linear policy per preference,
   saved as a ``policy_set`` checkpoint in DIR; rerun the same command to resume.
 - ``train morvs|bc|modt --data PATH --out DIR [--steps N] [--seed S] [--resume]``: an offline
-  agent trained on a dataset with PEDA's losses and sampling (`core.train.offline`).
+  agent trained on a dataset with PEDA's losses and sampling (`paretoscope.train.offline`).
 
 Each sub-command has an ``add_*_parser(commands)`` function listed in `SUBCOMMANDS`; a new
 trainer adds its own function there.
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 
 def register(subparsers: Any) -> None:
@@ -69,7 +69,7 @@ def member_rewards_of(
     train_on: list[tuple[list[float], list[float], list[float | None]]] | None,
 ) -> list[Any] | None:
     """The `--train-on` entries as one `MemberReward` (or None) per `--preference` row."""
-    from core.train import MemberReward, rewards_by_member
+    from paretoscope.train import MemberReward, rewards_by_member
 
     if not train_on:
         return None
@@ -215,7 +215,7 @@ def add_behaviour_parser(commands: Any) -> None:
 
 
 def run_behaviour(args: argparse.Namespace) -> int:
-    from core.train import ARSConfig, train_behaviour
+    from paretoscope.train import ARSConfig, train_behaviour
 
     iterations = args.iterations
     if iterations is None and args.budget_seconds is None:
@@ -380,7 +380,7 @@ def add_offline_parsers(commands: Any) -> None:
 
 def architecture_changes(kind: str, args: argparse.Namespace) -> dict[str, Any]:
     """Fields of the default architecture of `kind` that the command line changes."""
-    from core.agents.architecture import ARCHITECTURES
+    from paretoscope.agents.architecture import ARCHITECTURES
 
     changes: dict[str, Any] = {}
     if args.dropout is not None:
@@ -414,7 +414,7 @@ def architecture_changes(kind: str, args: argparse.Namespace) -> dict[str, Any]:
 def run_offline(args: argparse.Namespace) -> int:
     import torch
 
-    from core.train.offline import OfflineConfig, train_offline
+    from paretoscope.train.offline import OfflineConfig, train_offline
 
     if args.threads is not None:
         if args.threads < 1:

@@ -3,16 +3,16 @@ Minari, the native format), summaries, conversion and collection.
 
 Typical use::
 
-    from core.data import convert, dataset_summary, open_dataset
+    from paretoscope.data import convert, dataset_summary, open_dataset
     convert("MO-Hopper-v2_50000_expert_uniform.pkl", "hopper-expert-uniform")
     summary = dataset_summary("hopper-expert-uniform")      # instant: cached in the dataset
     trajectories = open_dataset("hopper-expert-uniform")    # memory-mapped columns
 """
 
-from core.data.behaviour import AmateurAgent, GaussianNoiseAgent, behaviour_agent
-from core.data.collect import collect, episode_plan
-from core.data.convert import TARGET_FORMATS, convert, target_format
-from core.data.d4morl import (
+from paretoscope.data.behaviour import AmateurAgent, GaussianNoiseAgent, behaviour_agent
+from paretoscope.data.collect import collect, episode_plan
+from paretoscope.data.convert import TARGET_FORMATS, convert, target_format
+from paretoscope.data.d4morl import (
     D4MORLFile,
     D4MORLName,
     d4morl_file_name,
@@ -21,8 +21,8 @@ from core.data.d4morl import (
     read_d4morl,
     write_d4morl,
 )
-from core.data.minari_io import read_minari, write_minari
-from core.data.native import (
+from paretoscope.data.minari_io import read_minari, write_minari
+from paretoscope.data.native import (
     FORMAT_VERSION,
     NativeWriter,
     is_native_dataset,
@@ -30,15 +30,15 @@ from core.data.native import (
     open_native,
     write_native,
 )
-from core.data.preferences import DISTRIBUTION_NAMES, sample_preferences
-from core.data.sources import dataset_summary, detect_format, open_dataset
-from core.data.summary import (
+from paretoscope.data.preferences import DISTRIBUTION_NAMES, sample_preferences
+from paretoscope.data.sources import dataset_summary, detect_format, open_dataset
+from paretoscope.data.summary import (
     DatasetSummary,
     TrajectoryTable,
     summarize,
     summarize_trajectories,
 )
-from core.data.trajectories import DatasetInfo, Trajectories, Trajectory
+from paretoscope.data.trajectories import DatasetInfo, Trajectories, Trajectory
 
 __all__ = [
     "DISTRIBUTION_NAMES",

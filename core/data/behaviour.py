@@ -22,9 +22,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from core.agents.base import Agent, AgentSpec
-from core.envs import get_spec
-from core.errors import ParetoscopeError
+from paretoscope.agents.base import Agent, AgentSpec
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
 
 QUALITIES: tuple[str, ...] = ("expert", "amateur")
 KEEP_PROBABILITY = 0.35

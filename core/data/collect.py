@@ -12,15 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from core.agents.base import Agent
-from core.data.behaviour import behaviour_agent, check_behaviour
-from core.data.d4morl import write_d4morl
-from core.data.native import NativeWriter, open_native
-from core.data.preferences import DISTRIBUTION_NAMES, check_bounds, sample_preferences
-from core.data.progress import counter_bar
-from core.data.trajectories import DatasetInfo, Trajectory
-from core.envs import get_spec
-from core.errors import ParetoscopeError
+from paretoscope.agents.base import Agent
+from paretoscope.data.behaviour import behaviour_agent, check_behaviour
+from paretoscope.data.d4morl import write_d4morl
+from paretoscope.data.native import NativeWriter, open_native
+from paretoscope.data.preferences import DISTRIBUTION_NAMES, check_bounds, sample_preferences
+from paretoscope.data.progress import counter_bar
+from paretoscope.data.trajectories import DatasetInfo, Trajectory
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
 
 
 def episode_plan(
@@ -80,11 +80,11 @@ def collect(
 
     Preferences come from the D4MORL `distribution` within `preference_bounds` ((n_obj, 2)
     [low, high] rows; [0, 1] each when None), actions get the `quality`'s noise, and expert ones
-    Gaussian noise of `action_noise` times half the action range (`core.data.behaviour`).
+    Gaussian noise of `action_noise` times half the action range (`paretoscope.data.behaviour`).
     Episodes that diverge before their first step are left out (counted in the info's
     ``extra``). With `d4morl_out`, also writes the same data as a D4MORL pickle. Returns `out`.
     """
-    from core.rollout import rollout_batch
+    from paretoscope.rollout import rollout_batch
 
     spec = get_spec(env_id)
     if episodes < 1:

@@ -11,12 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from core.data.d4morl import load_d4morl, write_d4morl
-from core.data.minari_io import MINARI_PREFIX, iter_minari, write_minari
-from core.data.native import NativeWriter, write_native
-from core.data.progress import counter_bar
-from core.data.sources import detect_format, open_dataset
-from core.errors import ParetoscopeError
+from paretoscope.data.d4morl import load_d4morl, write_d4morl
+from paretoscope.data.minari_io import MINARI_PREFIX, iter_minari, write_minari
+from paretoscope.data.native import NativeWriter, write_native
+from paretoscope.data.progress import counter_bar
+from paretoscope.data.sources import detect_format, open_dataset
+from paretoscope.errors import ParetoscopeError
 
 TargetFormat = Literal["native", "d4morl", "minari"]
 TARGET_FORMATS: tuple[str, ...] = ("native", "d4morl", "minari")

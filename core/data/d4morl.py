@@ -3,7 +3,8 @@
 A file is a list with one ``defaultdict(list)`` per trajectory holding float64 arrays
 ``observations``, ``actions``, ``next_observations``, ``preference`` (the same row on every
 step), ``raw_rewards`` (T, n_obj) and bool ``terminals`` (see
-docs/reference.md#d4morl-dataset-files). Files are read with `core.data.safe_pickle`, never with
+docs/reference.md#d4morl-dataset-files). Files are read with `paretoscope.data.safe_pickle`, never
+with
 plain `pickle.load`.
 """
 
@@ -20,18 +21,18 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from core.data.formats import DatasetHeader
-from core.data.progress import progress_bar
-from core.data.safe_pickle import load_restricted
-from core.data.trajectories import (
+from paretoscope.data.formats import DatasetHeader
+from paretoscope.data.progress import progress_bar
+from paretoscope.data.safe_pickle import load_restricted
+from paretoscope.data.trajectories import (
     DatasetInfo,
     Trajectories,
     Trajectory,
     check_preference,
     check_trajectory,
 )
-from core.envs import get_spec
-from core.errors import ParetoscopeError
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
 
 # Keys of one trajectory, in the order PEDA's collection script writes them.
 D4MORL_KEYS = (

@@ -1,8 +1,9 @@
 """Dataset file formats: cheap sniffing of what a file or folder is, without reading it.
 
-Each format's own module (`core.data.native`, `core.data.minari_io`, `core.data.d4morl`) says
+Each format's own module (`paretoscope.data.native`, `paretoscope.data.minari_io`,
+`paretoscope.data.d4morl`) says
 whether a path is one of its datasets and what its header tells (`DatasetHeader`). Discovery
-(`core.catalog`), the CLI (`paretoscope data list`) and uploads all ask `sniff_dataset`, so a
+(`paretoscope.catalog`), the CLI (`paretoscope data list`) and uploads all ask `sniff_dataset`, so a
 new format is one sniffer plus a `register_dataset_format` call.
 """
 
@@ -13,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.errors import ParetoscopeError
-from core.lazy import SnifferRegistry
+from paretoscope.errors import ParetoscopeError
+from paretoscope.lazy import SnifferRegistry
 
 
 @dataclass(frozen=True)
@@ -35,9 +36,9 @@ DatasetSniffer = Callable[[Path], "DatasetHeader | None"]
 
 _REGISTRY: SnifferRegistry[DatasetHeader] = SnifferRegistry(
     {
-        "native": "core.data.native:sniff_native",
-        "minari": "core.data.minari_io:sniff_minari",
-        "d4morl": "core.data.d4morl:sniff_d4morl",
+        "native": "paretoscope.data.native:sniff_native",
+        "minari": "paretoscope.data.minari_io:sniff_minari",
+        "d4morl": "paretoscope.data.d4morl:sniff_d4morl",
     }
 )
 

@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from core.data.formats import DatasetHeader
-from core.data.progress import progress_bar
-from core.data.trajectories import DatasetInfo, Trajectories, Trajectory, check_trajectory
-from core.envs import REGISTRY, get_spec
-from core.errors import ParetoscopeError
+from paretoscope.data.formats import DatasetHeader
+from paretoscope.data.progress import progress_bar
+from paretoscope.data.trajectories import DatasetInfo, Trajectories, Trajectory, check_trajectory
+from paretoscope.envs import REGISTRY, get_spec
+from paretoscope.errors import ParetoscopeError
 
 MINARI_PREFIX = "minari:"
 _METADATA_KEY = "paretoscope"

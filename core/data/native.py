@@ -20,16 +20,16 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from core.data.formats import DatasetHeader
-from core.data.summary import SUMMARY_VERSION, DatasetSummary, TrajectoryTable, summarize
-from core.data.trajectories import (
+from paretoscope.data.formats import DatasetHeader
+from paretoscope.data.summary import SUMMARY_VERSION, DatasetSummary, TrajectoryTable, summarize
+from paretoscope.data.trajectories import (
     DatasetInfo,
     Trajectories,
     Trajectory,
     check_trajectory,
     trajectory_return,
 )
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 FORMAT_NAME = "paretoscope-trajectories"
 FORMAT_VERSION = 1
@@ -360,7 +360,7 @@ def write_native(
     trajectories: Trajectories, path: str | Path, overwrite: bool = False, progress: bool = False
 ) -> Path:
     """Write in-memory (or memory-mapped) `Trajectories` as a native dataset."""
-    from core.data.progress import progress_bar
+    from paretoscope.data.progress import progress_bar
 
     with NativeWriter(
         path,

@@ -15,7 +15,7 @@ from typing import Literal
 
 import numpy as np
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 Distribution = Literal["uniform", "wide", "narrow"]
 DISTRIBUTION_NAMES: tuple[str, ...] = ("uniform", "wide", "narrow")

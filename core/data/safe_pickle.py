@@ -23,8 +23,8 @@ except ImportError:  # pragma: no cover - numpy 1.x
     from numpy.core import multiarray as _multiarray  # type: ignore[no-redef]
     from numpy.core import numeric as _numeric  # type: ignore[no-redef]
 
-from core.data.progress import ReadProgress
-from core.errors import ParetoscopeError
+from paretoscope.data.progress import ReadProgress
+from paretoscope.errors import ParetoscopeError
 
 
 class RefusedPickle(pickle.UnpicklingError):
@@ -74,7 +74,7 @@ for _module in ("numpy.core", "numpy._core"):
 
 def numpy_globals() -> dict[str, Any]:
     """The numpy globals this unpickler admits, as ``"module.name"`` -> object (torch files
-    that carry numpy arrays are read with the same ones: `core.torch_files`)."""
+    that carry numpy arrays are read with the same ones: `paretoscope.torch_files`)."""
     return {
         f"{module}.{name}": value
         for (module, name), value in _ALLOWED.items()

@@ -15,23 +15,23 @@ from typing import Any, Literal
 
 import numpy as np
 
-from core.data.d4morl import check_input_file, load_d4morl, read_d4morl
-from core.data.minari_io import (
+from paretoscope.data.d4morl import check_input_file, load_d4morl, read_d4morl
+from paretoscope.data.minari_io import (
     MINARI_PREFIX,
     is_minari_dataset,
     iter_minari,
     minari_data_path,
     read_minari,
 )
-from core.data.native import is_native_dataset, native_summary, open_native
-from core.data.summary import (
+from paretoscope.data.native import is_native_dataset, native_summary, open_native
+from paretoscope.data.summary import (
     SUMMARY_VERSION,
     DatasetSummary,
     TrajectoryTable,
     summarize,
 )
-from core.data.trajectories import Trajectories
-from core.errors import ParetoscopeError
+from paretoscope.data.trajectories import Trajectories
+from paretoscope.errors import ParetoscopeError
 
 SourceFormat = Literal["native", "d4morl", "minari"]
 SIDECAR_SUFFIX = ".paretoscope-summary.npz"

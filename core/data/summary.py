@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from core.data.trajectories import DatasetInfo, Trajectories, Trajectory
-from core.errors import ParetoscopeError
+from paretoscope.data.trajectories import DatasetInfo, Trajectories, Trajectory
+from paretoscope.errors import ParetoscopeError
 
 # Bump when the summary's content or its computation changes: cached summaries are then redone.
 SUMMARY_VERSION = 1
@@ -168,7 +168,7 @@ def summarize(
     table: TrajectoryTable, info: DatasetInfo, bins: int = PREFERENCE_BINS
 ) -> DatasetSummary:
     """The dataset summary of `table`; hypervolume against the env's reference point."""
-    from core.metrics import hypervolume, non_dominated
+    from paretoscope.metrics import hypervolume, non_dominated
 
     if len(table) == 0:
         raise ParetoscopeError(f"{info.source or info.env_id}: the dataset holds no trajectories")

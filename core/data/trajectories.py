@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from core.envs import EnvSpec, get_spec
-from core.errors import ParetoscopeError
+from paretoscope.envs import EnvSpec, get_spec
+from paretoscope.errors import ParetoscopeError
 
 # Preference rows must sum to 1 within this absolute tolerance.
 PREFERENCE_SUM_TOLERANCE = 1e-6

@@ -1,7 +1,7 @@
 """The bundled demo: its recipe, the `paretoscope demo build` pipeline and its manifest."""
 
-from core.demo.pipeline import STEP_KINDS, BuildReport, build_demo, demo_status
-from core.demo.recipe import FULL, QUICK, RECIPES, DemoRecipe
+from paretoscope.demo.pipeline import STEP_KINDS, BuildReport, build_demo, demo_status
+from paretoscope.demo.recipe import FULL, QUICK, RECIPES, DemoRecipe
 
 __all__ = [
     "FULL",

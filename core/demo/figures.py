@@ -1,6 +1,6 @@
 """The demo's figures, computed from its sweeps, and the quality targets (issues 9 and 21).
 
-Everything here is a pure function of sweep tables (`core.evaluate.sweep` rows) and of the
+Everything here is a pure function of sweep tables (`paretoscope.evaluate.sweep` rows) and of the
 figures already computed, so the manifest can be rebuilt from the ledger without rollouts.
 """
 
@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.demo.recipe import DemoRecipe
-from core.envs import get_spec
-from core.errors import ParetoscopeError
-from core.evaluate import objective_columns, summarize
-from core.metrics import hypervolume, largest_gap, non_dominated
+from paretoscope.demo.recipe import DemoRecipe
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
+from paretoscope.evaluate import objective_columns, summarize
+from paretoscope.metrics import hypervolume, largest_gap, non_dominated
 
 # MO-HalfCheetah-v2 per-step rewards (docs/reference.md#d4morl-environments):
 # run = min(4, v) + 1, energy = 5 - Σa².

@@ -17,8 +17,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from core.atomic import write_bytes_atomically
-from core.errors import ParetoscopeError
+from paretoscope.atomic import write_bytes_atomically
+from paretoscope.errors import ParetoscopeError
 
 LEDGER_FILE = "demo-ledger.json"
 LEDGER_FORMAT = "paretoscope-demo-ledger"

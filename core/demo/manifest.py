@@ -2,7 +2,7 @@
 
 Both are generated from the recipe and the build ledger: every artefact with the command line
 that makes it, its seed, the code commit, its size in bytes and its figures; then the quality
-targets, met or NOT met. The manifest keeps the format `core.catalog.discover_assets` reads.
+targets, met or NOT met. The manifest keeps the format `paretoscope.catalog.discover_assets` reads.
 """
 
 from __future__ import annotations
@@ -13,17 +13,17 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.atomic import write_bytes_atomically
-from core.catalog import (
+from paretoscope.atomic import write_bytes_atomically
+from paretoscope.catalog import (
     MANIFEST_FILE,
     MANIFEST_FORMAT,
     MANIFEST_VERSION,
     RESULTS_DIR,
     SweepPlan,
 )
-from core.demo.figures import QualityCheck, hypervolume_fractions, quality_checks
-from core.demo.ledger import code_commit
-from core.demo.recipe import (
+from paretoscope.demo.figures import QualityCheck, hypervolume_fractions, quality_checks
+from paretoscope.demo.ledger import code_commit
+from paretoscope.demo.recipe import (
     TRAINING_THREADS,
     BehaviourRecipe,
     DatasetRecipe,
@@ -31,11 +31,11 @@ from core.demo.recipe import (
     MorlbRecipe,
     OfflineRecipe,
 )
-from core.envs import get_spec
-from core.sweeps import SWEEP_BATCH_SIZE
+from paretoscope.envs import get_spec
+from paretoscope.sweeps import SWEEP_BATCH_SIZE
 
 if TYPE_CHECKING:
-    from core.demo.pipeline import DemoBuild
+    from paretoscope.demo.pipeline import DemoBuild
 
 README_FILE = "README.md"
 # Marks the rows of the artefact table so a reader (or a test) can find them.
@@ -170,7 +170,7 @@ def agent_command(build: DemoBuild, env: EnvRecipe, agent: OfflineRecipe) -> str
 
 def morlb_command(build: DemoBuild, imported: MorlbRecipe) -> str:
     """The import of the file MORL-Baselines saved (its training is the build's own step)."""
-    from core.demo.morlb_training import TRAINING_DIR, import_kind, saved_file_name
+    from paretoscope.demo.morlb_training import TRAINING_DIR, import_kind, saved_file_name
 
     folder = build.agent_dir(imported.name)
     parts = [
@@ -195,7 +195,9 @@ def sweep_command(build: DemoBuild, env_id: str, name: str, plan: SweepPlan) -> 
     parts += ["--batch-size", str(SWEEP_BATCH_SIZE), "--out", build.display(build.results_dir)]
     command = _join(parts)
     if tuple(plan.seeds) != tuple(range(len(plan.seeds))):
-        command += f"  (seeds {', '.join(map(str, plan.seeds))}: core.evaluate.sweep(seeds=...))"
+        command += (
+            f"  (seeds {', '.join(map(str, plan.seeds))}: paretoscope.evaluate.sweep(seeds=...))"
+        )
     return command
 
 

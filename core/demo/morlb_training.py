@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 MORL_BASELINES_VERSION = "1.3.0"
 # An imported agent keeps the file MORL-Baselines saved here, beside its config.json.

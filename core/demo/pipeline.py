@@ -4,7 +4,8 @@ Every step calls paretoscope's own functions (`train_behaviour`, `collect`, `tra
 `sweep`), seeded by the recipe, with their progress bars. The steps are resumable because
 those functions are: behaviour training skips finished members, collection and offline
 training continue from their checkpoints, the results store completes only missing episodes.
-On top, a ledger (`core.demo.ledger`) records each finished step with its settings, so a rerun
+On top, a ledger (`paretoscope.demo.ledger`) records each finished step with its settings, so a
+rerun
 skips finished steps at once and a changed setting is redone (budgets that grew) or refused.
 
 A step's settings include the fingerprint of what it consumes (the behaviour set a dataset was
@@ -26,16 +27,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core.catalog import AGENTS_DIR, DATASETS_DIR, RESULTS_DIR, SweepPlan, bundled_assets_dir
-from core.demo.figures import (
+from paretoscope.catalog import AGENTS_DIR, DATASETS_DIR, RESULTS_DIR, SweepPlan, bundled_assets_dir
+from paretoscope.demo.figures import (
     front_figures,
     halfcheetah_motion,
     known_front_figures,
     member_figures,
 )
-from core.demo.ledger import Ledger, differences, settings_hash
-from core.demo.morlb_training import MORL_BASELINES_VERSION
-from core.demo.recipe import (
+from paretoscope.demo.ledger import Ledger, differences, settings_hash
+from paretoscope.demo.morlb_training import MORL_BASELINES_VERSION
+from paretoscope.demo.recipe import (
     TRAINING_THREADS,
     BehaviourRecipe,
     DatasetRecipe,
@@ -44,14 +45,14 @@ from core.demo.recipe import (
     MorlbRecipe,
     OfflineRecipe,
 )
-from core.envs import get_spec
-from core.envs.known_fronts import known_front
-from core.errors import ParetoscopeError
-from core.sweeps import SWEEP_BATCH_SIZE  # batch-invariant agents: any batch replays
+from paretoscope.envs import get_spec
+from paretoscope.envs.known_fronts import known_front
+from paretoscope.errors import ParetoscopeError
+from paretoscope.sweeps import SWEEP_BATCH_SIZE  # batch-invariant agents: any batch replays
 
 if TYPE_CHECKING:
-    from core.train import MemberReward
-    from core.train.ars import ARSConfig
+    from paretoscope.train import MemberReward
+    from paretoscope.train.ars import ARSConfig
 
 STEP_KINDS = ("behaviour", "datasets", "agents", "sweeps", "manifest")
 
@@ -95,7 +96,7 @@ class BuildReport:
 
 
 def _preferences(env: EnvRecipe) -> list[list[float]]:
-    from core.train.behaviour import check_member_preferences, default_preferences
+    from paretoscope.train.behaviour import check_member_preferences, default_preferences
 
     n_obj = get_spec(env.env_id).n_obj
     rows = env.behaviour.preferences
@@ -109,7 +110,7 @@ def _preferences(env: EnvRecipe) -> list[list[float]]:
 
 def _member_rewards(env: EnvRecipe) -> list[MemberReward | None] | None:
     """The recipe's `train_on` entries as one `MemberReward` (or None) per member."""
-    from core.train import MemberReward, rewards_by_member
+    from paretoscope.train import MemberReward, rewards_by_member
 
     if not env.behaviour.train_on:
         return None
@@ -120,8 +121,9 @@ def _member_rewards(env: EnvRecipe) -> list[MemberReward | None] | None:
 
 
 def _ars_config(recipe: BehaviourRecipe) -> ARSConfig:
-    """The recipe's ARS hyper-parameters as `core.train.ARSConfig` (for the record and the run)."""
-    from core.train import ARSConfig
+    """The recipe's ARS hyper-parameters as `paretoscope.train.ARSConfig` (for the record and the
+    run)."""
+    from paretoscope.train import ARSConfig
 
     return ARSConfig(
         directions=recipe.directions,
@@ -133,7 +135,7 @@ def _ars_config(recipe: BehaviourRecipe) -> ARSConfig:
 
 def _behaviour_record(env: EnvRecipe) -> dict[str, Any]:
     """The run.json content `train_behaviour` writes for this recipe (budget aside)."""
-    from core.train.behaviour import BehaviourSettings
+    from paretoscope.train.behaviour import BehaviourSettings
 
     recipe = env.behaviour
     settings = BehaviourSettings(
@@ -190,8 +192,8 @@ class DemoBuild:
 
     # fingerprints of finished upstream artefacts
     def agent_fingerprint(self, name: str, needed_by: str) -> str:
-        from core.agents import load
-        from core.evaluate import agent_fingerprint
+        from paretoscope.agents import load
+        from paretoscope.evaluate import agent_fingerprint
 
         folder = self.agent_dir(name)
         if not (folder / "config.json").is_file():
@@ -202,8 +204,8 @@ class DemoBuild:
         return agent_fingerprint(load(folder))
 
     def dataset_fingerprint(self, name: str, needed_by: str) -> str:
-        from core.data.sources import open_dataset
-        from core.train.offline import dataset_fingerprint
+        from paretoscope.data.sources import open_dataset
+        from paretoscope.train.offline import dataset_fingerprint
 
         folder = self.dataset_dir(name)
         if not (folder / "paretoscope-dataset.json").is_file():
@@ -276,7 +278,7 @@ class DemoBuild:
             }
 
         def run() -> dict[str, Any]:
-            from core.train import train_behaviour
+            from paretoscope.train import train_behaviour
 
             agent = train_behaviour(
                 env.env_id,
@@ -314,7 +316,7 @@ class DemoBuild:
 
     def _adopt_behaviour(self, env: EnvRecipe, folder: Path) -> dict[str, Any] | None:
         """A policy set trained earlier with the same settings, every member at the budget."""
-        from core.train.behaviour import (
+        from paretoscope.train.behaviour import (
             RUN_FILE,
             TRAINING_DIR,
             kept_members,
@@ -369,8 +371,8 @@ class DemoBuild:
             }
 
         def run() -> dict[str, Any]:
-            from core.agents import load
-            from core.data.collect import collect
+            from paretoscope.agents import load
+            from paretoscope.data.collect import collect
 
             if (folder / "paretoscope-dataset.json").is_file():
                 raise ParetoscopeError(
@@ -424,7 +426,7 @@ class DemoBuild:
         )
 
     def _dataset_details(self, name: str) -> dict[str, Any]:
-        from core.data.sources import dataset_summary
+        from paretoscope.data.sources import dataset_summary
 
         summary = dataset_summary(self.dataset_dir(name))
         return {
@@ -453,8 +455,8 @@ class DemoBuild:
             }
 
         def run() -> dict[str, Any]:
-            from core.agents.checkpoint import parameter_count
-            from core.train.offline import train_offline
+            from paretoscope.agents.checkpoint import parameter_count
+            from paretoscope.train.offline import train_offline
 
             with torch_threads(TRAINING_THREADS):
                 trained = train_offline(
@@ -468,7 +470,7 @@ class DemoBuild:
                     progress=self.progress,
                 )
             if not self.recipe.keep_offline_training_state:
-                from core.train.offline import STATE_FILE, TRAINING_DIR
+                from paretoscope.train.offline import STATE_FILE, TRAINING_DIR
 
                 (folder / TRAINING_DIR / STATE_FILE).unlink(missing_ok=True)
             history = (trained.training or {}).get("loss_history") or []
@@ -502,10 +504,10 @@ class DemoBuild:
             return settings
 
         def run() -> dict[str, Any]:
-            from core.agents import save
-            from core.agents.checkpoint import parameter_count
-            from core.agents.importers import import_agent
-            from core.demo import morlb_training as training
+            from paretoscope.agents import save
+            from paretoscope.agents.checkpoint import parameter_count
+            from paretoscope.agents.importers import import_agent
+            from paretoscope.demo import morlb_training as training
 
             scratch = folder / training.TRAINING_DIR
             saved = scratch / training.saved_file_name(agent.algorithm)
@@ -579,9 +581,9 @@ class DemoBuild:
             }
 
         def run() -> dict[str, Any]:
-            from core.agents import load
-            from core.evaluate import sweep
-            from core.results_store import ResultsStore
+            from paretoscope.agents import load
+            from paretoscope.evaluate import sweep
+            from paretoscope.results_store import ResultsStore
 
             agent = load(self.agent_dir(name))
             store = ResultsStore(self.results_dir)
@@ -604,7 +606,7 @@ class DemoBuild:
                 )
                 figures["known_front"] = known_front_figures(discounted, env_id)
             if behaviour:
-                from core.agents.policy_set import PolicySetAgent
+                from paretoscope.agents.policy_set import PolicySetAgent
 
                 if not isinstance(agent, PolicySetAgent):
                     raise ParetoscopeError(f"{self.agent_dir(name)}: expected a policy set")
@@ -630,7 +632,7 @@ class DemoBuild:
         )
 
     def manifest_step(self) -> Step:
-        from core.demo.manifest import README_FILE, write_demo_manifest
+        from paretoscope.demo.manifest import README_FILE, write_demo_manifest
 
         def settings() -> dict[str, Any]:
             return {
@@ -665,7 +667,7 @@ class DemoBuild:
 def seeds_held_out(env: EnvRecipe, plan: SweepPlan) -> bool:
     """Whether no seed of `plan` reset an episode of the env's datasets (the offline agents
     learnt from those episodes, so a sweep on their seeds would replay what they saw)."""
-    from core.data.collect import episode_plan
+    from paretoscope.data.collect import episode_plan
 
     n_obj = get_spec(env.env_id).n_obj
     used: set[int] = set()
@@ -694,7 +696,7 @@ def settings_keys_of_sweep() -> tuple[str, ...]:
 
 def offline_config(agent: OfflineRecipe) -> Any:
     """The `OfflineConfig` of a recipe entry."""
-    from core.train.offline import OfflineConfig
+    from paretoscope.train.offline import OfflineConfig
 
     return OfflineConfig(
         steps=agent.steps,
@@ -712,7 +714,7 @@ def architecture_changes(agent: OfflineRecipe) -> dict[str, Any]:
     """The architecture fields the recipe changes, exactly as `paretoscope train` maps them."""
     import argparse
 
-    from core.cli.train import architecture_changes as cli_changes
+    from paretoscope.cli.train import architecture_changes as cli_changes
 
     options = argparse.Namespace(
         hidden=agent.hidden,
@@ -828,7 +830,7 @@ def build_demo(
 ) -> BuildReport:
     """Build (or finish) the demo `recipe` (default: the full one) into `out` (default: the
     bundled assets folder), only the step kinds in `steps` and the envs in `envs` when given."""
-    from core.demo.recipe import FULL
+    from paretoscope.demo.recipe import FULL
 
     recipe = recipe or FULL
     folder = Path(out).expanduser() if out is not None else bundled_assets_dir()
@@ -843,7 +845,7 @@ def build_demo(
         outcome = run_step(build, step)
         report.outcomes.append(outcome)
         log(f"[{index}/{len(chosen)}] {step.id}: {outcome.status} ({outcome.seconds:.1f} s)")
-    from core.demo.manifest import current_checks
+    from paretoscope.demo.manifest import current_checks
 
     checks = current_checks(build)
     if checks:
@@ -855,7 +857,7 @@ def build_demo(
 
 def demo_status(out: str | Path | None = None, recipe: DemoRecipe | None = None) -> list[str]:
     """One line per step: done (with its settings), changed, or missing. Builds nothing."""
-    from core.demo.recipe import FULL
+    from paretoscope.demo.recipe import FULL
 
     recipe = recipe or FULL
     folder = Path(out).expanduser() if out is not None else bundled_assets_dir()

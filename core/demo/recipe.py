@@ -14,16 +14,17 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from core.catalog import SweepPlan
-from core.discount import check_gamma
-from core.envs import get_spec
-from core.errors import ParetoscopeError
+from paretoscope.catalog import SweepPlan
+from paretoscope.discount import check_gamma
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
 
 
 @dataclass(frozen=True)
 class MemberTraining:
     """A member (named by its preference) that trains on weights·min(r_t, caps) instead of its
-    preference's w·r_t (`core.train.MemberReward`; `paretoscope train behaviour --train-on`)."""
+    preference's w·r_t (`paretoscope.train.MemberReward`; `paretoscope train behaviour
+    --train-on`)."""
 
     preference: tuple[float, ...]
     weights: tuple[float, ...]
@@ -40,7 +41,8 @@ class MemberTraining:
 
 @dataclass(frozen=True)
 class BehaviourRecipe:
-    """ARS behaviour policies (`core.train.train_behaviour`): one linear policy per preference.
+    """ARS behaviour policies (`paretoscope.train.train_behaviour`): one linear policy per
+    preference.
 
     `preferences` is either explicit rows or a member count spread over the simplex.
     `iterations` is the budget per member: it may grow between builds (training resumes).
@@ -68,7 +70,8 @@ class BehaviourRecipe:
 
 @dataclass(frozen=True)
 class DatasetRecipe:
-    """A dataset collected from the behaviour policies (`core.data.collect`), D4MORL style."""
+    """A dataset collected from the behaviour policies (`paretoscope.data.collect`), D4MORL
+    style."""
 
     quality: str  # expert | amateur
     episodes: int
@@ -85,7 +88,7 @@ class DatasetRecipe:
 
 @dataclass(frozen=True)
 class OfflineRecipe:
-    """An offline agent (`core.train.offline.train_offline`) trained on one of the datasets.
+    """An offline agent (`paretoscope.train.offline.train_offline`) trained on one of the datasets.
 
     Architecture options mirror `paretoscope train <kind>`'s (None: PEDA's default).
     `steps` may grow between builds (training resumes).
@@ -140,7 +143,7 @@ class EnvRecipe:
 @dataclass(frozen=True)
 class MorlbRecipe:
     """An MO-Gymnasium agent trained by MORL-Baselines' own code (a build-time extra of the
-    demo: `core.demo.morlb_training`), then imported through paretoscope's importer.
+    demo: `paretoscope.demo.morlb_training`), then imported through paretoscope's importer.
 
     `options` go to the algorithm's constructor, `train_options` to its ``train`` (as
     (name, value) pairs, so the recipe stays hashable). The sweep is stored at the dashboard's
@@ -153,7 +156,7 @@ class MorlbRecipe:
     env_id: str
     name: str  # the artefact's name, e.g. "dst-gpi-ls"
     label: str
-    algorithm: str  # a key of core.demo.morlb_training.ALGORITHMS
+    algorithm: str  # a key of paretoscope.demo.morlb_training.ALGORITHMS
     timesteps: int
     sweep: SweepPlan
     options: tuple[tuple[str, Any], ...] = ()

@@ -8,14 +8,14 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from core.envs.mo_gymnasium_suite import TASKS, spec_from_env
-from core.envs.mujoco_specs import SPECS
-from core.envs.registry import register
-from core.envs.spec import EnvSpec
+from paretoscope.envs.mo_gymnasium_suite import TASKS, spec_from_env
+from paretoscope.envs.mujoco_specs import SPECS
+from paretoscope.envs.registry import register
+from paretoscope.envs.spec import EnvSpec
 
 
 def _make_d4morl(spec: EnvSpec, render_mode: str | None = None, **kwargs: Any) -> Any:
-    from core.envs.d4morl import make_d4morl_env
+    from paretoscope.envs.d4morl import make_d4morl_env
 
     return make_d4morl_env(spec, render_mode=render_mode, **kwargs)
 

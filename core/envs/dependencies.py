@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 if TYPE_CHECKING:
     import gymnasium as gym

@@ -11,7 +11,7 @@ given discount gamma, with three caveats a caller should know:
 - deep-sea-treasure's list holds one point per treasure at every gamma, also where another
   treasure dominates it (convex map: gamma <= 0.9722, where 22.4 is worth at least 23.7;
   concave and mirrored maps: gamma <= 0.9036, 16 against 24). They are kept: each is still the
-  exact return of a policy. Use `core.metrics.pareto_front` where only the front is wanted.
+  exact return of a policy. Use `paretoscope.metrics.pareto_front` where only the front is wanted.
 - resource-gathering's points discount a reward collected on step t (t = 1, 2, ...) by
   gamma ** t, one factor of gamma more than sum_t gamma ** t * r_t counted from t = 0 (the
   convention of the other fronts); both agree at gamma 1.
@@ -27,10 +27,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from core.discount import check_gamma
-from core.envs.episode_random import global_numpy_random
-from core.errors import ParetoscopeError
-from core.metrics.comparison import FrontComparison, compare_with_front
+from paretoscope.discount import check_gamma
+from paretoscope.envs.episode_random import global_numpy_random
+from paretoscope.errors import ParetoscopeError
+from paretoscope.metrics.comparison import FrontComparison, compare_with_front
 
 FloatArray = npt.NDArray[np.float64]
 

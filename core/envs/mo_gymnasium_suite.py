@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.envs.episode_random import GLOBAL_NUMPY_DRAWS
-from core.envs.spec import DEFAULT_HORIZON, EnvSpec, Objective
+from paretoscope.envs.episode_random import GLOBAL_NUMPY_DRAWS
+from paretoscope.envs.spec import DEFAULT_HORIZON, EnvSpec, Objective
 
 _MORL_BASELINES = "MORL-Baselines' examples"
 _WORST = "paretoscope's choice: the lowest return the time limit allows"
@@ -38,7 +38,7 @@ class SuiteTask:
     reference_point_source: str
     description: str
     # The env draws from numpy's global generator (minecart's ore), not only from its own
-    # seeded one: paretoscope gives each episode its own (core.envs.episode_random).
+    # seeded one: paretoscope gives each episode its own (paretoscope.envs.episode_random).
     global_numpy_random: bool = False
 
 
@@ -71,7 +71,8 @@ _HIGHWAY = (
 )
 _NUTRIENTS = _names("protein", "carbs", "fats", "vitamins", "minerals", "water")
 
-# MuJoCo v4 ids (the v5 ones are described in core.envs.mujoco_specs and drawn by paretoscope's
+# MuJoCo v4 ids (the v5 ones are described in paretoscope.envs.mujoco_specs and drawn by
+# paretoscope's
 # renderer); v4 tasks draw themselves. v4 says `-2d` where v5 says `-2obj`.
 _VELOCITY = Objective("velocity", "m/s")
 _ENERGY = Objective("energy", None, "minus the sum of squared actions")
@@ -273,7 +274,7 @@ def spec_from_env(task: SuiteTask) -> EnvSpec:
     import gymnasium as gym
     from gymnasium import spaces
 
-    from core.envs.dependencies import mo_gymnasium_make
+    from paretoscope.envs.dependencies import mo_gymnasium_make
 
     env = mo_gymnasium_make(task.id)
     try:

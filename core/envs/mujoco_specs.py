@@ -1,12 +1,12 @@
 """The MuJoCo tasks paretoscope describes itself: D4MORL's (PEDA) and MO-Gymnasium's v5.
 
 Their specs are static (dims, time step, tracking camera for paretoscope's own renderer), so
-listing them builds nothing. D4MORL's objective formulas live in `core.envs.d4morl`.
+listing them builds nothing. D4MORL's objective formulas live in `paretoscope.envs.d4morl`.
 """
 
 from __future__ import annotations
 
-from core.envs.spec import CameraSpec, EnvSpec, Objective
+from paretoscope.envs.spec import CameraSpec, EnvSpec, Objective
 
 _ENERGY_NOTE = "reward for spending little control effort"
 
@@ -82,7 +82,8 @@ _ENERGY = Objective("energy", None, _ENERGY_NOTE)
 _CONTROL = Objective("energy", None, "minus the sum of squared actions")
 
 SPECS: tuple[EnvSpec, ...] = (
-    # --- D4MORL (PEDA, ICLR 2023): objective formulas in core.envs.d4morl -------------------
+    # --- D4MORL (PEDA, ICLR 2023): objective formulas in paretoscope.envs.d4morl
+    # -------------------
     _d4morl(
         "MO-HalfCheetah-v2",
         (Objective("run", "m/s", "forward speed (capped at 4) + 1"), _ENERGY),

@@ -5,8 +5,9 @@ Gymnasium style: `register(env_id, spec, make=...)` adds an id; `get_spec`, `lis
 spec is asked for: MO-Gymnasium's classic tasks read their spaces from the env itself, and
 building all forty envs at import would cost seconds nobody asked for.
 
-What is registered by default (`core.envs.builtin`): the D4MORL tasks of the PEDA paper
-(``MO-*-v2``, ``MO-Hopper-v3``: 500 steps, rebuilt on today's MuJoCo in `core.envs.d4morl`) and
+What is registered by default (`paretoscope.envs.builtin`): the D4MORL tasks of the PEDA paper
+(``MO-*-v2``, ``MO-Hopper-v3``: 500 steps, rebuilt on today's MuJoCo in `paretoscope.envs.d4morl`)
+and
 every MO-Gymnasium id but ``mo-supermario-v0`` (passed through `mo_gymnasium.make` unchanged).
 """
 
@@ -18,8 +19,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from core.envs.spec import EnvSpec, Family
-from core.errors import ParetoscopeError
+from paretoscope.envs.spec import EnvSpec, Family
+from paretoscope.errors import ParetoscopeError
 
 if TYPE_CHECKING:
     import gymnasium as gym
@@ -130,7 +131,7 @@ def make_env(env_id: str, render_mode: str | None = None, **kwargs: Any) -> gym.
     entry = REGISTRY.entry(env_id)
     if entry.make is not None:
         return entry.make(render_mode=render_mode, **kwargs)
-    from core.envs.dependencies import mo_gymnasium_make
+    from paretoscope.envs.dependencies import mo_gymnasium_make
 
     return mo_gymnasium_make(env_id, render_mode=render_mode, **kwargs)
 

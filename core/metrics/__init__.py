@@ -9,19 +9,19 @@ distances to a reference front (`igd`, `igd_plus`), preference vectors (`prefere
 known optimal one (`compare_with_front`), and uncertainty across seeds: attainment surfaces of
 the runs (`attainment_surfaces`), where one agent's EAF beats another's (`eaf_difference`) and
 bootstrapped intervals of the mean front's metrics (`bootstrap_front_metrics`). Bad input raises
-`core.errors.ParetoscopeError`.
+`paretoscope.errors.ParetoscopeError`.
 """
 
-from core.metrics.attainment import (
+from paretoscope.metrics.attainment import (
     AttainmentSurfaces,
     EafDifference,
     attainment_surfaces,
     eaf_difference,
 )
-from core.metrics.comparison import FrontComparison, compare_with_front
-from core.metrics.distance import igd, igd_plus
-from core.metrics.dominance import non_dominated, non_dominated_by_margin, pareto_front
-from core.metrics.indicators import (
+from paretoscope.metrics.comparison import FrontComparison, compare_with_front
+from paretoscope.metrics.distance import igd, igd_plus
+from paretoscope.metrics.dominance import non_dominated, non_dominated_by_margin, pareto_front
+from paretoscope.metrics.indicators import (
     FrontSummary,
     cardinality,
     front_summary,
@@ -29,10 +29,10 @@ from core.metrics.indicators import (
     largest_gap,
     sparsity,
 )
-from core.metrics.preferences import preference_grid, random_preferences
-from core.metrics.rtg import RtgFollowing, rtg_following
-from core.metrics.uncertainty import Interval, bootstrap_front_metrics
-from core.metrics.utility import (
+from paretoscope.metrics.preferences import preference_grid, random_preferences
+from paretoscope.metrics.rtg import RtgFollowing, rtg_following
+from paretoscope.metrics.uncertainty import Interval, bootstrap_front_metrics
+from paretoscope.metrics.utility import (
     expected_utility,
     maximum_utility_loss,
     regret_per_preference,

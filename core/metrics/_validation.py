@@ -11,7 +11,7 @@ import operator
 import numpy as np
 import numpy.typing as npt
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import moocore
 import numpy as np
 
-from core.errors import ParetoscopeError
-from core.metrics._validation import FloatArray, as_point_set, require_non_empty
+from paretoscope.errors import ParetoscopeError
+from paretoscope.metrics._validation import FloatArray, as_point_set, require_non_empty
 
 LEVELS = ("best", "median", "worst")
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.metrics._validation import FloatArray, as_point_set
-from core.metrics.distance import igd, igd_plus
-from core.metrics.utility import maximum_utility_loss, sweep_regret
+from paretoscope.metrics._validation import FloatArray, as_point_set
+from paretoscope.metrics.distance import igd, igd_plus
+from paretoscope.metrics.utility import maximum_utility_loss, sweep_regret
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import moocore
 
-from core.metrics._validation import FloatArray, as_point_set, require_non_empty
+from paretoscope.metrics._validation import FloatArray, as_point_set, require_non_empty
 
 
 def _checked_pair(points: object, reference_front: object) -> tuple[FloatArray, FloatArray]:

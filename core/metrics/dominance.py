@@ -11,8 +11,8 @@ import bisect
 import moocore
 import numpy as np
 
-from core.errors import ParetoscopeError
-from core.metrics._validation import BoolArray, FloatArray, as_point_set
+from paretoscope.errors import ParetoscopeError
+from paretoscope.metrics._validation import BoolArray, FloatArray, as_point_set
 
 # Largest boolean comparison block (rows x front points x objectives) built at once (4+ objectives).
 _BLOCK_ELEMENTS = 4_000_000

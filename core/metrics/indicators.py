@@ -12,10 +12,10 @@ from dataclasses import dataclass
 import moocore
 import numpy as np
 
-from core.errors import ParetoscopeError
-from core.metrics._validation import FloatArray, as_point_set, as_vector
-from core.metrics.dominance import pareto_front
-from core.metrics.utility import checked_weights, expected_utility
+from paretoscope.errors import ParetoscopeError
+from paretoscope.metrics._validation import FloatArray, as_point_set, as_vector
+from paretoscope.metrics.dominance import pareto_front
+from paretoscope.metrics.utility import checked_weights, expected_utility
 
 
 def hypervolume(points: object, reference_point: object) -> float:

@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from core.errors import ParetoscopeError
-from core.metrics._validation import FloatArray, as_count
+from paretoscope.errors import ParetoscopeError
+from paretoscope.metrics._validation import FloatArray, as_count
 
 # A grid larger than this is almost surely a typo (e.g. 10 objectives at granularity 100).
 MAX_GRID_ROWS = 1_000_000

@@ -12,16 +12,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.errors import ParetoscopeError
-from core.metrics._validation import (
+from paretoscope.errors import ParetoscopeError
+from paretoscope.metrics._validation import (
     FloatArray,
     as_count,
     as_point_set,
     as_vector,
     require_non_empty,
 )
-from core.metrics.indicators import hypervolume
-from core.metrics.utility import checked_weights
+from paretoscope.metrics.indicators import hypervolume
+from paretoscope.metrics.utility import checked_weights
 
 METRICS = ("hypervolume", "expected utility")
 
@@ -101,7 +101,7 @@ def bootstrap_front_metrics(
     default_rng(random_seed).integers(0, S, size=(resamples, S))``, so the result is
     deterministic for a given `random_seed`; a seed drawn twice counts twice in the mean.
     Per resample: the mean return per preference over the drawn seeds' episodes, its
-    hypervolume above `reference_point` (`core.metrics.hypervolume`) and its expected utility
+    hypervolume above `reference_point` (`paretoscope.metrics.hypervolume`) and its expected utility
     over `weights` (default: the sweep's distinct preferences); dominated points change
     neither, so no front is filtered first. The interval is the (1 - level) / 2 and
     (1 + level) / 2 quantiles of the resampled values; `estimate` is the metric of the full

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.errors import ParetoscopeError
-from core.metrics._validation import (
+from paretoscope.errors import ParetoscopeError
+from paretoscope.metrics._validation import (
     FloatArray,
     as_point_set,
     require_non_empty,

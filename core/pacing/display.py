@@ -18,7 +18,7 @@ import math
 import time
 from collections.abc import Callable
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 SHOWN_FRAMES_PER_SECOND = 36.0
 MOST = 12.0
@@ -30,7 +30,8 @@ LEAST = 3.0
 ROUGH_FROM = 3
 
 
-# The budget follows how busy the machine is (`core.pacing.machine.IdleShare`): whole while at
+# The budget follows how busy the machine is (`paretoscope.pacing.machine.IdleShare`): whole while
+# at
 # least `FULL_BUDGET_IDLE` of its CPU time is idle, `LEAST_BUDGET_SHARE` of it at
 # `LEAST_BUDGET_IDLE` or less, in proportion between. Eight viewers' browsers on the server's
 # own two cores left it ~10% idle: ~2/3 of the budget (4.5 -> ~3 frames a second a page).

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
-from core.pacing.scheduler import FrameScheduler, Grant, Kind
+from paretoscope.pacing.scheduler import FrameScheduler, Grant, Kind
 
 
 class Cancelled(Exception):

@@ -3,7 +3,7 @@
 A live stream's pictures cost the machine twice: the server draws and sends each one, and a
 viewer's browser decodes and paints it. When both run on one machine that is nearly full (a
 demo laptop, a shared box, a benchmark with its browsers), the pages should share fewer frames
-a second (`core.pacing.display.budget_for`): a slower picture, and the moves stay quick. The
+a second (`paretoscope.pacing.display.budget_for`): a slower picture, and the moves stay quick. The
 idle share says so whatever fills the machine: our renderer, the browsers or another job.
 Where /proc/stat cannot be read the share is unknown (None) and the budget stays whole.
 """

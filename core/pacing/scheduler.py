@@ -15,11 +15,11 @@ priority:
 A live stream that falls behind does not freeze: its next grant skips to the frame due now
 (`Grant.index`), so it plays at a lower frame rate until the load falls, and a stream that
 can skip nothing (an env that draws itself) is still served in deadline order. While many
-streams play, each page shows fewer frames a second (`core.pacing.display.shown_rate`), and a
+streams play, each page shows fewer frames a second (`paretoscope.pacing.display.shown_rate`), and a
 live stream that can skip draws no more than that: every k-th frame, k = floor(fps / shown
 rate), back to every frame as the streams end.
 
-Pure and single-threaded: time comes from `clock`, nothing blocks (`core.pacing.gate` puts
+Pure and single-threaded: time comes from `clock`, nothing blocks (`paretoscope.pacing.gate` puts
 threads around it). Unit tests drive it with `FakeClock`.
 """
 
@@ -30,8 +30,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from core.errors import ParetoscopeError
-from core.pacing.display import SHOWN_FRAMES_PER_SECOND, shown_rate
+from paretoscope.errors import ParetoscopeError
+from paretoscope.pacing.display import SHOWN_FRAMES_PER_SECOND, shown_rate
 
 Clock = Callable[[], float]
 
@@ -94,9 +94,10 @@ class FrameScheduler:
     clock: Clock
     lead: float = 0.5  # seconds a live stream may render ahead of its playback
     late: float = 0.25  # seconds a live stream may fall behind before it skips frames
-    # Draw a live stream's frames no faster than its page shows them (`core.pacing.display`).
+    # Draw a live stream's frames no faster than its page shows them (`paretoscope.pacing.display`).
     thin: bool = True
-    # The frames a second the live streams' pages share now (`core.pacing.display.budget_for`).
+    # The frames a second the live streams' pages share now
+    # (`paretoscope.pacing.display.budget_for`).
     budget: Callable[[], float] = lambda: SHOWN_FRAMES_PER_SECOND
     _streams: dict[str, _Stream] = field(default_factory=dict)
     _running: int = 0

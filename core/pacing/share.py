@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 # Of one core, for the live streams' simulation ahead, all streams together; the burst lets a
 # lone stream's first steps run at once.

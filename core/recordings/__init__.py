@@ -13,20 +13,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from core.agents.base import Agent
-from core.recordings.episode import EpisodeRequest
-from core.recordings.lanes import FrameCallback, LiveFrame, RecordingWriter, divergence_message
-from core.recordings.library import RecordingLibrary
-from core.recordings.recording import (
+from paretoscope.agents.base import Agent
+from paretoscope.recordings.episode import EpisodeRequest
+from paretoscope.recordings.lanes import (
+    FrameCallback,
+    LiveFrame,
+    RecordingWriter,
+    divergence_message,
+)
+from paretoscope.recordings.library import RecordingLibrary
+from paretoscope.recordings.recording import (
     RECORDING_VERSION,
     Recording,
     read_recording,
     recording_key,
     write_recording,
 )
-from core.recordings.replay import ReplayRequest
-from core.recordings.side_by_side import SideBySideRequest
-from core.recordings.tour import TourRequest
+from paretoscope.recordings.replay import ReplayRequest
+from paretoscope.recordings.side_by_side import SideBySideRequest
+from paretoscope.recordings.tour import TourRequest
 
 
 class RecordingRequest(Protocol):

@@ -9,21 +9,21 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core.agents.base import Agent
-from core.envs import get_spec
-from core.pacing.scheduler import Kind
-from core.recordings.lanes import (
+from paretoscope.agents.base import Agent
+from paretoscope.envs import get_spec
+from paretoscope.pacing.scheduler import Kind
+from paretoscope.recordings.lanes import (
     FrameCallback,
     RecordingWriter,
     episode_lane,
     expect_agents,
     playback_rate,
 )
-from core.recordings.recording import Recording, recording_key
+from paretoscope.recordings.recording import Recording, recording_key
 
 if TYPE_CHECKING:
-    from core.pacing.gate import FrameGate
-    from core.pacing.share import CoreShare
+    from paretoscope.pacing.gate import FrameGate
+    from paretoscope.pacing.share import CoreShare
 
 
 @dataclass(frozen=True)
@@ -98,10 +98,10 @@ class EpisodeRequest:
         share: CoreShare | None = None,
     ) -> Recording:
         """The same episode paced to its viewer: each frame drawn when `gate` grants it
-        (`core.recordings.paced`); `check` raises once nobody watches. `Kind.IDLE`: every
+        (`paretoscope.recordings.paced`); `check` raises once nobody watches. `Kind.IDLE`: every
         frame, whenever nothing else wants a worker. `share`: the core share its simulation
         ahead runs within (None: the process's)."""
-        from core.recordings.paced import record_paced
+        from paretoscope.recordings.paced import record_paced
 
         (agent,) = expect_agents(agents, 1, "an episode")
         return record_paced(self, agent, gate, on_frame, check, kind, share)

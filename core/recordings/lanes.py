@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core.agents.base import Agent
-from core.errors import ParetoscopeError
-from core.recordings.recording import Recording
+from paretoscope.agents.base import Agent
+from paretoscope.errors import ParetoscopeError
+from paretoscope.recordings.recording import Recording
 
 if TYPE_CHECKING:  # mujoco comes with these: imported when a recording is made, not before
-    from core.render.frames import FrameRecord
-    from core.rollout import StepRecord
+    from paretoscope.render.frames import FrameRecord
+    from paretoscope.rollout import StepRecord
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def playback_rate(env_id: str, every: int, render: bool) -> float | None:
     """Frames per second of the video, None when nothing is rendered."""
     if not render:
         return None
-    from core.render.frames import playback_fps
+    from paretoscope.render.frames import playback_fps
 
     return playback_fps(env_id, every)
 
@@ -83,7 +83,7 @@ def episode_lane(
     when rendering, every step with no frame otherwise. Close it in the thread that iterates
     it (its renderer lives inside)."""
     if render:
-        from core.render.frames import stream_frames
+        from paretoscope.render.frames import stream_frames
 
         frames = stream_frames(
             agent,
@@ -99,7 +99,7 @@ def episode_lane(
             for frame in frames:
                 yield frame.record, frame
         return
-    from core.rollout import stream_rollout
+    from paretoscope.rollout import stream_rollout
 
     for record in stream_rollout(agent, env_id, preference, seed, target, horizon):
         yield record, None
@@ -123,7 +123,7 @@ class RecordingWriter:
         self._stack = contextlib.ExitStack()
         self._encoder: Any = None
         if fps is not None:
-            from core.video import Mp4Encoder
+            from paretoscope.video import Mp4Encoder
 
             self._encoder = self._stack.enter_context(Mp4Encoder(fps))
         self._previous = np.zeros((len(self.lanes), self.n_obj))

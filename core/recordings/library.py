@@ -10,8 +10,8 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.errors import ParetoscopeError
-from core.recordings.recording import Recording, read_recording, write_recording
+from paretoscope.errors import ParetoscopeError
+from paretoscope.recordings.recording import Recording, read_recording, write_recording
 
 log = logging.getLogger("paretoscope.recordings")
 

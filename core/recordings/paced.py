@@ -1,17 +1,18 @@
 """A single episode recorded *live*: drawn as fast as its viewer watches, never faster, and
-fairly beside every other viewer's (`core.pacing`).
+fairly beside every other viewer's (`paretoscope.pacing`).
 
 The simulation and the policy run ahead of the pictures (they are cheaper; a MuJoCo episode to
 its end, so its returns are known while it plays, beyond its next second within a share of a
-core that every live stream's simulation shares, `core.pacing.share`), keeping each frame step
-(`core.render.deferred`); a frame is drawn only when the server's scheduler
+core that every live stream's simulation shares, `paretoscope.pacing.share`), keeping each frame
+step
+(`paretoscope.render.deferred`); a frame is drawn only when the server's scheduler
 grants it: the first at once, then each about when the viewer's playback reaches it. A stream
 that falls behind is granted the frame due now, skipping the ones between (fewer frames, never
 a frozen picture). The video is made from the stream as it plays, so it is ready when the last
 frame is shown: a frame the stream skipped holds the picture before it (its rewards are the
 step's own), and the recording's meta counts them (``held_frames``). The recording is the same
 episode, with the same key, as `EpisodeRequest.record` makes (its pictures drawn from the kept
-states, see `core.render.deferred`).
+states, see `paretoscope.render.deferred`).
 """
 
 from __future__ import annotations
@@ -26,18 +27,18 @@ from typing import Any
 
 import numpy as np
 
-from core.agents.base import Agent
-from core.envs import get_spec
-from core.pacing.display import smooth_frames
-from core.pacing.gate import FrameGate
-from core.pacing.scheduler import Kind
-from core.pacing.share import CoreShare, simulation_share
-from core.recordings.episode import EpisodeRequest
-from core.recordings.lanes import FrameCallback, LiveFrame, RecordingWriter, playback_rate
-from core.recordings.recording import Recording
-from core.render.backend import ensure_gl_backend
-from core.render.deferred import FrameSource, frame_source
-from core.rollout import StepRecord, stream_rollout
+from paretoscope.agents.base import Agent
+from paretoscope.envs import get_spec
+from paretoscope.pacing.display import smooth_frames
+from paretoscope.pacing.gate import FrameGate
+from paretoscope.pacing.scheduler import Kind
+from paretoscope.pacing.share import CoreShare, simulation_share
+from paretoscope.recordings.episode import EpisodeRequest
+from paretoscope.recordings.lanes import FrameCallback, LiveFrame, RecordingWriter, playback_rate
+from paretoscope.recordings.recording import Recording
+from paretoscope.render.backend import ensure_gl_backend
+from paretoscope.render.deferred import FrameSource, frame_source
+from paretoscope.rollout import StepRecord, stream_rollout
 
 # Seconds of playback the simulation may run ahead of the pictures shown, for an env that
 # draws itself (it keeps ~300 kB a picture): enough to skip ahead when its stream falls behind.
@@ -48,7 +49,7 @@ from core.rollout import StepRecord, stream_rollout
 SIMULATE_AHEAD_SECONDS = 2.0
 
 # Seconds of playback ahead of the frame due now that a live stream simulates at once; beyond
-# them, its simulation runs within the process's share (`core.pacing.share`). More than the
+# them, its simulation runs within the process's share (`paretoscope.pacing.share`). More than the
 # scheduler's lead and a thinned stream's stride: its next frame is never kept waiting.
 UNMETERED_SECONDS = 1.0
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from core.atomic import write_bytes_atomically
-from core.errors import ParetoscopeError
+from paretoscope.atomic import write_bytes_atomically
+from paretoscope.errors import ParetoscopeError
 
 # Bump when what a key names changes (rendering, encoding, layout): old recordings are ignored.
 RECORDING_VERSION = 2

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.agents.base import Agent
-from core.agents.replay import ReplayAgent
-from core.recordings.episode import record_one_lane
-from core.recordings.lanes import FrameCallback, expect_agents
-from core.recordings.recording import Recording, array_digest, recording_key
+from paretoscope.agents.base import Agent
+from paretoscope.agents.replay import ReplayAgent
+from paretoscope.recordings.episode import record_one_lane
+from paretoscope.recordings.lanes import FrameCallback, expect_agents
+from paretoscope.recordings.recording import Recording, array_digest, recording_key
 
 
 @dataclass(frozen=True, eq=False)

@@ -10,21 +10,21 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.agents.base import Agent
-from core.envs import get_spec
-from core.errors import ParetoscopeError
-from core.recordings.lanes import (
+from paretoscope.agents.base import Agent
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
+from paretoscope.recordings.lanes import (
     FrameCallback,
     RecordingWriter,
     episode_lane,
     expect_agents,
     playback_rate,
 )
-from core.recordings.recording import Recording, recording_key
+from paretoscope.recordings.recording import Recording, recording_key
 
 if TYPE_CHECKING:
-    from core.render.frames import FrameRecord
-    from core.rollout import StepRecord
+    from paretoscope.render.frames import FrameRecord
+    from paretoscope.rollout import StepRecord
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ class SideBySideRequest:
             for lane in lanes:
                 stack.callback(lane.close)
             if render:
-                from core.render.frames import side_by_side
+                from paretoscope.render.frames import side_by_side
 
                 tiles = side_by_side(
                     [rendered(index) for index in range(len(lanes))],

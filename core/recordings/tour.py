@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.agents.base import Agent
-from core.envs import get_spec
-from core.errors import ParetoscopeError
-from core.recordings.lanes import FrameCallback, RecordingWriter, expect_agents
-from core.recordings.recording import Recording, recording_key
+from paretoscope.agents.base import Agent
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
+from paretoscope.recordings.lanes import FrameCallback, RecordingWriter, expect_agents
+from paretoscope.recordings.recording import Recording, recording_key
 
 if TYPE_CHECKING:
-    from core.rollout import StepRecord
+    from paretoscope.rollout import StepRecord
 
 
 def stop_label(index: int, preference: Sequence[float]) -> str:
@@ -85,10 +85,10 @@ class TourRequest:
     ) -> Recording:
         """The tour; each stop is a lane holding the rewards of the steps the video shows.
         Raises `RenderingUnavailable` when nothing renders (a tour is its video)."""
-        from core.render import RenderingUnavailable
-        from core.render.frames import playback_fps
-        from core.render.front_panel import FrontPanel
-        from core.render.tour import tour_frames
+        from paretoscope.render import RenderingUnavailable
+        from paretoscope.render.frames import playback_fps
+        from paretoscope.render.front_panel import FrontPanel
+        from paretoscope.render.tour import tour_frames
 
         if not render:
             raise RenderingUnavailable("a tour is a video, and rendering was turned off")

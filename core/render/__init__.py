@@ -1,9 +1,10 @@
 """Offscreen rendering of rollouts: GL backend choice, the renderer and frame streams, and
-frames of envs that draw themselves (`core.render.env_frames`).
+frames of envs that draw themselves (`paretoscope.render.env_frames`).
 
 Importing this package does not import mujoco, so an entry point can call
-``core.render.ensure_gl_backend()`` before anything else does (see `core.render.backend`);
-the other names load their modules on first use. Encoding lives in `core.video`.
+``paretoscope.render.ensure_gl_backend()`` before anything else does (see
+`paretoscope.render.backend`);
+the other names load their modules on first use. Encoding lives in `paretoscope.video`.
 """
 
 from __future__ import annotations
@@ -11,17 +12,17 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from core.render.backend import RenderingUnavailable, ensure_gl_backend
+from paretoscope.render.backend import RenderingUnavailable, ensure_gl_backend
 
 if TYPE_CHECKING:
-    from core.render.env_frames import (
+    from paretoscope.render.env_frames import (
         EnvFrames,
         env_id_renders_rgb,
         fit_frame,
         renders_rgb,
         text_frame,
     )
-    from core.render.frames import (
+    from paretoscope.render.frames import (
         FrameRecord,
         caption_lines,
         default_every,
@@ -29,29 +30,29 @@ if TYPE_CHECKING:
         side_by_side,
         stream_frames,
     )
-    from core.render.renderer import DEFAULT_SIZE, FrameRenderer
+    from paretoscope.render.renderer import DEFAULT_SIZE, FrameRenderer
 
 _LAZY_NAMES = {
-    "EnvFrames": "core.render.env_frames",
-    "env_id_renders_rgb": "core.render.env_frames",
-    "fit_frame": "core.render.env_frames",
-    "renders_rgb": "core.render.env_frames",
-    "text_frame": "core.render.env_frames",
-    "DEFAULT_SIZE": "core.render.renderer",
-    "FrameRenderer": "core.render.renderer",
-    "FrameRecord": "core.render.frames",
-    "caption_lines": "core.render.frames",
-    "default_every": "core.render.frames",
-    "playback_fps": "core.render.frames",
-    "side_by_side": "core.render.frames",
-    "stream_frames": "core.render.frames",
+    "EnvFrames": "paretoscope.render.env_frames",
+    "env_id_renders_rgb": "paretoscope.render.env_frames",
+    "fit_frame": "paretoscope.render.env_frames",
+    "renders_rgb": "paretoscope.render.env_frames",
+    "text_frame": "paretoscope.render.env_frames",
+    "DEFAULT_SIZE": "paretoscope.render.renderer",
+    "FrameRenderer": "paretoscope.render.renderer",
+    "FrameRecord": "paretoscope.render.frames",
+    "caption_lines": "paretoscope.render.frames",
+    "default_every": "paretoscope.render.frames",
+    "playback_fps": "paretoscope.render.frames",
+    "side_by_side": "paretoscope.render.frames",
+    "stream_frames": "paretoscope.render.frames",
 }
 
 
 def __getattr__(name: str) -> Any:
     module_name = _LAZY_NAMES.get(name)
     if module_name is None:
-        raise AttributeError(f"module 'core.render' has no attribute {name!r}")
+        raise AttributeError(f"module 'paretoscope.render' has no attribute {name!r}")
     return getattr(importlib.import_module(module_name), name)
 
 

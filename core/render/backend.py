@@ -21,7 +21,7 @@ import sys
 import threading
 from typing import Any
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 # Tried in this order when MUJOCO_GL is unset: EGL is the fast path (GPU drivers and Mesa's
 # software EGL); OSMesa is pure software and needs no device at all.

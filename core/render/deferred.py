@@ -22,9 +22,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from core.envs import EnvSpec
-from core.render.size import check_size
-from core.rollout import StepRecord
+from paretoscope.envs import EnvSpec
+from paretoscope.render.size import check_size
+from paretoscope.rollout import StepRecord
 
 
 class FrameSource(Protocol):
@@ -42,7 +42,7 @@ class FrameSource(Protocol):
 
 
 class StateFrames:
-    """MuJoCo frames from kept physics states, drawn by a warm renderer (`core.render.warm`)
+    """MuJoCo frames from kept physics states, drawn by a warm renderer (`paretoscope.render.warm`)
     borrowed for each frame: the renderers a server makes are as many as the frames drawn at
     once (its rendering workers), not as many as its streams. Making one holds Python's lock
     for ~0.2 s (more on a busy machine), which stalled every other stream's frames and every
@@ -60,7 +60,7 @@ class StateFrames:
     ) -> None:
         import mujoco
 
-        from core.render.renderer import FrameRenderer
+        from paretoscope.render.renderer import FrameRenderer
 
         self._mujoco = mujoco
         self._model = model
@@ -84,7 +84,7 @@ class StateFrames:
         return state
 
     def draw(self, kept: np.ndarray) -> np.ndarray:
-        from core.render.warm import warm_renderers
+        from paretoscope.render.warm import warm_renderers
 
         self._mujoco.mj_setState(self._model, self._scratch, kept, self._what)
         self._mujoco.mj_forward(self._model, self._scratch)
@@ -106,7 +106,7 @@ class DrawnFrames:
     skippable = False
 
     def __init__(self, env: Any, size: tuple[int, int]) -> None:
-        from core.render.env_frames import EnvFrames
+        from paretoscope.render.env_frames import EnvFrames
 
         self._frames = EnvFrames(env, check_size(size))
 

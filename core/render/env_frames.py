@@ -15,9 +15,9 @@ drawing (the reason kept) and every frame from then on is a `text_frame` naming 
 reason and the caller's lines. A failed render is never retried, so a non-drawing env costs
 nothing per step. Other errors (render before reset, a bug) are raised as they are.
 
-This module does not import mujoco (nor `core.render.renderer`, which does): it is meant for
+This module does not import mujoco (nor `paretoscope.render.renderer`, which does): it is meant for
 the envs that do not need it, and must not pick MuJoCo's GL backend by accident (see
-`core.render.backend`).
+`paretoscope.render.backend`).
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from core.errors import ParetoscopeError
-from core.render.size import DEFAULT_SIZE, check_size
-from core.video import ELLIPSIS, caption_font_size, fit_text, text_font
+from paretoscope.errors import ParetoscopeError
+from paretoscope.render.size import DEFAULT_SIZE, check_size
+from paretoscope.video import ELLIPSIS, caption_font_size, fit_text, text_font
 
 # Dark grey rather than black: the bars stay visible against black pictures (lunar lander's
 # sky, minecart's mine) and against tile_videos' black gaps, so the picture's edge shows, and
@@ -117,7 +117,7 @@ def text_frame(lines: Sequence[str], size: tuple[int, int] = DEFAULT_SIZE) -> np
     """A BACKGROUND frame of `size` with `lines` written in its middle, each line centred.
 
     For an env that draws no picture: the frame still says what is happening. The text is
-    twice the caption size (core.video's font), smaller if the widest line needs it but not
+    twice the caption size (paretoscope.video's font), smaller if the widest line needs it but not
     below the caption size; lines too wide even then are cut (and do not shrink the others),
     and lines that do not fit below each other are dropped (an ellipsis line says so).
     """

@@ -1,9 +1,10 @@
 """Rollouts as frames: a single rollout's stream of steps, with a rendered frame every k steps.
 
-`stream_frames` drives `core.rollout.stream_rollout` and renders each chosen step from the live
+`stream_frames` drives `paretoscope.rollout.stream_rollout` and renders each chosen step from the
+live
 simulation before the rollout advances (MuJoCo tasks with paretoscope's renderer, in a thread of
 its own; every other env through its own `render()`, fitted to the same size by
-`core.render.env_frames`), so frames arrive while the episode runs (the dashboard
+`paretoscope.render.env_frames`), so frames arrive while the episode runs (the dashboard
 shows them as they come and hands them to an encoder at the same time). The renderer lives
 inside the generator: close the generator (or exhaust it) in the thread that iterates it, e.g.
 with ``contextlib.closing``, to release it at once.
@@ -19,14 +20,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from core.agents.base import Agent
-from core.envs import EnvSpec, get_spec
-from core.errors import ParetoscopeError
-from core.render.backend import ensure_gl_backend
-from core.render.env_frames import EnvFrames
-from core.render.renderer import DEFAULT_SIZE, RenderThread, check_size
-from core.rollout import StepRecord, stream_rollout
-from core.video import LabelledFrame, draw_caption, tile_videos
+from paretoscope.agents.base import Agent
+from paretoscope.envs import EnvSpec, get_spec
+from paretoscope.errors import ParetoscopeError
+from paretoscope.render.backend import ensure_gl_backend
+from paretoscope.render.env_frames import EnvFrames
+from paretoscope.render.renderer import DEFAULT_SIZE, RenderThread, check_size
+from paretoscope.rollout import StepRecord, stream_rollout
+from paretoscope.video import LabelledFrame, draw_caption, tile_videos
 
 DEFAULT_MAX_FPS = 30.0
 

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from core.metrics import non_dominated
-from core.render.plot_area import PlotArea
-from core.video import text_font
+from paretoscope.metrics import non_dominated
+from paretoscope.render.plot_area import PlotArea
+from paretoscope.video import text_font
 
 BACKGROUND = (255, 255, 255)
 AXIS = (60, 60, 60)

@@ -1,6 +1,6 @@
 """Where values land on a raster plot: a value box mapped onto a pixel box, y growing upwards,
-and round tick values for its axes. The Pillow plots (`core.render.front_panel`,
-`core.runs.evolution`) draw through it, so a value's pixel is one pure function of the box.
+and round tick values for its axes. The Pillow plots (`paretoscope.render.front_panel`,
+`paretoscope.runs.evolution`) draw through it, so a value's pixel is one pure function of the box.
 """
 
 from __future__ import annotations

@@ -24,15 +24,15 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from core.envs.spec import CameraSpec
-from core.errors import ParetoscopeError
-from core.render.backend import (
+from paretoscope.envs.spec import CameraSpec
+from paretoscope.errors import ParetoscopeError
+from paretoscope.render.backend import (
     RenderingUnavailable,
     backend_failure_message,
     ensure_gl_backend,
     gl_context_class,
 )
-from core.render.size import DEFAULT_SIZE, check_size
+from paretoscope.render.size import DEFAULT_SIZE, check_size
 
 
 class FrameRenderer:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 DEFAULT_SIZE = (480, 480)  # (width, height) in pixels
 MAX_SIDE = 4096  # larger offscreen buffers fail on many GL implementations

@@ -1,6 +1,6 @@
 """A tour's frames: for each stop on a path of preferences, the start of that preference's
 episode beside the front panel, where the point glides from the previous stop's return to
-this one's. `core.recordings.tour` turns them into a recording."""
+this one's. `paretoscope.recordings.tour` turns them into a recording."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from collections.abc import Generator
 
 import numpy as np
 
-from core.agents.base import Agent
-from core.envs import get_spec
-from core.render.frames import FrameRecord, caption_lines, stream_frames
-from core.render.front_panel import FrontPanel
-from core.video import draw_caption, tile_frames
+from paretoscope.agents.base import Agent
+from paretoscope.envs import get_spec
+from paretoscope.render.frames import FrameRecord, caption_lines, stream_frames
+from paretoscope.render.front_panel import FrontPanel
+from paretoscope.video import draw_caption, tile_frames
 
 # Share of a stop's frames during which the point moves to the stop's return.
 MOVE_FRACTION = 0.3

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
-from core.envs import EnvSpec
+from paretoscope.envs import EnvSpec
 
 DEFAULT_CAPACITY = 8
 
@@ -55,7 +55,7 @@ class WarmRenderers:
         """A `FrameRenderer` for `spec`'s model at `size` with these settings (an idle one,
         else a new one), returned for the next borrower after the block (closed if the block
         failed)."""
-        from core.render.renderer import FrameRenderer
+        from paretoscope.render.renderer import FrameRenderer
 
         if spec.camera is None:
             raise ValueError(f"{spec.id} has no camera for paretoscope's renderer")

@@ -1,5 +1,5 @@
 """The front's evolution over a training run as one MP4 for slides: one picture per step of the
-`StepFront`s that `core.runs.fronts` makes (from a run's sweep, or a trainer's own logs).
+`StepFront`s that `paretoscope.runs.fronts` makes (from a run's sweep, or a trainer's own logs).
 
 `evolution_frames` draws one RGB picture per step with Pillow (plotly cannot rasterise here):
 - left, the plot of objectives `axes`: the step's points that no other point dominates (over
@@ -29,13 +29,13 @@ from typing import Any
 
 import numpy as np
 
-from core.errors import ParetoscopeError
-from core.metrics import hypervolume, non_dominated
-from core.render.front_panel import AXIS, BACKGROUND, DOMINATED, FRONT, HIGHLIGHT
-from core.render.plot_area import PlotArea, tick_label, ticks
-from core.runs.fronts import StepFront
-from core.text import printable
-from core.video import encode_mp4, fit_text, text_font
+from paretoscope.errors import ParetoscopeError
+from paretoscope.metrics import hypervolume, non_dominated
+from paretoscope.render.front_panel import AXIS, BACKGROUND, DOMINATED, FRONT, HIGHLIGHT
+from paretoscope.render.plot_area import PlotArea, tick_label, ticks
+from paretoscope.runs.fronts import StepFront
+from paretoscope.text import printable
+from paretoscope.video import encode_mp4, fit_text, text_font
 
 GRID = (232, 232, 232)
 MUTED = (120, 120, 120)  # secondary text, the sparkline's steps still to come

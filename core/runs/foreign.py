@@ -1,5 +1,5 @@
 """Runs written by other tools: a folder of checkpoint files, each naming its step, that an
-importer (`core.agents.importers`) reads one by one."""
+importer (`paretoscope.agents.importers`) reads one by one."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.errors import ParetoscopeError
-from core.pickle_scan import scan_torch_file
-from core.runs.layout import step_in_name
-from core.runs.run import RunNotice, Snapshot, TrainingRun, ordered
+from paretoscope.errors import ParetoscopeError
+from paretoscope.pickle_scan import scan_torch_file
+from paretoscope.runs.layout import step_in_name
+from paretoscope.runs.run import RunNotice, Snapshot, TrainingRun, ordered
 
 if TYPE_CHECKING:
-    from core.agents.base import Agent
-    from core.agents.importers import ImportAnswers, ImportPlan
+    from paretoscope.agents.base import Agent
+    from paretoscope.agents.importers import ImportAnswers, ImportPlan
 
 
 def key_signature(path: Path, kind: str | None) -> str:
@@ -47,7 +47,7 @@ class ImportedRunReader:
         return True
 
     def sniff(self, path: Path) -> TrainingRun | None:
-        from core.agents.importers import get_importer
+        from paretoscope.agents.importers import get_importer
 
         importer = get_importer(self.importer_name)
         folder = self.snapshot_folder(path)
@@ -92,7 +92,7 @@ class ImportedRunReader:
     def load(
         self, run: TrainingRun, snapshot: Snapshot, answers: ImportAnswers, device: str
     ) -> Agent:
-        from core.agents.importers import complete_answers, get_importer
+        from paretoscope.agents.importers import complete_answers, get_importer
 
         importer = get_importer(self.importer_name)
         plan = importer.sniff(snapshot.path)

@@ -1,6 +1,6 @@
 """A run's fronts step by step, and the front's metrics at each step.
 
-`step_fronts` averages a run's sweep table (`core.runs.sweep.sweep_run`, one row per episode
+`step_fronts` averages a run's sweep table (`paretoscope.runs.sweep.sweep_run`, one row per episode
 with its ``step``) into one `StepFront` per step: the mean return of each preference over the
 seeds. `logged_step_fronts` takes the fronts a trainer logged itself (PEDA's rollout logs),
 already means. `front_metrics` measures each front (hypervolume, expected utility,
@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 if TYPE_CHECKING:
-    from core.runs.run import LoggedFront
+    from paretoscope.runs.run import LoggedFront
 
 STEP_COLUMN = "step"
 
@@ -39,8 +39,8 @@ class StepFront:
 def step_fronts(table: pd.DataFrame, env_id: str) -> list[StepFront]:
     """One front per step of a run's sweep table, ordered by step: the mean return over seeds
     of each preference (and target, as `step_metrics` groups them), in the table's order."""
-    from core.envs import get_spec
-    from core.evaluate import objective_columns
+    from paretoscope.envs import get_spec
+    from paretoscope.evaluate import objective_columns
 
     spec = get_spec(env_id)
     preference_columns = objective_columns("preference", spec)
@@ -110,9 +110,9 @@ def front_metrics(
     holds means only), from the front's points as they are. Expected utility uses `weights`
     (default: each front's own preferences); IGD and utility loss are against the env's known
     front at `gamma` (the discount the returns were measured at), where it has one."""
-    from core.envs import get_spec
-    from core.envs.known_fronts import against_known
-    from core.metrics import front_summary
+    from paretoscope.envs import get_spec
+    from paretoscope.envs.known_fronts import against_known
+    from paretoscope.metrics import front_summary
 
     spec = get_spec(env_id)
     reference = spec.reference_point if reference_point is None else tuple(reference_point)

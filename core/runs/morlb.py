@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from core.runs.foreign import ImportedRunReader
+from paretoscope.runs.foreign import ImportedRunReader
 
 
 class MorlBaselinesRunReader(ImportedRunReader):

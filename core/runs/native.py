@@ -7,14 +7,14 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.agents.formats import CHECKPOINT_FORMAT
-from core.errors import ParetoscopeError
-from core.runs.layout import SNAPSHOTS_DIR, step_in_name
-from core.runs.run import RunNotice, Snapshot, TrainingRun, ordered
+from paretoscope.agents.formats import CHECKPOINT_FORMAT
+from paretoscope.errors import ParetoscopeError
+from paretoscope.runs.layout import SNAPSHOTS_DIR, step_in_name
+from paretoscope.runs.run import RunNotice, Snapshot, TrainingRun, ordered
 
 if TYPE_CHECKING:
-    from core.agents.base import Agent
-    from core.agents.importers import ImportAnswers
+    from paretoscope.agents.base import Agent
+    from paretoscope.agents.importers import ImportAnswers
 
 
 def architecture_signature(config: dict[str, Any]) -> str:
@@ -37,7 +37,7 @@ class NativeRunReader:
     agent_format = CHECKPOINT_FORMAT
 
     def sniff(self, path: Path) -> TrainingRun | None:
-        from core.agents.checkpoint_header import (
+        from paretoscope.agents.checkpoint_header import (
             WEIGHTS_FILE,
             is_checkpoint_path,
             read_checkpoint_config,
@@ -88,7 +88,7 @@ class NativeRunReader:
     def load(
         self, run: TrainingRun, snapshot: Snapshot, answers: ImportAnswers, device: str
     ) -> Agent:
-        from core.agents.checkpoint import load
+        from paretoscope.agents.checkpoint import load
 
         return load(snapshot.path, device=device)
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
-from core.agents.importers import ImportPlan
-from core.errors import ParetoscopeError
-from core.runs.foreign import ImportedRunReader
-from core.runs.layout import step_in_name
-from core.runs.run import LoggedFront, RunNotice, TrainingRun
+from paretoscope.agents.importers import ImportPlan
+from paretoscope.errors import ParetoscopeError
+from paretoscope.runs.foreign import ImportedRunReader
+from paretoscope.runs.layout import step_in_name
+from paretoscope.runs.run import LoggedFront, RunNotice, TrainingRun
 
 CKPT_DIR = "ckpt"
 LOGS_DIR = "logs"
@@ -58,7 +58,7 @@ class PedaRunReader(ImportedRunReader):
 
 def read_rollout_log(path: Path, step: int, n_obj: int | None = None) -> LoggedFront:
     """One ``step=N_rollout.pkl``: its preferences and mean returns, checked."""
-    from core.data.safe_pickle import load_restricted
+    from paretoscope.data.safe_pickle import load_restricted
 
     if path.stat().st_size > _MOST_LOG_BYTES:
         raise ParetoscopeError(f"{path}: {path.stat().st_size} bytes, too large for a rollout log")

@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from core.errors import ParetoscopeError
-from core.lazy import resolve
+from paretoscope.errors import ParetoscopeError
+from paretoscope.lazy import resolve
 
 if TYPE_CHECKING:
-    from core.agents.base import Agent
-    from core.agents.importers import ImportAnswers, ImportPlan
+    from paretoscope.agents.base import Agent
+    from paretoscope.agents.importers import ImportAnswers, ImportPlan
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ class TrainingRun:
         self, snapshot: Snapshot, answers: ImportAnswers | None = None, device: str = "cpu"
     ) -> Agent:
         """The agent of one snapshot (another tool's file is imported with `answers`)."""
-        from core.agents.importers import ImportAnswers
+        from paretoscope.agents.importers import ImportAnswers
 
         return get_run_reader(self.format).load(self, snapshot, answers or ImportAnswers(), device)
 
@@ -135,9 +135,9 @@ class RunReader(Protocol):
 
 
 _READERS: dict[str, RunReader | str] = {
-    "paretoscope": "core.runs.native:READER",
-    "peda": "core.runs.peda:READER",
-    "morl-baselines": "core.runs.morlb:READER",
+    "paretoscope": "paretoscope.runs.native:READER",
+    "peda": "paretoscope.runs.peda:READER",
+    "morl-baselines": "paretoscope.runs.morlb:READER",
 }
 
 

@@ -1,12 +1,13 @@
 """Sweeping every snapshot of a run.
 
-`sweep_run` runs `core.evaluate.sweep` on each snapshot in turn (same grid, seeds, horizon and
+`sweep_run` runs `paretoscope.evaluate.sweep` on each snapshot in turn (same grid, seeds, horizon
+and
 discount), so everything a sweep does holds here too: episodes go to the results store as they
 finish, a rerun computes only what is missing, batches run on local processes or Ray. Each
 snapshot is its own agent in the store (its fingerprint differs), and the table gains a
 ``step`` column. A snapshot that fails to load is left out with a notice; one whose network
 differs from the others stops the sweep naming it (a folder mixing two experiments).
-Its fronts and metrics step by step: `core.runs.fronts`.
+Its fronts and metrics step by step: `paretoscope.runs.fronts`.
 """
 
 from __future__ import annotations
@@ -21,15 +22,15 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from core.errors import ParetoscopeError
-from core.runs.fronts import STEP_COLUMN
-from core.runs.run import RunNotice, Snapshot, TrainingRun
+from paretoscope.errors import ParetoscopeError
+from paretoscope.runs.fronts import STEP_COLUMN
+from paretoscope.runs.run import RunNotice, Snapshot, TrainingRun
 
 if TYPE_CHECKING:
-    from core.agents.base import Agent
-    from core.agents.importers import ImportAnswers
-    from core.evaluate import Backend
-    from core.results_store import ResultsStore
+    from paretoscope.agents.base import Agent
+    from paretoscope.agents.importers import ImportAnswers
+    from paretoscope.evaluate import Backend
+    from paretoscope.results_store import ResultsStore
 
 
 @dataclass
@@ -83,7 +84,7 @@ def sweep_run(
 ) -> RunSweep:
     """Sweep each snapshot of `run` (only `steps` when given) over the same preferences and
     seeds; see the module docstring."""
-    from core.evaluate import sweep
+    from paretoscope.evaluate import sweep
 
     chosen = run.snapshots if steps is None else tuple(run.snapshot(step) for step in steps)
     notices = list(run.notices)
@@ -142,8 +143,8 @@ def sweep_run(
 def _episode_count(
     env_id: str, granularity: int | None, preferences: np.ndarray | None, n_seeds: int
 ) -> int:
-    from core.envs import get_spec
-    from core.metrics import preference_grid
+    from paretoscope.envs import get_spec
+    from paretoscope.metrics import preference_grid
 
     if preferences is not None:
         return len(np.atleast_2d(preferences)) * n_seeds

@@ -1,12 +1,12 @@
 """Trainers: behaviour policies (ARS, one linear policy per preference) and offline agents.
 
 `train_behaviour` writes a `policy_set` checkpoint; `train_offline` trains a MORvS, BC or MODT
-agent on a dataset. Both can be interrupted and resumed; `core.train.ars` holds the algorithm
-for one behaviour policy, `core.train.batches` the offline kinds' training inputs.
+agent on a dataset. Both can be interrupted and resumed; `paretoscope.train.ars` holds the algorithm
+for one behaviour policy, `paretoscope.train.batches` the offline kinds' training inputs.
 """
 
-from core.train.ars import ARSConfig, EpisodePool, ObservationStats, ars_iteration
-from core.train.behaviour import (
+from paretoscope.train.ars import ARSConfig, EpisodePool, ObservationStats, ars_iteration
+from paretoscope.train.behaviour import (
     Budget,
     MemberReward,
     auto_survival_shift,
@@ -14,7 +14,7 @@ from core.train.behaviour import (
     rewards_by_member,
     train_behaviour,
 )
-from core.train.offline import OfflineConfig, train_offline
+from paretoscope.train.offline import OfflineConfig, train_offline
 
 __all__ = [
     "ARSConfig",

@@ -31,9 +31,9 @@ import mujoco
 import numpy as np
 from gymnasium.utils import seeding
 
-from core.agents.policy_set import FloatArray, linear_actions
-from core.envs import get_spec, make_env
-from core.errors import ParetoscopeError
+from paretoscope.agents.policy_set import FloatArray, linear_actions
+from paretoscope.envs import get_spec, make_env
+from paretoscope.errors import ParetoscopeError
 
 # Observation coordinates whose std falls below this are not scaled (std taken as 1), so a
 # coordinate that hardly moved in training cannot blow up when it moves later.
@@ -138,8 +138,8 @@ class MujocoRunner:
     """
 
     def __init__(self, env_id: str) -> None:
-        from core.envs.d4morl import formulas, load_physics
-        from core.envs.d4morl.physics import instability_count
+        from paretoscope.envs.d4morl import formulas, load_physics
+        from paretoscope.envs.d4morl.physics import instability_count
 
         self.physics = load_physics(env_id)
         self.data = self.physics.make_data()

@@ -25,15 +25,15 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from core.agents.conditioned import (
+from paretoscope.agents.conditioned import (
     BCAgent,
     ConditionedAgent,
     MODTAgent,
     MORvSAgent,
     assemble_context,
 )
-from core.data.trajectories import Trajectories
-from core.errors import ParetoscopeError
+from paretoscope.data.trajectories import Trajectories
+from paretoscope.errors import ParetoscopeError
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Behaviour policies: one ARS linear policy per preference, saved together as a policy set.
 
 `train_behaviour` trains the members one after another on the scalarised reward w·r
-(`core.train.ars`), then writes a `policy_set` checkpoint into the output directory, with each
+(`paretoscope.train.ars`), then writes a `policy_set` checkpoint into the output directory, with
+each
 member's preference and its evaluated mean return vector. Everything it needs to resume lives
 under ``OUT/training/``:
 
@@ -47,7 +48,7 @@ reward only, so that standing still is no longer a local optimum (Mania et al. 2
 
 Snapshots (``snapshot_every=N``, off by default): at the end, every iteration that all members
 have a saved copy of becomes a `policy_set` checkpoint in ``OUT/snapshots/step=N/``
-(`core.runs.layout`), the members as they were after their N-th iteration (with their mean
+(`paretoscope.runs.layout`), the members as they were after their N-th iteration (with their mean
 returns where all were evaluated then, else none); the final set is also the snapshot at its
 iteration count when all members share it. With transfer, a member at a round end is the one
 before the transfer: the transfer belongs to the next round, as a run's last round has none.
@@ -73,21 +74,21 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from core.agents.policy_set import FloatArray, PolicySetAgent, save_policy_set
-from core.atomic import write_bytes_atomically
-from core.envs import get_spec
-from core.errors import ParetoscopeError
-from core.metrics import non_dominated_by_margin, preference_grid
-from core.metrics.dominance import check_margin
-from core.runs.layout import snapshot_dir
-from core.train.ars import (
+from paretoscope.agents.policy_set import FloatArray, PolicySetAgent, save_policy_set
+from paretoscope.atomic import write_bytes_atomically
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
+from paretoscope.metrics import non_dominated_by_margin, preference_grid
+from paretoscope.metrics.dominance import check_margin
+from paretoscope.runs.layout import snapshot_dir
+from paretoscope.train.ars import (
     ARSConfig,
     EpisodePool,
     ObservationStats,
     ars_iteration,
     evaluate_policy,
 )
-from core.train.snapshots import write_snapshot
+from paretoscope.train.snapshots import write_snapshot
 
 RUN_FORMAT = "paretoscope-behaviour-run"
 RUN_FORMAT_VERSION = 1

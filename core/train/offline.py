@@ -5,12 +5,13 @@
 1. open the dataset, check it fits the env, take its fingerprint;
 2. build a fresh agent: observation normalisation from the data, PEDA's linear initial-target
    model fitted on the data's (preference, return) pairs, the seeded network;
-3. each step: draw a batch (`core.train.batches`), set the warm-up learning rate, minimise the
+3. each step: draw a batch (`paretoscope.train.batches`), set the warm-up learning rate, minimise
+the
    MSE between predicted and dataset actions (divided by the action bound) with AdamW;
 4. every `checkpoint_every` steps: save the training state and the agent atomically; every
    `snapshot_every` steps (when set) and at the end: a snapshot of the agent
-   (`core.train.snapshots`);
-5. at the end: save the agent with `core.agents.checkpoint.save` into `out_dir`.
+   (`paretoscope.train.snapshots`);
+5. at the end: save the agent with `paretoscope.agents.checkpoint.save` into `out_dir`.
 
 PEDA's conventions (docs/reference.md#training): batch 64, AdamW lr 1e-4, weight decay 1e-3, linear
 warm-up over 10k steps (shortened to a tenth of the run for runs under 100k steps), gradient
@@ -49,36 +50,36 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from core.agents.architecture import (
+from paretoscope.agents.architecture import (
     Architecture,
     BCArchitecture,
     MORvSArchitecture,
     TransformerArchitecture,
     architecture_to_dict,
 )
-from core.agents.checkpoint import save as save_agent
-from core.agents.conditioned import (
+from paretoscope.agents.checkpoint import save as save_agent
+from paretoscope.agents.conditioned import (
     AGENT_CLASSES,
     DEFAULT_CONDITIONING,
     ConditionedAgent,
     ObservationNormalizer,
     create_agent,
 )
-from core.agents.target_model import fit_linear_target_model
-from core.data.d4morl import parse_d4morl_name
-from core.data.sources import open_dataset
-from core.data.trajectories import Trajectories
-from core.envs import get_spec
-from core.errors import ParetoscopeError
-from core.torch_files import load_tensors
-from core.train.batches import (
+from paretoscope.agents.target_model import fit_linear_target_model
+from paretoscope.data.d4morl import parse_d4morl_name
+from paretoscope.data.sources import open_dataset
+from paretoscope.data.trajectories import Trajectories
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
+from paretoscope.torch_files import load_tensors
+from paretoscope.train.batches import (
     BATCH_BUILDERS,
     TrainingData,
     action_loss,
     observation_statistics,
     sample_steps,
 )
-from core.train.snapshots import write_snapshot
+from paretoscope.train.snapshots import write_snapshot
 
 OFFLINE_KINDS = ("morvs", "bc", "modt")
 RUN_FORMAT = "paretoscope-offline-run"
@@ -171,7 +172,7 @@ def train_offline(
 ) -> ConditionedAgent:
     """Train a `kind` agent (morvs, bc, modt) on `data` and save it into `out_dir`.
 
-    `data` is a dataset path (any format `core.data.open_dataset` reads) or `Trajectories`.
+    `data` is a dataset path (any format `paretoscope.data.open_dataset` reads) or `Trajectories`.
     `architecture` is the network's (default: PEDA's sizes, `default_architecture`), or a
     mapping of fields to change in the default, e.g. ``{"hidden_sizes": (64, 64)}``.
     `env_id`, when given, must be the dataset's env. With `resume`, a run interrupted in

@@ -12,9 +12,9 @@ import os
 import shutil
 from pathlib import Path
 
-from core.agents.base import Agent
-from core.agents.checkpoint import save as save_agent
-from core.runs.layout import snapshot_dir
+from paretoscope.agents.base import Agent
+from paretoscope.agents.checkpoint import save as save_agent
+from paretoscope.runs.layout import snapshot_dir
 
 # Inside the run's training folder, not snapshots/: a half-written snapshot is never listed.
 _SCRATCH = "snapshot.partial"

@@ -3,7 +3,7 @@ metrics table with the best per column marked (and bootstrapped 95% intervals ac
 training runs' hypervolume and expected utility over their steps, where each agent's EAF beats
 the other's, and their rollouts at the same preference side by side in one video. Agents of
 other envs are left out, with a note: fronts of different tasks are never drawn or ranked
-together (`core.mixing`)."""
+together (`paretoscope.mixing`)."""
 
 from __future__ import annotations
 
@@ -12,22 +12,27 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import streamlit as st
 
-from core.catalog import AgentAsset
-from core.envs import EnvSpec
-from core.envs.known_fronts import against_known
-from core.recordings import SideBySideRequest
-from core.sweeps import mean_per_preference, objective_arrays
-from dashboard import loaders, runs, sidebar, uncertainty, url_state
-from dashboard import preferences as prefs
-from dashboard.figures import FrontSeries, front_figure
-from dashboard.known_front import describe_front
-from dashboard.live import show_recording_live
-from dashboard.messages import guard, inert, show_problem
-from dashboard.run_figures import METRICS, runs_curve_figure
-from dashboard.tables import AgentMetrics, distinct_labels, metrics_table, styled_metrics
-from dashboard.uncertainty_figures import eaf_difference_figure
-from dashboard.widgets import charts
-from dashboard.widgets.preference_control import preference_control
+from paretoscope.catalog import AgentAsset
+from paretoscope.dashboard import loaders, runs, sidebar, uncertainty, url_state
+from paretoscope.dashboard import preferences as prefs
+from paretoscope.dashboard.figures import FrontSeries, front_figure
+from paretoscope.dashboard.known_front import describe_front
+from paretoscope.dashboard.live import show_recording_live
+from paretoscope.dashboard.messages import guard, inert, show_problem
+from paretoscope.dashboard.run_figures import METRICS, runs_curve_figure
+from paretoscope.dashboard.tables import (
+    AgentMetrics,
+    distinct_labels,
+    metrics_table,
+    styled_metrics,
+)
+from paretoscope.dashboard.uncertainty_figures import eaf_difference_figure
+from paretoscope.dashboard.widgets import charts
+from paretoscope.dashboard.widgets.preference_control import preference_control
+from paretoscope.envs import EnvSpec
+from paretoscope.envs.known_fronts import against_known
+from paretoscope.recordings import SideBySideRequest
+from paretoscope.sweeps import mean_per_preference, objective_arrays
 
 
 def left_out_note(left_out: Mapping[str, str], env_id: str) -> str:
@@ -230,7 +235,7 @@ if sidebar.need(ctx, agent=False):
         known = None
         for asset in assets:
             with guard(f"agent {asset.name}"):
-                from core.metrics import rtg_following
+                from paretoscope.metrics import rtg_following
 
                 loaded = loaders.loaded_agent(asset)
                 table = loaders.sweep_table(asset, ctx.catalog, gamma=ctx.gamma)
@@ -333,7 +338,7 @@ if sidebar.need(ctx, agent=False):
         ready = [name for name in selected if name in loaded_agents]
         if len(ready) >= 2:
             with guard("synchronised rollouts"):
-                from core.render import default_every
+                from paretoscope.render import default_every
 
                 request = SideBySideRequest(
                     fingerprints=tuple(loaded_agents[name].fingerprint for name in ready),

@@ -7,13 +7,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.data.collect import collected_env_seed
-from core.recordings import ReplayRequest
-from dashboard import loaders, sidebar, url_state
-from dashboard.figures import dataset_returns_figure, preference_coverage_figure
-from dashboard.live import show_recording_live
-from dashboard.messages import as_viewer_sees, describe, guard, inert
-from dashboard.widgets import charts
+from paretoscope.dashboard import loaders, sidebar, url_state
+from paretoscope.dashboard.figures import dataset_returns_figure, preference_coverage_figure
+from paretoscope.dashboard.live import show_recording_live
+from paretoscope.dashboard.messages import as_viewer_sees, describe, guard, inert
+from paretoscope.dashboard.widgets import charts
+from paretoscope.data.collect import collected_env_seed
+from paretoscope.recordings import ReplayRequest
 
 ctx = sidebar.context()
 st.title("Dataset")
@@ -128,7 +128,7 @@ if sidebar.need(ctx, agent=False):
             details[1].markdown("**stored return** " + describe(names, table.returns[index]))
             details[2].markdown(f"**length** {int(table.lengths[index])} steps")
             with guard("replay"):
-                from core.render import default_every
+                from paretoscope.render import default_every
 
                 data = loaders.trajectories(asset)
                 trajectory = data.trajectory(index)

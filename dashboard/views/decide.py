@@ -11,28 +11,28 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.decision import (
-    DecisionMarks,
-    aspiration_pick,
-    decision_marks,
-    normalisation_scale,
-)
-from core.metrics import non_dominated
-from core.recordings import EpisodeRequest
-from core.sweeps import mean_per_preference
-from dashboard import loaders, sidebar
-from dashboard import preferences as prefs
-from dashboard.live import show_recording_live
-from dashboard.messages import describe, guard
-from dashboard.objective_views import (
+from paretoscope.dashboard import loaders, sidebar
+from paretoscope.dashboard import preferences as prefs
+from paretoscope.dashboard.live import show_recording_live
+from paretoscope.dashboard.messages import describe, guard
+from paretoscope.dashboard.objective_views import (
     ViewPoints,
     aspiration_figure,
     parallel_coordinates_figure,
     parallel_scaled,
     scatter_matrix_figure,
 )
-from dashboard.widgets.conventions import NORMALISATION_LABELS
-from dashboard.widgets.linked_views import linked_views, view_arguments
+from paretoscope.dashboard.widgets.conventions import NORMALISATION_LABELS
+from paretoscope.dashboard.widgets.linked_views import linked_views, view_arguments
+from paretoscope.decision import (
+    DecisionMarks,
+    aspiration_pick,
+    decision_marks,
+    normalisation_scale,
+)
+from paretoscope.metrics import non_dominated
+from paretoscope.recordings import EpisodeRequest
+from paretoscope.sweeps import mean_per_preference
 
 # A grid finer than this many policies is refused (each one is an episode per seed).
 MOST_POLICIES = 5000
@@ -289,7 +289,7 @@ if loaded is not None:
             + f"Policy {focus}'s mean return {describe(names, returns[focus], '.4g')} over "
             f"{len(plan.seeds)} seed(s); this replay is seed {int(points['seeds'][focus])}."
         )
-        from core.render import default_every
+        from paretoscope.render import default_every
 
         request = EpisodeRequest(
             fingerprint=loaded.fingerprint,

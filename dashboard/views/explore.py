@@ -6,15 +6,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.envs.known_fronts import against_known
-from core.metrics import non_dominated
-from dashboard import loaders, sidebar, trace, url_state
-from dashboard import preferences as prefs
-from dashboard.figures import FrontSeries, Marker, front_figure, target_grid
-from dashboard.jobs import Job
-from dashboard.known_front import describe_front, indicator_values, indicators_text
-from dashboard.limits import prerender_enabled
-from dashboard.live import (
+from paretoscope.dashboard import loaders, sidebar, trace, url_state
+from paretoscope.dashboard import preferences as prefs
+from paretoscope.dashboard.figures import FrontSeries, Marker, front_figure, target_grid
+from paretoscope.dashboard.jobs import Job
+from paretoscope.dashboard.known_front import describe_front, indicator_values, indicators_text
+from paretoscope.dashboard.limits import prerender_enabled
+from paretoscope.dashboard.live import (
     LivePlaces,
     follow_channel,
     live_channel,
@@ -22,11 +20,13 @@ from dashboard.live import (
     recording_started,
     show_recording_live,
 )
-from dashboard.messages import describe, guard, inert
-from dashboard.prerender import offer_grid
-from dashboard.widgets import charts
-from dashboard.widgets.front_chart import front_chart
-from dashboard.widgets.preference_control import preference_control
+from paretoscope.dashboard.messages import describe, guard, inert
+from paretoscope.dashboard.prerender import offer_grid
+from paretoscope.dashboard.widgets import charts
+from paretoscope.dashboard.widgets.front_chart import front_chart
+from paretoscope.dashboard.widgets.preference_control import preference_control
+from paretoscope.envs.known_fronts import against_known
+from paretoscope.metrics import non_dominated
 
 st.title("Explore")
 st.caption(

@@ -7,15 +7,15 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from core.envs.known_fronts import against_known, known_front
-from core.recordings import TourRequest
-from core.sweeps import mean_per_preference
-from dashboard import loaders, sidebar
-from dashboard import preferences as prefs
-from dashboard.figures import FrontSeries, front_figure
-from dashboard.known_front import describe_front, indicators_text
-from dashboard.live import show_recording_live
-from dashboard.messages import guard
+from paretoscope.dashboard import loaders, sidebar
+from paretoscope.dashboard import preferences as prefs
+from paretoscope.dashboard.figures import FrontSeries, front_figure
+from paretoscope.dashboard.known_front import describe_front, indicators_text
+from paretoscope.dashboard.live import show_recording_live
+from paretoscope.dashboard.messages import guard
+from paretoscope.envs.known_fronts import against_known, known_front
+from paretoscope.recordings import TourRequest
+from paretoscope.sweeps import mean_per_preference
 
 ctx = sidebar.context()
 
@@ -69,7 +69,7 @@ if sidebar.need(ctx):
         loaded = loaders.loaded_agent(asset)
     if loaded is not None:
         with guard("tour"):
-            from core.render import default_every
+            from paretoscope.render import default_every
 
             granularity = ctx.granularity
             horizon = ctx.horizon

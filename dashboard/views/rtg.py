@@ -10,14 +10,19 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.envs.known_fronts import against_known
-from core.metrics.attainment import median_level
-from core.sweeps import mean_per_preference, objective_arrays
-from dashboard import loaders, messages, sidebar, uncertainty
-from dashboard.figures import FrontSeries, hypervolume_figure, rtg_ratio_figure, rtg_target_figure
-from dashboard.known_front import describe_front, indicator_values
-from dashboard.uncertainty_figures import attainment_figure
-from dashboard.widgets import charts
+from paretoscope.dashboard import loaders, messages, sidebar, uncertainty
+from paretoscope.dashboard.figures import (
+    FrontSeries,
+    hypervolume_figure,
+    rtg_ratio_figure,
+    rtg_target_figure,
+)
+from paretoscope.dashboard.known_front import describe_front, indicator_values
+from paretoscope.dashboard.uncertainty_figures import attainment_figure
+from paretoscope.dashboard.widgets import charts
+from paretoscope.envs.known_fronts import against_known
+from paretoscope.metrics.attainment import median_level
+from paretoscope.sweeps import mean_per_preference, objective_arrays
 
 SCALES = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
 
@@ -74,7 +79,7 @@ if sidebar.need(ctx):
                 format_func=lambda s: f"× {s:g}",
             )
             with messages.guard("RTG sweeps"):
-                from core.metrics import rtg_following
+                from paretoscope.metrics import rtg_following
 
                 targets_all, prefs_all, returns_all, labels = [], [], [], []
                 for scale in scales or [1.0]:
@@ -134,7 +139,7 @@ if sidebar.need(ctx):
         st.subheader("Hypervolume and sparsity")
         if measured is not None and len(measured["returns"]):
             with messages.guard("metrics"):
-                from core.metrics import front_summary
+                from paretoscope.metrics import front_summary
 
                 assert ctx.reference_point is not None  # the sidebar has an env
                 reference = np.asarray(ctx.reference_point, dtype=np.float64)

@@ -11,19 +11,19 @@ from collections.abc import Sequence
 import numpy as np
 import streamlit as st
 
-from core.catalog import AgentAsset, snapshot_asset
-from core.envs import EnvSpec
-from core.recordings import EpisodeRequest
-from core.runs.evolution import evolution_mp4
-from core.runs.fronts import STEP_COLUMN
-from core.runs.run import RunNotice
-from dashboard import loaders, runs, sidebar, url_state
-from dashboard import preferences as prefs
-from dashboard.live import show_recording_live
-from dashboard.messages import describe, guard, inert, show_problem
-from dashboard.run_figures import evolution_figure, step_metrics_figure
-from dashboard.widgets import charts
-from dashboard.widgets.preference_control import preference_control
+from paretoscope.catalog import AgentAsset, snapshot_asset
+from paretoscope.dashboard import loaders, runs, sidebar, url_state
+from paretoscope.dashboard import preferences as prefs
+from paretoscope.dashboard.live import show_recording_live
+from paretoscope.dashboard.messages import describe, guard, inert, show_problem
+from paretoscope.dashboard.run_figures import evolution_figure, step_metrics_figure
+from paretoscope.dashboard.widgets import charts
+from paretoscope.dashboard.widgets.preference_control import preference_control
+from paretoscope.envs import EnvSpec
+from paretoscope.recordings import EpisodeRequest
+from paretoscope.runs.evolution import evolution_mp4
+from paretoscope.runs.fronts import STEP_COLUMN
+from paretoscope.runs.run import RunNotice
 
 STEP_KEY = "train_step"
 SOURCE_KEY = "train_source"
@@ -223,7 +223,7 @@ def export_evolution(
     axes: list[int],
     reference_point: Sequence[float] | None,
 ) -> None:
-    """The evolution as one MP4 for slides (`core.runs.evolution`): drawn when asked (a few
+    """The evolution as one MP4 for slides (`paretoscope.runs.evolution`): drawn when asked (a few
     seconds), then offered for download until what it shows changes."""
     reference = tuple(reference_point or ())
     key = (asset.name, data.source, data.gamma, reference, tuple(axes), tuple(data.steps))
@@ -274,7 +274,7 @@ def show_video(
     run = runs.training_run(asset)
     with guard(f"step {step}"):
         loaded = loaders.fitting_agent(snapshot_asset(asset, step, run), ctx.env_id)
-        from core.render import default_every
+        from paretoscope.render import default_every
 
         request = EpisodeRequest(
             fingerprint=loaded.fingerprint,

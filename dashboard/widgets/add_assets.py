@@ -10,16 +10,21 @@ from pathlib import Path
 
 import streamlit as st
 
-from core.agents.importers import ImportPlan
-from core.catalog import AgentAsset, AssetCatalog, read_manifest, write_manifest
-from core.envs import list_ids
-from core.errors import ParetoscopeError
-from dashboard.limits import max_upload_bytes
-from dashboard.loaders import mtime, readable_roots
-from dashboard.messages import guard, inert
-from dashboard.paths import is_inside, resolve_user_path
-from dashboard.session import session_uploads, upload_dir
-from dashboard.uploads import ACCEPTED_TYPES, human_bytes, store_upload, upload_root_if_made
+from paretoscope.agents.importers import ImportPlan
+from paretoscope.catalog import AgentAsset, AssetCatalog, read_manifest, write_manifest
+from paretoscope.dashboard.limits import max_upload_bytes
+from paretoscope.dashboard.loaders import mtime, readable_roots
+from paretoscope.dashboard.messages import guard, inert
+from paretoscope.dashboard.paths import is_inside, resolve_user_path
+from paretoscope.dashboard.session import session_uploads, upload_dir
+from paretoscope.dashboard.uploads import (
+    ACCEPTED_TYPES,
+    human_bytes,
+    store_upload,
+    upload_root_if_made,
+)
+from paretoscope.envs import list_ids
+from paretoscope.errors import ParetoscopeError
 
 
 def add_assets_panel(found: AssetCatalog) -> None:
@@ -71,7 +76,7 @@ def add_assets_panel(found: AssetCatalog) -> None:
 
 
 def _note_upload_env(name: str, env_id: str) -> None:
-    from core.data.d4morl import parse_d4morl_name
+    from paretoscope.data.d4morl import parse_d4morl_name
 
     if parse_d4morl_name(f"{name}.pkl") is not None:
         return
@@ -93,7 +98,7 @@ def _import_plan(path: str, mtime: float) -> tuple[ImportPlan | None, tuple[str,
     """The importer's plan for `path` and, when the env is open and the importer can inspect the
     file (torch: which envs its tensors fit, and its guess), those envs and the guess. Cached by
     path and modification time: reruns of the page read nothing again."""
-    from core.agents.importers import get_importer, sniff_import
+    from paretoscope.agents.importers import get_importer, sniff_import
 
     del mtime  # part of the cache key only
     plan = sniff_import(path)
@@ -192,8 +197,8 @@ def _import_form(asset: AgentAsset) -> None:
                 key=f"_import_trust_{asset.name}",
             )
         if st.button("Import", key=f"_import_{asset.name}"):
-            from core.agents import save
-            from core.agents.importers import import_agent
+            from paretoscope.agents import save
+            from paretoscope.agents.importers import import_agent
 
             agent = import_agent(asset.path, env_id, kind, trust=trust, options=options)
             chosen_kind = kind or agent.spec.kind

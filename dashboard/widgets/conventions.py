@@ -9,16 +9,16 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from core.decision import NORMALISATIONS
-from core.envs import EnvSpec
-from dashboard import preferences as prefs
-from dashboard.url_state import (
+from paretoscope.dashboard import preferences as prefs
+from paretoscope.dashboard.url_state import (
     DEFAULT_GAMMA,
     SMALLEST_GAMMA,
     format_gamma,
     set_url,
     url_value_as,
 )
+from paretoscope.decision import NORMALISATIONS
+from paretoscope.envs import EnvSpec
 
 DEFAULT_NORMALISATION = "raw"
 NORMALISATION_LABELS = {

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from dashboard.widgets.plotly_component import plotly_component
+from paretoscope.dashboard.widgets.plotly_component import plotly_component
 
 _FILES = ("index.html", "linked_views.js")
 

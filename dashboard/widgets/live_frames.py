@@ -1,7 +1,9 @@
-"""A live stream's picture, painted from its feed (`dashboard.frame_feed`) by a script on the
+"""A live stream's picture, painted from its feed (`paretoscope.dashboard.frame_feed`) by a script
+on the
 page: one `<canvas>` showing the newest frame received, and a caption with its step.
 
-The script reads the feed's response as it comes (`dashboard.frame_feed`'s framing), paints
+The script reads the feed's response as it comes (`paretoscope.dashboard.frame_feed`'s framing),
+paints
 only the newest complete frame of what arrived (a browser that fell behind skips, never
 queues), and stops reading once Streamlit removes the element (the viewer moved on). The
 picture stays hidden until its first frame. Each painted frame is named in the canvas's
@@ -24,7 +26,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from dashboard.widgets.episode_video import TEST_ID as PLAYER_ID
+from paretoscope.dashboard.widgets.episode_video import TEST_ID as PLAYER_ID
 
 # The attribute the browser tests and benchmarks find the live picture by.
 TEST_ID = "liveFrame"

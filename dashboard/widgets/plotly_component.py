@@ -15,8 +15,8 @@ from typing import Any
 
 import streamlit.components.v1 as components
 
-from core.atomic import write_bytes_atomically
-from core.cache import cache_dir
+from paretoscope.atomic import write_bytes_atomically
+from paretoscope.cache import cache_dir
 
 SOURCES = Path(__file__).resolve().parents[1] / "components"
 

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 import numpy as np
 import streamlit as st
 
-from core.envs import EnvSpec
-from dashboard import preferences as prefs
-from dashboard.url_state import request_change, set_url, url_value_as
-from dashboard.widgets.charts import clicked_points
+from paretoscope.dashboard import preferences as prefs
+from paretoscope.dashboard.url_state import request_change, set_url, url_value_as
+from paretoscope.dashboard.widgets.charts import clicked_points
+from paretoscope.envs import EnvSpec
 
 
 def current_preference(
@@ -119,7 +119,7 @@ def preference_control(
                 )
         with columns[1]:
             candidates = _grid(3, granularity)
-            from dashboard.figures import ternary_figure
+            from paretoscope.dashboard.figures import ternary_figure
 
             chart_key = f"{prefix}ternary_{st.session_state.get('_ternary_version', 0)}"
 
@@ -166,6 +166,6 @@ def preference_control(
 
 
 def _grid(n_obj: int, granularity: int) -> np.ndarray:
-    from core.metrics import preference_grid
+    from paretoscope.metrics import preference_grid
 
     return preference_grid(n_obj, granularity)

@@ -5,20 +5,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.agents.loaded import load_asset_agent
-from core.catalog import discover_assets
-from core.errors import ParetoscopeError
-from dashboard.paths import confine_catalog
-from dashboard.uploads import store_upload
+from paretoscope.agents.loaded import load_asset_agent
+from paretoscope.catalog import discover_assets
+from paretoscope.dashboard.paths import confine_catalog
+from paretoscope.dashboard.uploads import store_upload
+from paretoscope.errors import ParetoscopeError
 
 
 def exercise_upload(folder: Path, name: str, payload: bytes, limit: int | None = None) -> str:
     """Upload `payload` as `name` into the session folder `folder`, then discover, load and
     summarise what it holds. Raises `ParetoscopeError` (the message the page shows) when any
     step refuses; returns what was found otherwise."""
-    from core.agents.peda import import_peda, inspect_peda
-    from core.data import dataset_summary
-    from core.rollout import check_agent_fits
+    from paretoscope.agents.peda import import_peda, inspect_peda
+    from paretoscope.data import dataset_summary
+    from paretoscope.rollout import check_agent_fits
 
     store_upload(folder, name, payload, limit)
     catalog = confine_catalog(discover_assets(folder), [folder])

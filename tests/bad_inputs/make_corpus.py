@@ -50,9 +50,9 @@ def _safetensors(header: dict, data: bytes) -> bytes:
 def _real_config() -> tuple[dict, dict[str, np.ndarray]]:
     """The config and tensor shapes of a real (untrained, seeded) MORvS for HalfCheetah."""
     sys.path.insert(0, str(HERE.parents[1]))
-    from core.agents.checkpoint import build_config
-    from core.agents.conditioned import create_agent
-    from core.agents.target_model import published_target_model
+    from paretoscope.agents.checkpoint import build_config
+    from paretoscope.agents.conditioned import create_agent
+    from paretoscope.agents.target_model import published_target_model
 
     agent = create_agent("morvs", CHEETAH, target_model=published_target_model(CHEETAH), seed=0)
     config, tensors = build_config(agent)

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.widgets.episode_video import TEST_ID as EPISODE_VIDEO_ID
-from dashboard.widgets.live_frames import TEST_ID as LIVE_FRAME_ID
+from paretoscope.dashboard.widgets.episode_video import TEST_ID as EPISODE_VIDEO_ID
+from paretoscope.dashboard.widgets.live_frames import TEST_ID as LIVE_FRAME_ID
 from tests.conftest import PEDA_FIXTURES, REPO_DIR
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -30,13 +30,14 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--autoplay-policy=no-user-gesture-required",
 ]
-# A frame streamed into the page: the feed's picture once painted (`dashboard.frame_feed`), or
+# A frame streamed into the page: the feed's picture once painted
+# (`paretoscope.dashboard.frame_feed`), or
 # an st.image (a server without the feed route), not the reward chart's SVG picture beside it.
 FEED_FRAME = f'canvas[data-testid="{LIVE_FRAME_ID}"][data-frame]'
 STREAMED_FRAME = f'{FEED_FRAME}, [data-testid="stImage"] img:not([src^="data:image/svg"])'
 # A JavaScript function naming the frame such an element shows (a new name is a new frame).
 FRAME_NAME = "((frame) => frame.getAttribute('src') || frame.dataset.frame || null)"
-# An episode's finished MP4 (`dashboard.widgets.episode_video`).
+# An episode's finished MP4 (`paretoscope.dashboard.widgets.episode_video`).
 EPISODE_VIDEO = f'video[data-testid="{EPISODE_VIDEO_ID}"]'
 ARTIFACTS = REPO_DIR / "test-artifacts" / "e2e"
 E2E_HORIZON = 60
@@ -134,8 +135,8 @@ def start_server(
     assets: Path, cache: Path, trace: Path | None = None
 ) -> tuple[subprocess.Popen, str]:
     """`paretoscope dashboard` (the same command line) on a free port, its page runs' milestones
-    written to `trace` when given (`dashboard.trace`); returns (process, url)."""
-    from core.cli.dashboard import streamlit_command
+    written to `trace` when given (`paretoscope.dashboard.trace`); returns (process, url)."""
+    from paretoscope.cli.dashboard import streamlit_command
 
     port = free_port()
     environment = dict(os.environ, PARETOSCOPE_CACHE=str(cache), MUJOCO_GL="egl")
@@ -153,7 +154,7 @@ def start_cli_server(assets: Path, cache: Path, *flags: str) -> tuple[subprocess
     port = free_port()
     path = os.pathsep.join(filter(None, [str(REPO_DIR), os.environ.get("PYTHONPATH")]))
     environment = dict(os.environ, PARETOSCOPE_CACHE=str(cache), MUJOCO_GL="egl", PYTHONPATH=path)
-    command = [sys.executable, "-m", "core.cli", "dashboard", "--assets", str(assets)]
+    command = [sys.executable, "-m", "paretoscope.cli", "dashboard", "--assets", str(assets)]
     process = ServerProcess([*command, "--port", str(port), *flags], port, environment, REPO_DIR)
     return process, f"http://127.0.0.1:{port}"
 
@@ -199,7 +200,7 @@ def chromium() -> Path:
 
 @pytest.fixture(scope="session")
 def e2e_assets(tmp_path_factory: pytest.TempPathFactory, chromium: Path) -> Path:
-    from dashboard.demo_fixture import build_tiny_assets
+    from paretoscope.dashboard.demo_fixture import build_tiny_assets
 
     return build_tiny_assets(
         tmp_path_factory.mktemp("e2e-assets"), horizon=E2E_HORIZON, peda_fixtures=PEDA_FIXTURES

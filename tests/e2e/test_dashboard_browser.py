@@ -59,7 +59,7 @@ PAGE_STATE = """
 """
 
 # Counts the streamed frames seen since it was installed, and those painted from the server's
-# feed (`dashboard.frame_feed`: a real server serves its route). Counted in the mutation
+# feed (`paretoscope.dashboard.frame_feed`: a real server serves its route). Counted in the mutation
 # callbacks themselves: a short episode (the random agent's minecart runs ~80 steps, a frame
 # every 6) can show a frame and replace it by the video before a later look would find it.
 WATCH_FRAMES = """
@@ -136,7 +136,8 @@ def test_explore_slider_stream_video_and_click_replay(server: str, page) -> None
     page.goto(f"{server}/?size=240", timeout=TIMEOUT_MS)
     slider = page.locator('[data-testid="stSlider"] input[type="range"]').first
     slider.wait_for(state="attached", timeout=TIMEOUT_MS)
-    # The slider's code was preloaded once the page loaded (`dashboard.page_preload`), and the
+    # The slider's code was preloaded once the page loaded (`paretoscope.dashboard.page_preload`),
+    # and the
     # slider drawn from that one fetch.
     slider_code = [url for url in requested if re.search(r"/static/js/Slider\.[\w-]+\.js$", url)]
     preloaded = page.evaluate(

@@ -1,11 +1,12 @@
-"""The episode player's script (`dashboard.widgets.episode_video`) in Chromium: its controls
+"""The episode player's script (`paretoscope.dashboard.widgets.episode_video`) in Chromium: its
+controls
 show while the pointer is over it or while it has the keyboard's focus, and go otherwise."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from dashboard.widgets.episode_video import player_markup
+from paretoscope.dashboard.widgets.episode_video import player_markup
 
 CONTROLS = "() => document.querySelector('video').controls"
 

@@ -1,5 +1,7 @@
-"""The live picture's script (`dashboard.widgets.live_frames`) in Chromium, reading a feed
-written by the server's own code (`dashboard.frame_feed.frame_bytes`, `marker`): frames cut
+"""The live picture's script (`paretoscope.dashboard.widgets.live_frames`) in Chromium, reading a
+feed
+written by the server's own code (`paretoscope.dashboard.frame_feed.frame_bytes`, `marker`): frames
+cut
 across reads anywhere, only the newest complete one painted (its pixels, its size, its step),
 hidden until the first, and the read stopped once the page removes the picture. A channel's
 picture stands in for its column's player while its episode streams, steps aside for a new
@@ -12,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from dashboard.frame_feed import frame_bytes, marker
-from dashboard.widgets.episode_video import TEST_ID as PLAYER_ID
-from dashboard.widgets.live_frames import TEST_ID, live_frames
+from paretoscope.dashboard.frame_feed import frame_bytes, marker
+from paretoscope.dashboard.widgets.episode_video import TEST_ID as PLAYER_ID
+from paretoscope.dashboard.widgets.live_frames import TEST_ID, live_frames
 
 # A stand-in for `fetch`: the feed's bytes (window.__feed, base64) in pieces of
 # window.__piece bytes, one piece a window.__every ms, from when the page asks; an abort stops

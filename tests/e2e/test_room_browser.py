@@ -202,7 +202,8 @@ def room_server(
 
 
 def full_runs_after_a_move(trace: Path) -> dict[str, int]:
-    """For each session of the server's trace (`dashboard.trace`), the full-app runs that
+    """For each session of the server's trace (`paretoscope.dashboard.trace`), the full-app runs
+    that
     started after its first fragment run (a move reruns only Explore's fragment)."""
     after: dict[str, int] = {}
     for line in trace.read_text(encoding="utf-8").splitlines():

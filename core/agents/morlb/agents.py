@@ -19,7 +19,8 @@ few buffers, and a rule that turns their outputs into actions:
   with each row's noise drawn from a generator seeded by its episode's seed.
 
 Observations and weights are cast to float32, as MORL-Baselines' ``eval`` does. The checkpoint is
-paretoscope's own (config.json + weights.safetensors, `core.agents.checkpoint`): kind, env, the
+paretoscope's own (config.json + weights.safetensors, `paretoscope.agents.checkpoint`): kind, env,
+the
 layouts, the buffers' shapes, the behaviour above and where the file came from.
 """
 
@@ -33,12 +34,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from core.agents import invariant, portable_math
-from core.agents.base import AgentKind, AgentSpec, Conditioning
-from core.agents.morlb.layers import SequentialLayout, check_tensors
-from core.agents.networks import tanh
-from core.envs import get_spec
-from core.errors import ParetoscopeError
+from paretoscope.agents import invariant, portable_math
+from paretoscope.agents.base import AgentKind, AgentSpec, Conditioning
+from paretoscope.agents.morlb.layers import SequentialLayout, check_tensors
+from paretoscope.agents.networks import tanh
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
 
 _WEIGHT_CONDITIONED = Conditioning(preference_in_state=True, return_conditioned=False)
 _SELECTED_BY_PREFERENCE = Conditioning(preference_in_state=False, return_conditioned=False)
@@ -487,11 +488,12 @@ def build_agent(
         raise ParetoscopeError(f"{where}: {error}") from None
 
 
-# --- paretoscope checkpoints of these kinds (registered in core.agents.checkpoint) ------------
+# --- paretoscope checkpoints of these kinds (registered in paretoscope.agents.checkpoint)
+# ------------
 
 
 def load_morlb(path: Path, config: dict[str, Any], device: str = "cpu") -> MorlbAgent:
-    from core.agents.checkpoint import read_weights
+    from paretoscope.agents.checkpoint import read_weights
 
     where = str(path)
     members_data = config.get("members")
@@ -517,6 +519,6 @@ def load_morlb(path: Path, config: dict[str, Any], device: str = "cpu") -> Morlb
 
 
 def save_morlb(agent: MorlbAgent, path: Path) -> Path:
-    from core.agents.checkpoint import write_checkpoint
+    from paretoscope.agents.checkpoint import write_checkpoint
 
     return write_checkpoint(agent.spec, agent.checkpoint_config(), agent.checkpoint_tensors(), path)

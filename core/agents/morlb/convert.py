@@ -2,7 +2,7 @@
 
 Each reader takes the loaded dict (tensors already built, the rest skipped), checks every size
 against the env and names the tensor when one does not fit, and returns the parts, tensors and
-behaviour of one `core.agents.morlb.agents` kind. The save layouts are described in
+behaviour of one `paretoscope.agents.morlb.agents` kind. The save layouts are described in
 docs/agents.md (and tests/fixtures/morl-baselines/README.md).
 """
 
@@ -16,12 +16,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from core.agents.morlb.agents import MorlbAgent, Parts, build_agent
-from core.agents.morlb.importer import Algorithm
-from core.agents.morlb.layers import SequentialLayout, read_layout
-from core.envs import EnvSpec
-from core.errors import ParetoscopeError
-from core.torch_files import Skipped, read_torch_file
+from paretoscope.agents.morlb.agents import MorlbAgent, Parts, build_agent
+from paretoscope.agents.morlb.importer import Algorithm
+from paretoscope.agents.morlb.layers import SequentialLayout, read_layout
+from paretoscope.envs import EnvSpec
+from paretoscope.errors import ParetoscopeError
+from paretoscope.torch_files import Skipped, read_torch_file
 
 Tensors = dict[str, torch.Tensor]
 # (saved content, env, options, where) -> (members, tensors named members.<i>..., behaviour)
@@ -347,7 +347,7 @@ def _numbers(text: str, count: int, name: str) -> list[float]:
 
 def _known_front(env: EnvSpec) -> list[list[float]] | None:
     """The env's known Pareto front (undiscounted), the returns PCN is asked for by default."""
-    from core.envs.known_fronts import known_front
+    from paretoscope.envs.known_fronts import known_front
 
     front = known_front(env.id, 1.0)
     return None if front is None else np.asarray(front.points, dtype=np.float64).tolist()

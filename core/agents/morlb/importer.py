@@ -2,10 +2,12 @@
 
 MORL-Baselines saves ``torch.save(dict)`` (``<experiment>.tar``) with weights only: no env, no
 constructor arguments. So the algorithm is told from the saved dict's keys (read from the
-pickle's opcodes, no torch: `core.pickle_scan`), the env from an env id in the path or the user,
+pickle's opcodes, no torch: `paretoscope.pickle_scan`), the env from an env id in the path or the
+user,
 and every size from the tensor shapes; a size that does not fit the env is named with its
 tensor. Files that also hold a replay buffer or numpy arrays are read with the restricted
-unpickler (`core.torch_files.read_torch_file`), which skips the buffer without running it. PCN
+unpickler (`paretoscope.torch_files.read_torch_file`), which skips the buffer without running it.
+PCN
 pickles its whole model: refused unless trusted, then read once and converted.
 
 Algorithms (``--kind``): capql, gpi-pd-continuous, envelope, gpi-ls, gpi-pd, morld, pcn, pgmorl.
@@ -16,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.agents.base import Agent
-from core.agents.importers import (
+from paretoscope.agents.base import Agent
+from paretoscope.agents.importers import (
     ImportAnswers,
     ImportPlan,
     Question,
@@ -25,9 +27,9 @@ from core.agents.importers import (
     file_sha256,
     option_number,
 )
-from core.envs import get_spec
-from core.errors import ParetoscopeError
-from core.pickle_scan import PickleScan, check_torch_signature, scan_torch_file
+from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
+from paretoscope.pickle_scan import PickleScan, check_torch_signature, scan_torch_file
 
 SUFFIXES = (".tar", ".pt", ".pth")
 PCN_MODELS = (
@@ -41,7 +43,7 @@ class Algorithm:
     """One MORL-Baselines algorithm: its name, what it becomes, what it is."""
 
     name: str
-    kind: str  # the paretoscope kind (core.agents.morlb.agents)
+    kind: str  # the paretoscope kind (paretoscope.agents.morlb.agents)
     label: str
 
 
@@ -139,12 +141,12 @@ class MorlBaselinesImporter:
     def inspect(self, path: Path) -> dict[str, object]:
         """What the file holds besides its layout (torch, no code run): tensors, training
         progress, and the objects the restricted reader left unread."""
-        from core.agents.morlb.convert import inspect_file
+        from paretoscope.agents.morlb.convert import inspect_file
 
         return inspect_file(path)
 
     def convert(self, path: Path, answers: ImportAnswers) -> Agent:
-        from core.agents.morlb.convert import convert
+        from paretoscope.agents.morlb.convert import convert
 
         if answers.kind not in ALGORITHMS or answers.env_id is None:
             raise ParetoscopeError(f"{path.name}: say its algorithm (--kind) and env (--env)")

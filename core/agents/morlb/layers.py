@@ -19,8 +19,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from core.agents.networks import LayerNorm, Linear, LogSoftmax, Sigmoid, Tanh
-from core.errors import ParetoscopeError
+from paretoscope.agents.networks import LayerNorm, Linear, LogSoftmax, Sigmoid, Tanh
+from paretoscope.errors import ParetoscopeError
 
 # One Sequential slot: ("linear", in, out), ("layernorm", width), or a parameterless one:
 # ("relu",), ("tanh",), ("dropout",), ("sigmoid",), ("log_softmax",).
@@ -74,7 +74,8 @@ class SequentialLayout:
         return cls(tuple(slots))
 
     def build(self) -> nn.Sequential:
-        """The untrained network, of `core.agents.networks`' batch- and CPU-invariant layers."""
+        """The untrained network, of `paretoscope.agents.networks`' batch- and CPU-invariant
+        layers."""
         modules: list[nn.Module] = []
         for slot in self.slots:
             name = slot[0]

@@ -17,9 +17,9 @@ import mujoco
 import numpy as np
 from gymnasium import spaces
 
-from core.envs.d4morl.physics import D4MORLPhysics
-from core.envs.spec import EnvSpec
-from core.errors import ParetoscopeError
+from paretoscope.envs.d4morl.physics import D4MORLPhysics
+from paretoscope.envs.spec import EnvSpec
+from paretoscope.errors import ParetoscopeError
 
 RENDER_MODES = ("rgb_array",)
 
@@ -156,7 +156,7 @@ class D4MORLEnv(gym.Env[np.ndarray, np.ndarray]):
 
 
 def make_d4morl_env(spec: EnvSpec, render_mode: str | None = None, **kwargs: Any) -> D4MORLEnv:
-    """Build the D4MORL environment described by `spec` (called by `core.envs.make_env`).
+    """Build the D4MORL environment described by `spec` (called by `paretoscope.envs.make_env`).
 
     Accepted keyword arguments: ``width`` and ``height`` of rendered frames (default 480).
     """

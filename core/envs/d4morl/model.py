@@ -19,7 +19,7 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 ModelEdit = Callable[[mujoco.MjSpec], None]
 

@@ -14,12 +14,12 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from core.envs.d4morl import formulas
-from core.envs.d4morl.model import compile_model
-from core.envs.d4morl.tasks import D4MORLTask, get_task
-from core.envs.registry import get_spec
-from core.envs.spec import EnvSpec
-from core.errors import ParetoscopeError
+from paretoscope.envs.d4morl import formulas
+from paretoscope.envs.d4morl.model import compile_model
+from paretoscope.envs.d4morl.tasks import D4MORLTask, get_task
+from paretoscope.envs.registry import get_spec
+from paretoscope.envs.spec import EnvSpec
+from paretoscope.errors import ParetoscopeError
 
 FloatArray = formulas.FloatArray
 

@@ -8,8 +8,8 @@ from typing import Literal
 
 import numpy as np
 
-from core.envs.d4morl import formulas
-from core.envs.d4morl.model import (
+from paretoscope.envs.d4morl import formulas
+from paretoscope.envs.d4morl.model import (
     ModelEdit,
     set_actuators,
     set_all_gears,
@@ -18,7 +18,7 @@ from core.envs.d4morl.model import (
     set_geom_friction,
     unlimit_joints,
 )
-from core.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError
 
 RewardFn = Callable[
     [formulas.FloatArray, formulas.FloatArray, formulas.FloatArray, float, formulas.FloatArray],
