@@ -35,7 +35,7 @@ from streamlit.errors import StreamlitAPIException
 from paretoscope.agents.loaded import LoadedAgent, borrow_all
 from paretoscope.dashboard import frame_feed
 from paretoscope.dashboard.episode_svg import episode_svg
-from paretoscope.dashboard.figures import episode_figure
+from paretoscope.dashboard.figures.episode import episode_figure
 from paretoscope.dashboard.jobs import Job, Produce, shared_board
 from paretoscope.dashboard.messages import MESSAGE_LIMIT, inert
 from paretoscope.dashboard.pool import live_shown_rate, shared_pool

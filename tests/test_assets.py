@@ -248,7 +248,8 @@ def test_one_sniffer_per_format_serves_discovery_the_cli_and_uploads(tmp_path: P
 
 
 def test_every_env_offers_the_builtin_random_agent_beside_the_folders(tmp_path: Path) -> None:
-    from paretoscope.catalog import BUILTIN_FORMAT, builtin_asset
+    from paretoscope.agents.builtin import BUILTIN_FORMAT
+    from paretoscope.catalog import builtin_asset
 
     _agent_dir(tmp_path, "cheetah", _config())
     catalog = discover_assets(tmp_path)
