@@ -321,8 +321,9 @@ def tested_streamlit() -> str:
     with contextlib.suppress(metadata.PackageNotFoundError, TypeError):
         for requirement in metadata.requires("paretoscope") or ():
             match = re.fullmatch(r"streamlit\s*([^;\[]*)", requirement.strip())
-            if match:
-                return match.group(1).strip()
+            if match:  # lower bounds first
+                bounds = [bound.strip() for bound in match.group(1).split(",") if bound.strip()]
+                return ",".join(sorted(bounds, key=lambda bound: not bound.startswith(">")))
     return ""
 
 
