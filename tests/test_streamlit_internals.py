@@ -289,8 +289,12 @@ MISSING = [
 ]
 
 
-def test_every_hook_has_a_missing_case() -> None:
+def test_every_hook_has_a_missing_case_and_a_line_in_the_docs() -> None:
+    from tests.conftest import REPO_DIR
+
     assert [missing.hook for missing in MISSING] == list(internals.HOOKS)
+    docs = (REPO_DIR / "docs" / "dashboard.md").read_text()
+    assert [hook.name for hook in internals.HOOKS if f"| `{hook.name}` |" not in docs] == []
 
 
 @pytest.mark.parametrize("missing", MISSING, ids=lambda missing: missing.hook.name)
