@@ -19,12 +19,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import streamlit as st
-from streamlit.logger import get_logger
 
+from paretoscope.dashboard.streamlit_internals import server_logger
 from paretoscope.errors import ParetoscopeError
 from paretoscope.text import printable
 
-log = get_logger("paretoscope")
+log = server_logger("paretoscope")
 
 # Longest user string shown whole, and longest message.
 VALUE_LIMIT = 120
