@@ -20,7 +20,7 @@ from paretoscope.agents.builtin import (
 from paretoscope.agents.plugin import load_plugin
 from paretoscope.errors import ParetoscopeError
 from paretoscope.rollout import rollout_batch
-from tests.registry_support import private_registries
+from tests.registry_support import install_distribution, private_registries
 
 DST = "deep-sea-treasure-v0"
 WALK = "py:tests.plugin_examples:walk_then_dive"
@@ -127,14 +127,16 @@ def test_installed_entry_points_add_agents_and_importers(tmp_path: Path, monkeyp
     from paretoscope.agents import importers
     from paretoscope.agents.builtin import NAMED_AGENTS
 
-    dist = tmp_path / "my_agents-1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: my-agents\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text(
-        "[paretoscope.agents]\n"
-        "walker = tests.plugin_examples:walk_then_dive\n"
-        "peda-again = paretoscope.agents.peda_importer:IMPORTER\n"
-        "gone = tests.no_such_module:make\n"
+    install_distribution(
+        tmp_path,
+        "my-agents",
+        {
+            "paretoscope.agents": {
+                "walker": "tests.plugin_examples:walk_then_dive",
+                "peda-again": "paretoscope.agents.peda_importer:IMPORTER",
+                "gone": "tests.no_such_module:make",
+            }
+        },
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     private_registries(monkeypatch, NAMED_AGENTS, importers.IMPORTERS)
