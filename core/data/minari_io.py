@@ -355,7 +355,7 @@ class MinariFormat:
     """A local Minari dataset with vector rewards (a folder, or ``minari:<dataset id>``)."""
 
     name = "minari"
-    description = "a Minari dataset folder (data/metadata.json) or minari:ID"
+    description = "a Minari dataset (a folder with data/metadata.json, or minari:ID)"
     suffixes: tuple[str, ...] = ()  # a folder: not uploaded
     prefix = MINARI_PREFIX
 
