@@ -105,9 +105,11 @@ class Registry(Generic[T]):
             return resolved
         return value
 
-    def values(self) -> list[T]:
-        """Every entry, in registration order (imported now where given as a string)."""
-        return [self.get(name) for name in self.names()]
+    def values(self) -> Iterator[T]:
+        """Every entry, in registration order, each imported (where given as a string) only
+        when the iteration reaches it: a search that stops early imports no more."""
+        for name in self.names():
+            yield self.get(name)
 
     # --- installed packages ----------------------------------------------------------------
 

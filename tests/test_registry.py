@@ -22,7 +22,7 @@ def test_entries_keep_their_registration_order_and_refuse_a_second_name() -> Non
     registry.register("three", 3)
     registry.register("two", 2)
     assert registry.names() == ["one", "three", "two"] and list(registry) == registry.names()
-    assert registry.values() == [1, 3, 2] and len(registry) == 3 and "two" in registry
+    assert list(registry.values()) == [1, 3, 2] and len(registry) == 3 and "two" in registry
     with pytest.raises(ParetoscopeError, match=r"number 'two' is already registered \(pass "):
         registry.register("two", 22)
     assert registry.get("two") == 2
