@@ -255,19 +255,19 @@ class _IdleEnvs:
     def reusable(spec: EnvSpec) -> bool:
         return (
             spec.id in _SUITE_IDS
-            and REGISTRY.entry(spec.id).make is None
+            and REGISTRY.get(spec.id).make is None
             and not _is_image(spec.obs_shape)
         )
 
     def take(self, env_id: str, count: int) -> list[gym.Env]:
         with self._lock:
-            if self._registration is not REGISTRY.entry(env_id):
+            if self._registration is not REGISTRY.get(env_id):
                 return []
             taken, self._envs = self._envs[:count], self._envs[count:]
             return taken
 
     def give_back(self, env_id: str, envs: list[gym.Env]) -> None:
-        registration = REGISTRY.entry(env_id)
+        registration = REGISTRY.get(env_id)
         with self._lock:
             stale: list[gym.Env] = []
             if self._registration is not registration:  # another id (or registered anew)

@@ -21,7 +21,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from paretoscope.data.formats import DatasetHeader
+from paretoscope.data.formats import DatasetHeader, TrajectoryStream
 from paretoscope.data.progress import progress_bar
 from paretoscope.data.safe_pickle import load_restricted
 from paretoscope.data.trajectories import (
@@ -344,3 +344,56 @@ def write_d4morl(
     finally:
         temporary.unlink(missing_ok=True)
     return path
+
+
+# --- the format, as registered in paretoscope.data.formats --------------------------------------
+
+
+def stream_d4morl(
+    path: str | Path, env_id: str | None = None, progress: bool = False
+) -> TrajectoryStream:
+    """A D4MORL pickle, validated whole, then handed out trajectory by trajectory (each raw
+    entry dropped once handed out: the pickle is one object and must be loaded whole)."""
+    loaded = load_d4morl(path, env_id, progress=progress)
+    return TrajectoryStream(
+        loaded.info,
+        loaded.trajectories(release=True),
+        count=loaded.n_trajectories,
+        store_next_observations=not loaded.next_observations_derivable,
+    )
+
+
+class D4MORLFormat:
+    """PEDA's benchmark pickles, ``{env}_{count}_{quality}_{distribution}.pkl``."""
+
+    name = "d4morl"
+    description = "a D4MORL .pkl file"
+    suffixes = (".pkl",)
+
+    def check_signature(self, name: str, payload: bytes) -> None:
+        check_pickle_signature(name, payload[:16])
+
+    def sniff(self, path: Path) -> DatasetHeader | None:
+        return sniff_d4morl(path)
+
+    def open(
+        self, source: str | Path, env_id: str | None = None, progress: bool = False
+    ) -> Trajectories:
+        return read_d4morl(source, env_id=env_id, progress=progress)
+
+    def stream(
+        self, source: str | Path, env_id: str | None = None, progress: bool = False
+    ) -> TrajectoryStream:
+        return stream_d4morl(source, env_id=env_id, progress=progress)
+
+    def write(
+        self,
+        trajectories: Trajectories,
+        destination: str | Path,
+        overwrite: bool = False,
+        progress: bool = False,
+    ) -> Path:
+        return write_d4morl(trajectories, destination, overwrite=overwrite, progress=progress)
+
+
+FORMAT = D4MORLFormat()
