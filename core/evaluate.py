@@ -10,9 +10,7 @@ batch is stored at once, so an interrupted sweep resumes with only what is missi
 from __future__ import annotations
 
 import atexit
-import hashlib
 import os
-import pickle
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -25,7 +23,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from paretoscope.agents.base import Agent
+from paretoscope.agents.base import Agent, agent_fingerprint
 from paretoscope.discount import check_gamma
 from paretoscope.envs import EnvSpec, get_spec
 from paretoscope.envs.known_fronts import KnownFront, against_known
@@ -38,7 +36,7 @@ from paretoscope.metrics import (
     preference_grid,
     rtg_following,
 )
-from paretoscope.results_store import KEY_COLUMN, ResultsStore, episode_key
+from paretoscope.results_store import KEY_COLUMN, ResultsStore, episode_key, objective_columns
 from paretoscope.rollout import check_agent_fits, check_horizon, check_preferences, rollout_batch
 
 Backend = Literal["local", "ray"]
@@ -55,22 +53,6 @@ class EpisodeRequest:
     preference: tuple[float, ...]
     target: tuple[float, ...] | None
     seed: int
-
-
-def objective_columns(prefix: str, spec: EnvSpec) -> list[str]:
-    """Column names like `return_run`, `return_energy` for the env's objectives, in order."""
-    return [f"{prefix}_{name}" for name in spec.objective_names]
-
-
-def agent_fingerprint(agent: Agent) -> str:
-    """What identifies the agent's behaviour: its own `fingerprint`, else a hash of its state."""
-    own = getattr(agent, "fingerprint", None)
-    if callable(own):
-        own = own()
-    if isinstance(own, str) and own:
-        return own
-    # In-memory agents built by this process: hashing their pickled state is deterministic.
-    return hashlib.sha256(pickle.dumps(agent)).hexdigest()[:32]
 
 
 def build_requests(

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from paretoscope.agents.base import Agent, AgentSpec
+from paretoscope.agents.base import Agent, AgentSpec, agent_fingerprint
 from paretoscope.agents.formats import CHECKPOINT_FORMAT
 from paretoscope.errors import ParetoscopeError
 
@@ -99,7 +99,6 @@ def load_asset_agent(
     its importer (with `env_id`, `kind`, `trust` and `options` where the file does not say), a
     built-in agent built by name for its env (never read from a file of that name)."""
     from paretoscope.agents import load
-    from paretoscope.evaluate import agent_fingerprint
 
     if asset.is_run:
         from paretoscope.catalog import snapshot_asset
