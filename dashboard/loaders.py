@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from paretoscope.agents.loaded import LoadedAgent, load_asset_agent
+from paretoscope.agents.loaded import LoadedAgent
+from paretoscope.asset_agents import load_asset_agent
 from paretoscope.cache import RECORDINGS_SUBDIR, RESULTS_SUBDIR, cache_dir
 from paretoscope.catalog import (
     AgentAsset,
