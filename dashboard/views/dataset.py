@@ -15,7 +15,7 @@ from paretoscope.dashboard.figures.dataset import (
 from paretoscope.dashboard.live import show_recording_live
 from paretoscope.dashboard.messages import as_viewer_sees, describe, guard, inert
 from paretoscope.dashboard.widgets import charts
-from paretoscope.data.collect import collected_env_seed
+from paretoscope.data.collection_plan import collected_env_seed
 from paretoscope.recordings import ReplayRequest
 
 ctx = sidebar.context()
