@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from paretoscope.agents import load
 from paretoscope.agents.base import Agent, agent_fingerprint
 from paretoscope.agents.builtin import builtin_agent
-from paretoscope.agents.formats import CHECKPOINT_FORMAT
+from paretoscope.agents.header import CHECKPOINT_FORMAT
 from paretoscope.agents.importers import import_agent
 from paretoscope.agents.loaded import LoadedAgent
 from paretoscope.catalog import AgentAsset, snapshot_asset
