@@ -27,8 +27,8 @@ from paretoscope.envs.d4morl.physics import D4MORLPhysics, instability_count
 from paretoscope.envs.episode_random import GLOBAL_NUMPY_DRAWS, global_numpy_random, seed_ore
 from paretoscope.envs.mo_gymnasium_suite import TASKS
 from paretoscope.envs.registry import REGISTRY
+from paretoscope.envs.render_modes import env_id_renders_rgb
 from paretoscope.errors import ParetoscopeError
-from paretoscope.render.env_frames import env_id_renders_rgb
 
 
 @dataclass

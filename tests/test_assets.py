@@ -291,8 +291,8 @@ def test_a_folder_agent_called_random_hides_no_one(tmp_path: Path) -> None:
 def test_a_builtin_asset_loads_by_name_never_from_a_file_of_that_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from paretoscope.agents.loaded import load_asset_agent
     from paretoscope.agents.random_agent import RandomAgent
+    from paretoscope.asset_agents import load_asset_agent
     from paretoscope.catalog import builtin_asset
 
     monkeypatch.chdir(tmp_path)

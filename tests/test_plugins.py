@@ -133,7 +133,7 @@ def test_installed_entry_points_add_agents_and_importers(tmp_path: Path, monkeyp
         {
             "paretoscope.agents": {
                 "walker": "tests.plugin_examples:walk_then_dive",
-                "peda-again": "paretoscope.agents.peda_importer:IMPORTER",
+                "peda-again": "paretoscope.agents.peda.importer:IMPORTER",
                 "gone": "tests.no_such_module:make",
             }
         },

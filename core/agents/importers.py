@@ -95,7 +95,7 @@ IMPORTERS: Registry[Importer] = Registry(
     "importer",
     {
         "morl-baselines": "paretoscope.agents.morlb.importer:IMPORTER",
-        "peda": "paretoscope.agents.peda_importer:IMPORTER",
+        "peda": "paretoscope.agents.peda.importer:IMPORTER",
     },
     entry_point_group="paretoscope.importers",
     from_entry_point=with_members(

@@ -234,7 +234,7 @@ def _load_agent(path: str) -> Any:
 
 
 def run_collect(args: argparse.Namespace) -> int:
-    from paretoscope.data.collect import collect
+    from paretoscope.collect import collect
 
     agent = _load_agent(args.agent)
     written = collect(

@@ -1,5 +1,6 @@
 """Offline multi-objective datasets: the `Trajectories` model, the registry of formats (D4MORL,
-Minari, the native format, installed ones), summaries, conversion and collection.
+Minari, the native format, installed ones), summaries, conversion and collection plans
+(collecting a dataset with an agent is `paretoscope.collect`).
 
 Typical use::
 
@@ -9,8 +10,7 @@ Typical use::
     trajectories = open_dataset("hopper-expert-uniform")    # memory-mapped columns
 """
 
-from paretoscope.data.behaviour import AmateurAgent, GaussianNoiseAgent, behaviour_agent
-from paretoscope.data.collect import collect, episode_plan
+from paretoscope.data.collection_plan import episode_plan
 from paretoscope.data.convert import convert, target_format
 from paretoscope.data.d4morl import (
     D4MORLFile,
@@ -52,21 +52,17 @@ from paretoscope.data.trajectories import DatasetInfo, Trajectories, Trajectory
 __all__ = [
     "DISTRIBUTION_NAMES",
     "FORMAT_VERSION",
-    "AmateurAgent",
     "D4MORLFile",
     "D4MORLName",
     "DatasetFormat",
     "DatasetHeader",
     "DatasetInfo",
     "DatasetSummary",
-    "GaussianNoiseAgent",
     "NativeWriter",
     "Trajectories",
     "Trajectory",
     "TrajectoryStream",
     "TrajectoryTable",
-    "behaviour_agent",
-    "collect",
     "convert",
     "d4morl_file_name",
     "dataset_formats",

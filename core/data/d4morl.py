@@ -3,7 +3,7 @@
 A file is a list with one ``defaultdict(list)`` per trajectory holding float64 arrays
 ``observations``, ``actions``, ``next_observations``, ``preference`` (the same row on every
 step), ``raw_rewards`` (T, n_obj) and bool ``terminals`` (see
-docs/reference.md#d4morl-dataset-files). Files are read with `paretoscope.data.safe_pickle`, never
+docs/reference.md#d4morl-dataset-files). Files are read with `paretoscope.safe_pickle`, never
 with
 plain `pickle.load`.
 """
@@ -23,7 +23,6 @@ import numpy as np
 
 from paretoscope.data.formats import DatasetHeader, TrajectoryStream
 from paretoscope.data.progress import progress_bar
-from paretoscope.data.safe_pickle import load_restricted
 from paretoscope.data.trajectories import (
     DatasetInfo,
     Trajectories,
@@ -33,6 +32,7 @@ from paretoscope.data.trajectories import (
 )
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.safe_pickle import load_restricted
 
 # Keys of one trajectory, in the order PEDA's collection script writes them.
 D4MORL_KEYS = (

@@ -372,7 +372,7 @@ class DemoBuild:
 
         def run() -> dict[str, Any]:
             from paretoscope.agents import load
-            from paretoscope.data.collect import collect
+            from paretoscope.collect import collect
 
             if (folder / "paretoscope-dataset.json").is_file():
                 raise ParetoscopeError(
@@ -667,7 +667,7 @@ class DemoBuild:
 def seeds_held_out(env: EnvRecipe, plan: SweepPlan) -> bool:
     """Whether no seed of `plan` reset an episode of the env's datasets (the offline agents
     learnt from those episodes, so a sweep on their seeds would replay what they saw)."""
-    from paretoscope.data.collect import episode_plan
+    from paretoscope.data.collection_plan import episode_plan
 
     n_obj = get_spec(env.env_id).n_obj
     used: set[int] = set()

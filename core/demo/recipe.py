@@ -70,7 +70,7 @@ class BehaviourRecipe:
 
 @dataclass(frozen=True)
 class DatasetRecipe:
-    """A dataset collected from the behaviour policies (`paretoscope.data.collect`), D4MORL
+    """A dataset collected from the behaviour policies (`paretoscope.collect`), D4MORL
     style."""
 
     quality: str  # expert | amateur

@@ -12,11 +12,12 @@ import streamlit as st
 
 from paretoscope.agents.importers import ImportPlan
 from paretoscope.catalog import AgentAsset, AssetCatalog, read_manifest, write_manifest
+from paretoscope.dashboard.folders import readable_roots
 from paretoscope.dashboard.limits import max_upload_bytes
-from paretoscope.dashboard.loaders import mtime, readable_roots
 from paretoscope.dashboard.messages import guard, inert
 from paretoscope.dashboard.paths import is_inside, resolve_user_path
 from paretoscope.dashboard.session import session_uploads, upload_dir
+from paretoscope.dashboard.stamps import mtime
 from paretoscope.dashboard.uploads import (
     accepted_types,
     human_bytes,
