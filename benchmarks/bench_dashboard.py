@@ -107,7 +107,7 @@ def default_assets(size_note: list[str]) -> Path:
     if (bundled / "manifest.json").is_file():
         size_note.append("the bundled demo (assets/)")
         return bundled
-    from paretoscope.dashboard.demo_fixture import build_tiny_assets
+    from tests.demo_fixture import build_tiny_assets
 
     folder = Path(tempfile.mkdtemp(prefix="bench-assets-"))
     size_note.append("tiny generated assets, 500-step episodes (the bundled demo is not built)")

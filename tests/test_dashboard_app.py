@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from paretoscope.agents import load
-from paretoscope.dashboard.demo_fixture import build_tiny_assets
 from paretoscope.metrics import front_summary, hypervolume
 from paretoscope.rollout import rollout_batch
 from tests.apptests import (
@@ -26,6 +25,7 @@ from tests.apptests import (
     page_ok,
 )
 from tests.conftest import FIXTURES_DIR, PEDA_FIXTURES
+from tests.demo_fixture import build_tiny_assets
 
 HORIZON = 30
 CHEETAH = "MO-HalfCheetah-v2"
@@ -41,9 +41,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_assets(
-        tmp_path_factory.mktemp("assets"), horizon=HORIZON, peda_fixtures=PEDA_FIXTURES
-    )
+    return build_tiny_assets(tmp_path_factory.mktemp("assets"), horizon=HORIZON)
 
 
 @pytest.fixture

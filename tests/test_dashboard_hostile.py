@@ -93,7 +93,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def tiny_assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from paretoscope.dashboard.demo_fixture import build_tiny_assets
+    from tests.demo_fixture import build_tiny_assets
 
     return build_tiny_assets(tmp_path_factory.mktemp("hostile"), horizon=5, with_hopper=False)
 

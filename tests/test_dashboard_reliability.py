@@ -270,7 +270,7 @@ def test_video_cache_size_comes_from_the_environment(monkeypatch: pytest.MonkeyP
 
 @pytest.fixture(scope="module")
 def assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from paretoscope.dashboard.demo_fixture import build_tiny_assets
+    from tests.demo_fixture import build_tiny_assets
 
     return build_tiny_assets(tmp_path_factory.mktemp("assets"), horizon=HORIZON, with_hopper=False)
 

@@ -64,7 +64,7 @@ def test_user_paths_stay_inside_the_allowed_folders(tmp_path: Path) -> None:
 
 def test_catalog_entries_that_link_outside_are_refused(tmp_path: Path) -> None:
     from paretoscope.catalog import discover_assets
-    from paretoscope.dashboard.demo_fixture import build_tiny_assets
+    from tests.demo_fixture import build_tiny_assets
 
     source = build_tiny_assets(tmp_path / "source", horizon=5, with_hopper=False)
     root = tmp_path / "assets"
@@ -157,7 +157,7 @@ def test_upload_limit_defaults_and_overrides(
 def test_an_oversized_upload_in_the_page_is_a_message(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from paretoscope.dashboard.demo_fixture import build_tiny_assets
+    from tests.demo_fixture import build_tiny_assets
 
     assets = build_tiny_assets(tmp_path / "assets", horizon=5, with_hopper=False)
     monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
@@ -231,7 +231,7 @@ def _app_test(query: dict[str, str] | None = None):  # noqa: ANN202 - an AppTest
 
 @pytest.fixture(scope="module")
 def url_assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from paretoscope.dashboard.demo_fixture import build_tiny_assets
+    from tests.demo_fixture import build_tiny_assets
 
     return build_tiny_assets(tmp_path_factory.mktemp("url-assets"), horizon=5, with_hopper=False)
 

@@ -27,7 +27,6 @@ from paretoscope.metrics import (
     hypervolume,
 )
 from tests.apptests import open_app, page_ok
-from tests.conftest import PEDA_FIXTURES
 
 HORIZON = 30
 CHEETAH = "MO-HalfCheetah-v2"
@@ -132,14 +131,13 @@ def test_metrics_table_puts_intervals_beside_their_metric() -> None:
 def assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The tiny assets (HalfCheetah only), MORvS swept with three seeds."""
     from paretoscope.agents import load
-    from paretoscope.dashboard.demo_fixture import build_tiny_assets
     from paretoscope.evaluate import sweep
     from paretoscope.results_store import ResultsStore
+    from tests.demo_fixture import build_tiny_assets
 
     folder = build_tiny_assets(
         tmp_path_factory.mktemp("assets"),
         horizon=HORIZON,
-        peda_fixtures=PEDA_FIXTURES,
         with_hopper=False,
     )
     sweep(

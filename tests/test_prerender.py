@@ -254,10 +254,10 @@ def test_explore_on_the_default_view_prerenders_its_grid_once_each(
 ) -> None:
     import streamlit as st
 
-    from paretoscope.dashboard.demo_fixture import build_tiny_assets
     from paretoscope.dashboard.prerender import shared_prerenderer
     from paretoscope.dashboard.url_state import DEFAULT_VIDEO_SIZE
     from paretoscope.metrics.preferences import preference_grid
+    from tests.demo_fixture import build_tiny_assets
 
     assets = build_tiny_assets(tmp_path / "assets", horizon=8, with_hopper=False)
     monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
@@ -289,9 +289,9 @@ def test_explore_on_the_default_view_prerenders_its_grid_once_each(
 def test_no_prerender_turns_it_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import streamlit as st
 
-    from paretoscope.dashboard.demo_fixture import build_tiny_assets
     from paretoscope.dashboard.limits import prerender_enabled
     from paretoscope.dashboard.url_state import DEFAULT_VIDEO_SIZE
+    from tests.demo_fixture import build_tiny_assets
 
     assert prerender_enabled()
     assets = build_tiny_assets(tmp_path / "assets", horizon=8, with_hopper=False)

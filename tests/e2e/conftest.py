@@ -17,7 +17,7 @@ import pytest
 
 from paretoscope.dashboard.widgets.episode_video import TEST_ID as EPISODE_VIDEO_ID
 from paretoscope.dashboard.widgets.live_frames import TEST_ID as LIVE_FRAME_ID
-from tests.conftest import PEDA_FIXTURES, REPO_DIR
+from tests.conftest import REPO_DIR
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -200,11 +200,9 @@ def chromium() -> Path:
 
 @pytest.fixture(scope="session")
 def e2e_assets(tmp_path_factory: pytest.TempPathFactory, chromium: Path) -> Path:
-    from paretoscope.dashboard.demo_fixture import build_tiny_assets
+    from tests.demo_fixture import build_tiny_assets
 
-    return build_tiny_assets(
-        tmp_path_factory.mktemp("e2e-assets"), horizon=E2E_HORIZON, peda_fixtures=PEDA_FIXTURES
-    )
+    return build_tiny_assets(tmp_path_factory.mktemp("e2e-assets"), horizon=E2E_HORIZON)
 
 
 @pytest.fixture(scope="session")
