@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from tests.apptests import (
 )
 from tests.conftest import FIXTURES_DIR, PEDA_FIXTURES
 from tests.demo_fixture import build_tiny_assets
+from tests.waiting import wait_until
 
 HORIZON = 30
 CHEETAH = "MO-HalfCheetah-v2"
@@ -134,9 +134,7 @@ def test_a_recording_stored_while_the_front_is_drawn_plays_with_its_caption(
     sweep_points = loaders.sweep_points
 
     def after_the_recordings(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        deadline = time.monotonic() + 60
-        while shared_board().running() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: not shared_board().running(), 60, "the page's recording to be stored")
         return sweep_points(*args, **kwargs)
 
     monkeypatch.setattr(loaders, "sweep_points", after_the_recordings)

@@ -23,6 +23,7 @@ from paretoscope.recordings import EpisodeRequest, Recording, read_recording
 from tests.agents_for_tests import LinearAgent
 from tests.apptests import count_episode_recordings, front_chart_figure, page_ok
 from tests.conftest import REPO_DIR
+from tests.waiting import wait_until
 
 APP = str(REPO_DIR / "dashboard" / "app.py")
 CHEETAH = "MO-HalfCheetah-v2"
@@ -30,13 +31,6 @@ HORIZON = 20
 
 
 # --- the pool ------------------------------------------------------------------------------------
-
-
-def _wait_until(condition, timeout: float = 5.0) -> None:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.005)
 
 
 def test_pool_bounds_concurrency_and_serves_in_order() -> None:
@@ -71,12 +65,12 @@ def test_pool_bounds_concurrency_and_serves_in_order() -> None:
         thread.start()
         threads.append(thread)
         # Arrival order is the index: wait until this one is running or in line.
-        _wait_until(lambda n=index: pool.running + pool.waiting == n + 1)
+        wait_until(lambda n=index: pool.running + pool.waiting == n + 1)
     assert pool.running == 2 and pool.waiting == 4
     for index in range(6):
         releases[index].set()
         # The freed worker goes to the next task in line, which starts before the next release.
-        _wait_until(lambda n=index: len(order) == min(n + 3, 6))
+        wait_until(lambda n=index: len(order) == min(n + 3, 6))
     for thread in threads:
         thread.join(10)
     assert most[0] == 2
@@ -106,7 +100,7 @@ def test_a_cancelled_waiting_request_gives_its_place_up() -> None:
         assert pool.waiting == 0
         waiting = threading.Thread(target=patient)
         waiting.start()
-        _wait_until(lambda: pool.waiting == 1)
+        wait_until(lambda: pool.waiting == 1)
     waiting.join(5)
     assert served == ["patient"] and pool.running == 0 and pool.waiting == 0
     with pytest.raises(ValueError):
@@ -330,12 +324,12 @@ def test_a_queued_request_says_so_then_plays(
     def another_viewer() -> None:
         # A sweep holds the only worker until the page has said it waits (a fixed hold raced the
         # page's own start on a loaded machine), at most 60 s.
-        with small_pool.slot():
-            busy.set()
-            deadline = time.monotonic() + 60
-            while not notices and time.monotonic() < deadline:
-                time.sleep(0.05)
-        done.set()
+        try:
+            with small_pool.slot():
+                busy.set()
+                wait_until(lambda: notices, 60, "the page to say that it waits")
+        finally:
+            done.set()
 
     threading.Thread(target=another_viewer).start()
     busy.wait(5)
@@ -575,7 +569,7 @@ def _slow_producer(pool: RolloutPool, calls: list[int], frames: int = 200):  # n
         calls.append(1)
         with pool.slot(on_wait):
             for index in range(frames):
-                time.sleep(0.005)
+                time.sleep(0.005)  # a deliberately slow producer: it runs while the test acts
                 on_frame(index)
         return _stand_in(frames)
 
@@ -599,7 +593,7 @@ def test_viewers_of_one_episode_follow_one_job() -> None:
     assert state.error is None and state.frames == 200 and state.result is not None
     assert calls == [1] and len(stored) == 1  # recorded once, stored once
     second.unsubscribe()
-    _wait_until(lambda: board.running() == [])
+    wait_until(lambda: board.running() == [])
 
 
 def test_a_job_nobody_follows_is_cancelled_queued_or_running() -> None:
@@ -610,20 +604,20 @@ def test_a_job_nobody_follows_is_cancelled_queued_or_running() -> None:
     calls: list[int] = []
     stored: list[Recording] = []
     running = board.follow("a", _slow_producer(pool, calls, frames=10_000), stored.append)
-    _wait_until(lambda: running.wait(0, None, 0.01).frames > 0)
+    wait_until(lambda: running.wait(0, None, 0.01).frames > 0)
     queued = board.follow("b", _slow_producer(pool, calls), stored.append)
     state = queued.wait(0, None, timeout=5)
     assert state.ahead == 0 and state.frames == 0  # waiting for the one worker
     queued.unsubscribe()
-    _wait_until(lambda: pool.waiting == 0)  # it left the line
+    wait_until(lambda: pool.waiting == 0)  # it left the line
     running.unsubscribe()
-    _wait_until(lambda: pool.running == 0)  # it stopped at its next frame
+    wait_until(lambda: pool.running == 0)  # it stopped at its next frame
     frames = running.wait(0, None, 0.01).frames
     assert frames < 10_000 and stored == []
-    _wait_until(lambda: board.running() == [])
+    wait_until(lambda: board.running() == [])
     # Asking again starts a fresh job.
     again = board.follow("b", _slow_producer(pool, calls, frames=3), stored.append)
-    _wait_until(lambda: again.wait(0, None, 0.01).done)
+    wait_until(lambda: again.wait(0, None, 0.01).done)
     assert len(stored) == 1
     again.unsubscribe()
 
@@ -678,7 +672,7 @@ def test_a_job_keeps_step_records_not_frame_images() -> None:
         return _stand_in(3)
 
     job = JobBoard().follow("episode", produce, lambda _: None)
-    _wait_until(lambda: job.wait(0, None, 0.01).done)
+    wait_until(lambda: job.wait(0, None, 0.01).done)
     assert job.history == [(1,), (2,), (3,)]
     job.unsubscribe()
 
@@ -688,7 +682,7 @@ def test_throttle_limits_the_rate() -> None:
 
     throttle = Throttle(rate=5.0)
     assert throttle.ready() and not throttle.ready()
-    time.sleep(0.21)
+    time.sleep(0.21)  # real time: the default clock's pacing is what is tested
     assert throttle.ready()
 
 
@@ -750,10 +744,10 @@ def test_a_sweep_on_a_cache_miss_waits_for_a_worker_and_is_shared(small_pool: Ro
         ]
         for viewer in viewers:
             viewer.start()
-        _wait_until(lambda: small_pool.waiting == 1)  # one job waits in line for both viewers
-        _wait_until(lambda: shared_board()._jobs["sweep-x"]._subscribers == 2)
+        wait_until(lambda: small_pool.waiting == 1)  # one job waits in line for both viewers
+        wait_until(lambda: shared_board()._jobs["sweep-x"]._subscribers == 2)
         assert calls == []
-    _wait_until(lambda: calls == [1])
+    wait_until(lambda: calls == [1])
     release.set()
     for viewer in viewers:
         viewer.join(5)
@@ -780,11 +774,11 @@ def test_the_board_says_when_its_last_job_ends() -> None:
     first = board.follow("a", producer("a"), lambda _: None)
     second = board.follow("b", producer("b"), lambda _: None)
     gates["a"].set()
-    _wait_until(lambda: first.wait(0, None, 0.01).done)
-    _wait_until(lambda: board.running() == ["b"])
+    wait_until(lambda: first.wait(0, None, 0.01).done)
+    wait_until(lambda: board.running() == ["b"])
     assert idle == []  # "b" still runs
     gates["b"].set()
-    _wait_until(lambda: idle == [0])  # called once, with the board empty
+    wait_until(lambda: idle == [0])  # called once, with the board empty
     first.unsubscribe()
     second.unsubscribe()
 
@@ -797,10 +791,10 @@ def test_idle_trim_releases_once_after_the_last_of_many_requests() -> None:
     for _ in range(5):  # jobs ending one after another
         trimmer.request()
     assert trimmer.pending() and released == []
-    _wait_until(lambda: not trimmer.pending())
+    wait_until(lambda: not trimmer.pending())
     assert released == [1]
     trimmer.request()
-    _wait_until(lambda: not trimmer.pending())
+    wait_until(lambda: not trimmer.pending())
     assert released == [1, 1]
 
 

@@ -102,7 +102,7 @@ def test_a_stream_that_falls_behind_skips_frames_and_its_video_holds_the_ones_sh
 
     def slow_viewer(frame: object) -> None:
         shown.append(frame.index)  # type: ignore[attr-defined]
-        time.sleep(0.15)  # three frames' time at 20 fps: the stream falls behind
+        time.sleep(0.15)  # a deliberately slow viewer, three frames' time at 20 fps
 
     live = request.record_live([agent], _gate(workers=1), slow_viewer, lambda: None)
     last = plain.length - 1
@@ -290,6 +290,7 @@ def test_no_prerender_turns_it_off(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     import streamlit as st
 
     from paretoscope.dashboard.limits import prerender_enabled
+    from paretoscope.dashboard.prerender import shared_prerenderer
     from paretoscope.dashboard.url_state import DEFAULT_VIDEO_SIZE
     from tests.demo_fixture import build_tiny_assets
 
@@ -303,7 +304,8 @@ def test_no_prerender_turns_it_off(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     st.cache_data.clear()
     recorded = count_episode_recordings(monkeypatch)
     page_ok(open_app({"size": str(DEFAULT_VIDEO_SIZE)}))
-    time.sleep(2.0)  # a pre-render would have started by now
+    # The pre-renderer is idle once it has recorded whatever the page offered it: nothing.
+    assert shared_prerenderer().idle(180)
     assert recorded == [(0.5, 0.5)]  # the page's own episode only
 
 
