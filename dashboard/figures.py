@@ -83,7 +83,7 @@ class Marker:
     label: str
 
 
-def reference_marker(reference: Sequence[float], axes: Sequence[int]) -> go.Scatter:
+def reference_marker(reference: Sequence[float] | np.ndarray, axes: Sequence[int]) -> go.Scatter:
     """The hypervolume's reference point, a black cross on the objectives `axes`."""
     return go.Scatter(
         x=[reference[axes[0]]],
@@ -425,7 +425,7 @@ def selected_custom_data(figure: go.Figure, points: Sequence[Mapping]) -> list[l
 def ternary_figure(
     objective_names: Sequence[str],
     candidates: np.ndarray,
-    current: Sequence[float] | None = None,
+    current: Sequence[float] | np.ndarray | None = None,
     height: int = 320,
 ) -> go.Figure:
     """A clickable simplex for three objectives: every candidate preference is a point
@@ -711,7 +711,9 @@ def rtg_ratio_figure(
     return figure
 
 
-def dominated_region(points: np.ndarray, reference_point: Sequence[float]) -> np.ndarray:
+def dominated_region(
+    points: np.ndarray, reference_point: Sequence[float] | np.ndarray
+) -> np.ndarray:
     """The 2-D region dominated by `points` above `reference_point`, as a closed polygon (K, 2).
 
     Its area is the hypervolume; empty (0, 2) when no point is above the reference point.

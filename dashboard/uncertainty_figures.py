@@ -21,7 +21,7 @@ LEVEL_STYLES = {
 }
 
 
-def staircase(points: np.ndarray, floor: Sequence[float]) -> np.ndarray:
+def staircase(points: np.ndarray, floor: Sequence[float] | np.ndarray) -> np.ndarray:
     """The boundary of the region that (2-D, maximised) `points` dominate, as a line (K, 2):
     from the left edge at the top point's height, down each step, to the bottom edge at the
     right-most point; `floor` is where the edges stop (below and left of every point)."""
