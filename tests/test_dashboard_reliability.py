@@ -21,7 +21,21 @@ from paretoscope.dashboard.pool import RolloutPool
 from paretoscope.errors import ParetoscopeError
 from paretoscope.recordings import EpisodeRequest, Recording, read_recording
 from tests.agents_for_tests import LinearAgent
-from tests.apptests import count_episode_recordings, front_chart_figure, page_ok
+from tests.apptests import (
+    compare_metrics_table,
+    count_episode_recordings,
+    episode_chart,
+    episode_video_files,
+    episode_videos,
+    front_chart_figure,
+    front_points,
+    page_ok,
+    served_files,
+    shown_episode,
+    shown_hypervolume,
+    trajectory_returns,
+    video_frames,
+)
 from tests.conftest import REPO_DIR
 from tests.waiting import wait_until
 
@@ -288,6 +302,12 @@ def _app(query: dict[str, str] | None = None):  # noqa: ANN202 - an AppTest
     return at.run()
 
 
+def _shows_hypervolume(at, expected: float) -> None:  # noqa: ANN001
+    """The metrics page shows `expected` as its hypervolume (its metric, its shaded area)."""
+    shown, shaded = shown_hypervolume(at)
+    assert shown == f"{expected:.4g}" and shaded == pytest.approx(expected)
+
+
 def _stored_hypervolume(assets: Path, agent: str) -> float:
     """The hypervolume (reference at the origin) of `agent`'s precomputed sweep, read directly
     from the assets' store: what the metrics panels must show."""
@@ -337,7 +357,7 @@ def test_a_queued_request_says_so_then_plays(
     page_ok(at)
     # The live episode has no place in the sweeps' line: it says it waits for a worker.
     assert done.is_set() and notices and set(notices) == {None}
-    assert at.session_state["explore_result"]["has_video"]
+    assert episode_videos(at), "then it plays"
 
 
 def test_a_corrupted_cached_video_is_rendered_again(
@@ -345,11 +365,13 @@ def test_a_corrupted_cached_video_is_rendered_again(
 ) -> None:
     import streamlit as st
 
+    served = served_files(monkeypatch)
     at = _app()
     page_ok(at)
-    key = at.session_state["explore_result"]["key"]
-    video = cache / "rollouts" / f"{key}.mp4"
-    good = video.read_bytes()
+    (good,) = episode_video_files(at, served)
+    # The cached file of the video the page played.
+    (video,) = [path for path in (cache / "rollouts").glob("*.mp4") if path.read_bytes() == good]
+    key = video.stem
     broken = bytearray(good)
     broken[len(broken) // 2] ^= 0xFF
     video.write_bytes(bytes(broken))
@@ -359,9 +381,14 @@ def test_a_corrupted_cached_video_is_rendered_again(
     again = _app()
     page_ok(again)
     assert renders == [(0.5, 0.5)]  # rendered again, not shown
-    assert again.session_state["explore_result"]["key"] == key
-    repaired = read_recording([cache / "rollouts"], key)
-    assert repaired is not None and repaired.video != bytes(broken)
+    (played,) = episode_video_files(again, served)
+    repaired = read_recording([cache / "rollouts"], key)  # stored again under the same key
+    assert repaired is not None and repaired.video == played != bytes(broken)
+
+
+def _front_returns(at) -> np.ndarray:  # noqa: ANN001
+    """The returns of the default agent's sweep as Explore's front draws them, in row order."""
+    return np.stack([point.returns for point in front_points(at, "MORvS (untrained)").values()])
 
 
 def test_a_corrupted_results_shard_is_set_aside_and_recomputed(
@@ -377,7 +404,7 @@ def test_a_corrupted_results_shard_is_set_aside_and_recomputed(
     monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
     st.cache_resource.clear()
     st.cache_data.clear()
-    expected = _app().session_state["_front_points"]["returns"]
+    expected = _front_returns(_app())
     shards = sorted((copy / "results" / CHEETAH).glob("*.parquet"))
     for shard in shards:
         data = bytearray(shard.read_bytes())
@@ -388,9 +415,7 @@ def test_a_corrupted_results_shard_is_set_aside_and_recomputed(
     at = _app()
     page_ok(at)
     np.testing.assert_allclose(
-        np.sort(at.session_state["_front_points"]["returns"], axis=0),
-        np.sort(expected, axis=0),
-        rtol=1e-9,
+        np.sort(_front_returns(at), axis=0), np.sort(expected, axis=0), rtol=1e-9
     )
     assert all(shard.with_suffix(".corrupt").is_file() for shard in shards)
     assert list((tmp_path / "cache" / "results" / CHEETAH).glob("*.parquet"))  # recomputed
@@ -447,9 +472,7 @@ def test_an_unwritable_results_folder_is_a_clear_error(
     assert after == before
     assert not [path for path in cache.rglob("*") if path.name.startswith(".")]
     # The page goes on, with the metrics of the stored sweep.
-    assert at.session_state["metrics_result"]["hypervolume"] == pytest.approx(
-        _stored_hypervolume(assets, "cheetah-morvs")
-    )
+    _shows_hypervolume(at, _stored_hypervolume(assets, "cheetah-morvs"))
 
 
 class _NanAfter:
@@ -511,13 +534,15 @@ def test_nan_actions_in_the_page_are_a_message_and_the_page_goes_on(
             yield _NanAfter(agent, 5)
 
     monkeypatch.setattr(Loaded, "borrow", nan_borrow)
+    served = served_files(monkeypatch)
     at = _app()
     page_ok(at)
     assert any("stopped at step 6" in warning.value for warning in at.warning)
-    assert at.session_state["explore_result"]["frames"] == 6
+    (video,) = episode_video_files(at, served)
+    assert len(video_frames(video)) == 6
     at.slider[0].set_value(0.8).run()
     page_ok(at)
-    assert at.session_state["explore_result"]["preference"] == pytest.approx([0.2, 0.8])
+    assert shown_episode(at).preference == pytest.approx([0.2, 0.8])
 
 
 def test_without_rendering_every_page_still_works(
@@ -536,25 +561,25 @@ def test_without_rendering_every_page_still_works(
     at = _app()
     page_ok(at)
     assert any("no OpenGL here" in warning.value for warning in at.warning)
-    assert at.session_state["explore_result"]["has_video"] is False
+    assert not episode_videos(at) and shown_episode(at).seed == 0  # its returns, no video
     assert front_chart_figure(at)["data"], "the front is drawn"
 
     at.switch_page("views/rtg.py").run()
     page_ok(at)
-    assert at.session_state["metrics_result"]["hypervolume"] == pytest.approx(
-        _stored_hypervolume(assets, "cheetah-morvs")
-    )
+    _shows_hypervolume(at, _stored_hypervolume(assets, "cheetah-morvs"))
 
     at.switch_page("views/dataset.py").run()
     page_ok(at)
     assert any("no OpenGL here" in warning.value for warning in at.warning)
-    result = at.session_state["dataset_result"]
-    np.testing.assert_allclose(result["replayed"], result["stored"], rtol=1e-9)
+    stored = trajectory_returns(at)[0]
+    _, replayed = episode_chart(at, "replay")
+    page_ok(at)
+    np.testing.assert_allclose(replayed[-1], stored, rtol=1e-9)
 
     at.switch_page("views/compare.py").run()
     assert not at.exception
     assert any("no OpenGL here" in warning.value for warning in at.warning)
-    table = at.session_state["compare_metrics"]
+    table = compare_metrics_table(at)
     assert table.loc["MORvS (untrained)", "hypervolume"] == pytest.approx(
         _stored_hypervolume(assets, "cheetah-morvs")
     )

@@ -20,7 +20,14 @@ from paretoscope.recordings import EpisodeRequest, RecordingLibrary
 from paretoscope.recordings.lanes import LiveFrame
 from paretoscope.rollout import rollout_batch
 from tests.agents_for_tests import LinearAgent
-from tests.apptests import count_episode_recordings, open_app, page_ok
+from tests.apptests import (
+    count_episode_recordings,
+    episode_returns,
+    episode_videos,
+    open_app,
+    page_ok,
+    shown_episode,
+)
 
 CHEETAH = "MO-HalfCheetah-v2"
 
@@ -277,13 +284,13 @@ def test_explore_on_the_default_view_prerenders_its_grid_once_each(
     at.slider[0].set_value(0.15).run()
     page_ok(at)
     assert len(recorded) == before
-    assert at.session_state["explore_result"]["has_video"]
-    result = at.session_state["explore_result"]
-    assert result["preference"] == pytest.approx([0.85, 0.15])
+    assert episode_videos(at), "the finished video plays"
+    episode = shown_episode(at)
+    assert episode.preference == pytest.approx([0.85, 0.15])
     truth = rollout_batch(
         load(assets / "agents" / "cheetah-morvs"), CHEETAH, np.array([[0.85, 0.15]]), [0], horizon=8
     )
-    np.testing.assert_allclose(result["returns"], truth.returns[0], rtol=1e-9)
+    np.testing.assert_allclose(episode_returns(at), truth.returns[0], rtol=1e-9)
 
 
 def test_no_prerender_turns_it_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
