@@ -24,7 +24,6 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,15 +33,13 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from benchmarks.server import dashboard_server, floor_server  # noqa: E402
 from tests.e2e.conftest import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
     EPISODE_VIDEO,
     FRAME_NAME,
     STREAMED_FRAME,
-    start_server,
-    stop_server,
-    wait_healthy,
 )
 
 # Browser-side timers: each returns milliseconds measured with performance.now(). The page is
@@ -99,7 +96,6 @@ ARM = (
 )
 READ = "() => window.__bench"
 SLIDER = '[data-testid="stSlider"] input[type="range"]'
-FLOOR_APP = Path(__file__).resolve().parent / "floor_app.py"
 
 
 def default_assets(size_note: list[str]) -> Path:
@@ -107,7 +103,7 @@ def default_assets(size_note: list[str]) -> Path:
     if (bundled / "manifest.json").is_file():
         size_note.append("the bundled demo (assets/)")
         return bundled
-    from paretoscope.dashboard.demo_fixture import build_tiny_assets
+    from tests.demo_fixture import build_tiny_assets
 
     folder = Path(tempfile.mkdtemp(prefix="bench-assets-"))
     size_note.append("tiny generated assets, 500-step episodes (the bundled demo is not built)")
@@ -139,34 +135,17 @@ def load_averages() -> str:
     return ", ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-def start_floor(arguments: list[str]) -> tuple[subprocess.Popen, str]:
-    """`floor_app.py ARGUMENTS` (MP4 paths, or --stream) served by plain Streamlit with the
-    dashboard's flags; (process, url)."""
-    from paretoscope.cli.dashboard import streamlit_command
-    from tests.e2e.conftest import ServerProcess, free_port
-
-    port = free_port()
-    command = streamlit_command(Path(tempfile.gettempdir()), "127.0.0.1", port)
-    flags = command[5 : command.index("--")]
-    floor = [sys.executable, "-m", "streamlit", "run", str(FLOOR_APP), *flags, "--"]
-    process = ServerProcess([*floor, *arguments], port, dict(os.environ))
-    return process, f"http://127.0.0.1:{port}"
-
-
 def measure_floor(browser, videos: list[Path], runs: int, repeats: int) -> dict[str, list[float]]:  # noqa: ANN001
     """Cold starts of the floor page (launch -> answers, -> slider), then `repeats` moves each
     way (slider -> the other MP4 playable)."""
     figures: dict[str, list[float]] = {"healthy": [], "cold": [], "seen": []}
     for run in range(runs):
-        started = time.monotonic()
-        process, url = start_floor([str(video) for video in videos])
-        try:
-            wait_healthy(url, process)
-            figures["healthy"].append(time.monotonic() - started)
+        with floor_server([str(video) for video in videos]) as server:
+            figures["healthy"].append(server.healthy)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(url)
+            page.goto(server.url)
             page.locator(SLIDER).first.wait_for(state="attached", timeout=120_000)
-            figures["cold"].append(time.monotonic() - started)
+            figures["cold"].append(time.monotonic() - server.launched)
             page.wait_for_function(
                 "() => { const v = document.querySelector('video'); "
                 "return v && v.readyState >= 2; }",
@@ -177,8 +156,6 @@ def measure_floor(browser, videos: list[Path], runs: int, repeats: int) -> dict[
                     move(page, key)
                     figures["seen"].append(wait_bench(page, "video"))
             page.close()
-        finally:
-            stop_server(process)
     return figures
 
 
@@ -210,13 +187,11 @@ def main() -> None:
         for run in range(max(1, args.repeats // 2)):
             cache = Path(tempfile.mkdtemp(prefix="bench-cache-"))
             caches.append(cache)
-            started = time.monotonic()
-            process, url = start_server(assets, cache)
-            try:
-                wait_healthy(url, process)
-                healthy.append(time.monotonic() - started)
+            with dashboard_server(assets, cache) as server:
+                started = server.launched
+                healthy.append(server.healthy)
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
-                page.goto(f"{url}/?size={args.size}")
+                page.goto(f"{server.url}/?size={args.size}")
                 page.locator(SLIDER).first.wait_for(state="attached", timeout=120_000)
                 cold.append(time.monotonic() - started)
                 page.wait_for_selector(f"{STREAMED_FRAME}, video", timeout=120_000)
@@ -238,8 +213,6 @@ def main() -> None:
                         move(page, "ArrowLeft")
                         seen.append(wait_bench(page, "video"))
                 page.close()
-            finally:
-                stop_server(process)
         videos = sorted((caches[0] / "rollouts").glob("*.mp4"))[:2]
         if args.floor and len(videos) == 2:
             floor = measure_floor(browser, videos, max(1, args.repeats // 2), args.repeats)

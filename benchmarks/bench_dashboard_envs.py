@@ -28,14 +28,8 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from tests.e2e.conftest import (  # noqa: E402
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    EPISODE_VIDEO,
-    start_server,
-    stop_server,
-    wait_healthy,
-)
+from benchmarks.server import dashboard_server  # noqa: E402
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, EPISODE_VIDEO  # noqa: E402
 
 # Browser-side timers (performance.now(), milliseconds from the key press): the first streamed
 # frame (an st.image added or changed), and the video for the expected first weight (its
@@ -121,10 +115,8 @@ def main() -> None:
     to_frame: list[float] = []
     to_video: list[float] = []
     streamed: list[bool] = []
-    started = time.monotonic()
-    process, url = start_server(assets, cache)
-    try:
-        wait_healthy(url, process)
+    with dashboard_server(assets, cache) as server:
+        started, url = server.launched, server.url
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(
                 executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
@@ -155,8 +147,6 @@ def main() -> None:
                 to_video.append(wait_bench(page, "video", timeout=300))
                 streamed.append(bool(page.evaluate(READ)["streamed"]))
             browser.close()
-    finally:
-        stop_server(process)
 
     def line(name: str, values: list[float]) -> str:
         runs = ", ".join(f"{value:.2f}" for value in values)

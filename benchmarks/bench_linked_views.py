@@ -29,14 +29,12 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from benchmarks.server import cli_server  # noqa: E402
 from tests.e2e.conftest import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
     FRAME_AT_TOP,
     PARALLEL_PLOT_AREA,
-    start_cli_server,
-    stop_server,
-    wait_healthy,
 )
 
 PLUGIN = "py:tests.plugin_examples:fruit_picker"
@@ -110,11 +108,10 @@ def browser_brushes(granularity: int, brushes: int) -> tuple[list[float], list[f
     total = comb(granularity + 5, 5)
     root = Path(tempfile.mkdtemp(prefix="bench-linked-"))
     (root / "assets").mkdir()
-    process, url = start_cli_server(root / "assets", root / "cache", "--agent", PLUGIN)
     seconds: list[float] = []
     server: list[float] = []
-    try:
-        wait_healthy(url, process)
+    with cli_server(root / "assets", root / "cache", "--agent", PLUGIN) as running:
+        url = running.url
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(
                 executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
@@ -164,8 +161,6 @@ def browser_brushes(granularity: int, brushes: int) -> tuple[list[float], list[f
                 )
                 time.sleep(1.0)  # let the replay's first frames go by, as a user would look
             browser.close()
-    finally:
-        stop_server(process)
     return seconds, server
 
 

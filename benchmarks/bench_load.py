@@ -48,15 +48,13 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from benchmarks.procfs import processes  # noqa: E402
+from benchmarks.server import dashboard_server, floor_server  # noqa: E402
 from tests.e2e.conftest import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
     EPISODE_VIDEO,
     FRAME_NAME,
     STREAMED_FRAME,
-    start_server,
-    stop_server,
-    wait_healthy,
 )
 
 MEMORY_LIMIT = 3 * 2**30
@@ -382,73 +380,71 @@ def main() -> int:
     cache = Path(tempfile.mkdtemp(prefix="bench-load-cache-"))
     trace = cache / "trace.jsonl"
     os.environ["PARETOSCOPE_TRACE"] = str(trace)
-    if args.floor:
-        from benchmarks.bench_dashboard import start_floor
-
-        process, url = start_floor(["--stream"])
-    else:
-        process, url = start_server(args.assets, cache)
+    serving = floor_server(["--stream"]) if args.floor else dashboard_server(args.assets, cache)
     memory: list[int] = []
     stop_sampling = threading.Event()
     sessions: list[Session] = []
-    started = time.monotonic()
-    try:
-        wait_healthy(url, process)
-        sampler = threading.Thread(
-            target=sample_memory, args=(process.pid, stop_sampling, memory), daemon=True
-        )
-        sampler.start()
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+    with serving as server:
+        process, url, started = server.process, server.url, server.launched
+        try:
+            sampler = threading.Thread(
+                target=sample_memory, args=(process.pid, stop_sampling, memory), daemon=True
             )
-            for index in range(args.sessions):
-                context = browser.new_context(viewport={"width": 1400, "height": 1000})
-                page = context.new_page()
-                page.goto(f"{url}/?size={args.size}")
-                sessions.append(Session(index, page, random.Random(index)))
-            for session in sessions:
-                session.page.locator(SLIDER).first.wait_for(state="attached", timeout=180_000)
-                slider = session.page.locator(SLIDER).first
-                session.value = float(slider.get_attribute("aria-valuenow") or 0.5)
-                session.step = float(slider.get_attribute("step") or 0.05)
-            for session in sessions:
-                session.page.wait_for_function(
-                    "() => { const v = document.querySelector('video'); "
-                    "return v && v.readyState >= 2; }",
-                    timeout=300_000,
+            sampler.start()
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(
+                    executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
                 )
-            ready = time.monotonic()
-            cpu_at_ready = cpu_seconds(process.pid)
-            print(f"{len(sessions)} sessions ready after {ready - started:.1f} s", flush=True)
-            end = ready + args.seconds
-            for session in sessions:
-                session.next_move = ready + session.rng.uniform(0.0, args.every[1])
-            while time.monotonic() < end:
-                now = time.monotonic()
+                for index in range(args.sessions):
+                    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+                    page = context.new_page()
+                    page.goto(f"{url}/?size={args.size}")
+                    sessions.append(Session(index, page, random.Random(index)))
+                for session in sessions:
+                    session.page.locator(SLIDER).first.wait_for(state="attached", timeout=180_000)
+                    slider = session.page.locator(SLIDER).first
+                    session.value = float(slider.get_attribute("aria-valuenow") or 0.5)
+                    session.step = float(slider.get_attribute("step") or 0.05)
+                for session in sessions:
+                    session.page.wait_for_function(
+                        "() => { const v = document.querySelector('video'); "
+                        "return v && v.readyState >= 2; }",
+                        timeout=300_000,
+                    )
+                ready = time.monotonic()
+                cpu_at_ready = cpu_seconds(process.pid)
+                print(f"{len(sessions)} sessions ready after {ready - started:.1f} s", flush=True)
+                end = ready + args.seconds
+                for session in sessions:
+                    session.next_move = ready + session.rng.uniform(0.0, args.every[1])
+                while time.monotonic() < end:
+                    now = time.monotonic()
+                    for session in sessions:
+                        poll(session)
+                        # Move when due, once the previous move showed its first frame.
+                        waiting_for_frame = (
+                            session.armed and len(session.first_frames) < session.moves
+                        )
+                        if now >= session.next_move and not waiting_for_frame:
+                            move(session)
+                            session.next_move = now + session.rng.uniform(*args.every)
+                    time.sleep(POLL_SECONDS)
+                cpu_used = [
+                    b - a for a, b in zip(cpu_at_ready, cpu_seconds(process.pid), strict=True)
+                ]
+                timed = time.monotonic() - ready
+                # Every session's last preference must end in a playable video.
+                deadline = time.monotonic() + 300
+                while any(s.armed for s in sessions) and time.monotonic() < deadline:
+                    for session in sessions:
+                        poll(session)
+                    time.sleep(0.1)
                 for session in sessions:
                     poll(session)
-                    # Move when due, once the previous move showed its first frame.
-                    waiting_for_frame = session.armed and len(session.first_frames) < session.moves
-                    if now >= session.next_move and not waiting_for_frame:
-                        move(session)
-                        session.next_move = now + session.rng.uniform(*args.every)
-                time.sleep(POLL_SECONDS)
-            cpu_used = [b - a for a, b in zip(cpu_at_ready, cpu_seconds(process.pid), strict=True)]
-            timed = time.monotonic() - ready
-            # Every session's last preference must end in a playable video.
-            deadline = time.monotonic() + 300
-            while any(s.armed for s in sessions) and time.monotonic() < deadline:
-                for session in sessions:
-                    poll(session)
-                time.sleep(0.1)
-            for session in sessions:
-                poll(session)
-                session.streams = session.page.evaluate(CLOSE)
-            browser.close()
-    finally:
-        stop_sampling.set()
-        stop_server(process)
+                    session.streams = session.page.evaluate(CLOSE)
+                browser.close()
+        finally:
+            stop_sampling.set()
 
     frames = [value for session in sessions for value in session.first_frames]
     stalls = [

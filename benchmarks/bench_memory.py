@@ -40,15 +40,9 @@ if str(REPO) not in sys.path:
 
 from benchmarks.bench_load import READ, sample_memory  # noqa: E402
 from benchmarks.procfs import processes  # noqa: E402
+from benchmarks.server import dashboard_server  # noqa: E402
 from paretoscope.dashboard.memory import MEMORY_LOG_ENV_VAR  # noqa: E402
-from tests.e2e.conftest import (  # noqa: E402
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    EPISODE_VIDEO,
-    start_server,
-    stop_server,
-    wait_healthy,
-)
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, EPISODE_VIDEO  # noqa: E402
 
 TOLERANCE = 1.2
 PATHS = {"explore": "/", "compare": "/compare"}
@@ -199,90 +193,88 @@ def main() -> int:
     cache = Path(tempfile.mkdtemp(prefix="bench-memory-cache-"))
     log = cache / "memory.jsonl"
     os.environ[MEMORY_LOG_ENV_VAR] = str(log)
-    process, url = start_server(args.assets, cache)
-    group = process.pid
     memory: list[int] = []
     stop_sampling = threading.Event()
     errors: set[str] = set()
     stages: dict[str, dict[str, Any]] = {}
     peak_children = 0
-    try:
-        wait_healthy(url, process)
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-            )
-            contexts, pages = [], []
-            for name in names:
-                context = browser.new_context(viewport={"width": 1400, "height": 1000})
-                page = context.new_page()
-                page.goto(f"{url}{PATHS[name]}?size={args.size}")
-                contexts.append(context)
-                pages.append(page)
-            values, steps = [], []
-            for page in pages:
-                slider = page.locator(SLIDER).first
-                slider.wait_for(state="attached", timeout=180_000)
-                values.append(float(slider.input_value() or 0.5))
-                steps.append(float(slider.get_attribute("step") or 0.05))
-            for page, name, value in zip(pages, names, values, strict=True):
-                settle(page, value if name == "explore" else None)
-            time.sleep(3.0)  # the runs that follow a finished video
-            stages["pre-burst"] = breakdown("pre-burst", group, url, log)
-            sampler = threading.Thread(
-                target=sample_memory, args=(group, stop_sampling, memory), daemon=True
-            )
-            sampler.start()
+    with dashboard_server(args.assets, cache) as server:
+        group, url = server.process.pid, server.url
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(
+                    executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+                )
+                contexts, pages = [], []
+                for name in names:
+                    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+                    page = context.new_page()
+                    page.goto(f"{url}{PATHS[name]}?size={args.size}")
+                    contexts.append(context)
+                    pages.append(page)
+                values, steps = [], []
+                for page in pages:
+                    slider = page.locator(SLIDER).first
+                    slider.wait_for(state="attached", timeout=180_000)
+                    values.append(float(slider.input_value() or 0.5))
+                    steps.append(float(slider.get_attribute("step") or 0.05))
+                for page, name, value in zip(pages, names, values, strict=True):
+                    settle(page, value if name == "explore" else None)
+                time.sleep(3.0)  # the runs that follow a finished video
+                stages["pre-burst"] = breakdown("pre-burst", group, url, log)
+                sampler = threading.Thread(
+                    target=sample_memory, args=(group, stop_sampling, memory), daemon=True
+                )
+                sampler.start()
 
-            # The burst: every page moves its slider, one page after the other, quickly.
-            rng = random.Random(0)
-            due = [time.monotonic() + rng.uniform(*args.every) for _ in pages]
-            moves = [0] * len(pages)
-            started = time.monotonic()
-            while min(moves) < args.moves:
-                index = min(range(len(pages)), key=lambda i: due[i])
-                if moves[index] >= args.moves:
-                    due[index] = float("inf")
-                    continue
-                time.sleep(max(0.0, due[index] - time.monotonic()))
-                page = pages[index]
-                direction = rng.choice((-1, 1))
-                if not -1e-9 <= values[index] + direction * steps[index] <= 1 + 1e-9:
-                    direction = -direction
-                values[index] = round(values[index] + direction * steps[index], 6)
-                page.locator(SLIDER).first.focus()
-                page.keyboard.press("ArrowRight" if direction > 0 else "ArrowLeft")
-                moves[index] += 1
-                due[index] = time.monotonic() + rng.uniform(*args.every)
-                children = len(group_processes(group)) - 1
-                peak_children = max(peak_children, children)
-            print(
-                f"burst: {sum(moves)} moves in {time.monotonic() - started:.0f} s "
-                f"(peak {peak_children} children seen)",
-                flush=True,
-            )
-            stages["burst"] = breakdown("end of burst", group, url, log)
-            time.sleep(2.0)  # the last moves' reruns start
-            for page, name in zip(pages, names, strict=True):
-                # Where the slider is now (a key press during a rerun may have been lost).
-                value = float(page.locator(SLIDER).first.input_value())
-                settle(page, round(value, 2) if name == "explore" else None)
-                errors.update(page.evaluate(READ)["errors"])
-            print(f"last videos playing after {time.monotonic() - started:.0f} s", flush=True)
-            stages["settled"] = breakdown("settled", group, url, log)
+                # The burst: every page moves its slider, one page after the other, quickly.
+                rng = random.Random(0)
+                due = [time.monotonic() + rng.uniform(*args.every) for _ in pages]
+                moves = [0] * len(pages)
+                started = time.monotonic()
+                while min(moves) < args.moves:
+                    index = min(range(len(pages)), key=lambda i: due[i])
+                    if moves[index] >= args.moves:
+                        due[index] = float("inf")
+                        continue
+                    time.sleep(max(0.0, due[index] - time.monotonic()))
+                    page = pages[index]
+                    direction = rng.choice((-1, 1))
+                    if not -1e-9 <= values[index] + direction * steps[index] <= 1 + 1e-9:
+                        direction = -direction
+                    values[index] = round(values[index] + direction * steps[index], 6)
+                    page.locator(SLIDER).first.focus()
+                    page.keyboard.press("ArrowRight" if direction > 0 else "ArrowLeft")
+                    moves[index] += 1
+                    due[index] = time.monotonic() + rng.uniform(*args.every)
+                    children = len(group_processes(group)) - 1
+                    peak_children = max(peak_children, children)
+                print(
+                    f"burst: {sum(moves)} moves in {time.monotonic() - started:.0f} s "
+                    f"(peak {peak_children} children seen)",
+                    flush=True,
+                )
+                stages["burst"] = breakdown("end of burst", group, url, log)
+                time.sleep(2.0)  # the last moves' reruns start
+                for page, name in zip(pages, names, strict=True):
+                    # Where the slider is now (a key press during a rerun may have been lost).
+                    value = float(page.locator(SLIDER).first.input_value())
+                    settle(page, round(value, 2) if name == "explore" else None)
+                    errors.update(page.evaluate(READ)["errors"])
+                print(f"last videos playing after {time.monotonic() - started:.0f} s", flush=True)
+                stages["settled"] = breakdown("settled", group, url, log)
 
+                time.sleep(args.idle)
+                stages["idle, pages open"] = breakdown("idle, pages open", group, url, log)
+                for page in pages:
+                    errors.update(page.evaluate(READ)["errors"])
+                for context in contexts:
+                    context.close()
+                browser.close()
             time.sleep(args.idle)
-            stages["idle, pages open"] = breakdown("idle, pages open", group, url, log)
-            for page in pages:
-                errors.update(page.evaluate(READ)["errors"])
-            for context in contexts:
-                context.close()
-            browser.close()
-        time.sleep(args.idle)
-        stages["idle, pages closed"] = breakdown("idle, pages closed", group, url, log)
-    finally:
-        stop_sampling.set()
-        stop_server(process)
+            stages["idle, pages closed"] = breakdown("idle, pages closed", group, url, log)
+        finally:
+            stop_sampling.set()
 
     pre = stages["pre-burst"]["total"]
     peak = max([*memory, pre])

@@ -183,11 +183,11 @@ class JobBoard:
             if job is not None and not job.cancelled and job.subscribe():
                 return job
 
-            job = Job(key, produce, on_done, on_exit=lambda: self._forget(key, job))
-            job.subscribe()
-            self._jobs[key] = job
-            job.start()
-            return job
+            started = Job(key, produce, on_done, on_exit=lambda: self._forget(key, started))
+            started.subscribe()
+            self._jobs[key] = started
+            started.start()
+            return started
 
     def running(self) -> list[str]:
         with self._lock:

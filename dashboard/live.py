@@ -457,6 +457,5 @@ def show_recording_live(
             places.close()
         if own:
             job.unsubscribe()
-    st.session_state["_last_streamed"] = key  # the session's last finished stream (tests read it)
     rerun_view()
     return None  # pragma: no cover - a rerun does not return

@@ -14,7 +14,7 @@ def uniform(n_obj: int) -> np.ndarray:
     return np.full(n_obj, 1.0 / n_obj)
 
 
-def normalise(weights: Sequence[float]) -> np.ndarray:
+def normalise(weights: Sequence[float] | np.ndarray) -> np.ndarray:
     """Non-negative `weights` scaled to sum to 1 (all zero: the uniform preference)."""
     values = np.clip(np.asarray(weights, dtype=np.float64), 0.0, None)
     largest = values.max() if values.size else 0.0
@@ -24,7 +24,7 @@ def normalise(weights: Sequence[float]) -> np.ndarray:
     return scaled / scaled.sum()
 
 
-def snap(preference: Sequence[float], granularity: int) -> np.ndarray:
+def snap(preference: Sequence[float] | np.ndarray, granularity: int) -> np.ndarray:
     """The point of the grid of multiples of 1/granularity on the simplex nearest to
     `preference` (largest-remainder rounding, so the result stays on the simplex)."""
     if granularity < 1:
@@ -38,7 +38,7 @@ def snap(preference: Sequence[float], granularity: int) -> np.ndarray:
     return floors / granularity
 
 
-def rebalance(current: Sequence[float], changed: int, new_value: float) -> np.ndarray:
+def rebalance(current: Sequence[float] | np.ndarray, changed: int, new_value: float) -> np.ndarray:
     """Set entry `changed` to `new_value` and scale the others to keep the sum at 1.
 
     The others keep their proportions; if they were all zero they share the rest equally.
@@ -57,7 +57,7 @@ def rebalance(current: Sequence[float], changed: int, new_value: float) -> np.nd
     return values
 
 
-def format_vector(values: Sequence[float], digits: int = 4) -> str:
+def format_vector(values: Sequence[float] | np.ndarray, digits: int = 4) -> str:
     """A compact, URL-friendly text form: ``0.3,0.7``."""
     return ",".join(f"{float(value):.{digits}g}" for value in values)
 
@@ -112,7 +112,7 @@ def tour_path(n_obj: int, stops: int) -> np.ndarray:
     return (1.0 - fractions) * start + fractions * end
 
 
-def nearest_row(preferences: np.ndarray, preference: Sequence[float]) -> int | None:
+def nearest_row(preferences: np.ndarray, preference: Sequence[float] | np.ndarray) -> int | None:
     """Index of the row of `preferences` nearest to `preference` (None when there are none)."""
     table = np.asarray(preferences, dtype=np.float64)
     if table.size == 0:

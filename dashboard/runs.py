@@ -54,9 +54,6 @@ class RunFronts:
     def steps(self) -> list[int]:
         return [int(front.step) for front in self.fronts]
 
-    def front(self, step: int) -> StepFront:
-        return next(front for front in self.fronts if front.step == step)
-
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _training_run(path: str, stamp: float) -> TrainingRun:

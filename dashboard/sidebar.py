@@ -228,6 +228,7 @@ def sidebar() -> Context:
         size = st.selectbox(
             "Video size", VIDEO_SIZES, key="size", format_func=lambda s: f"{s} × {s}"
         )
+        assert size is not None  # a selectbox with options and no index=None: always one
         add_assets_panel(found)
         notes_slot()
         notice_unwritable_cache(ctx_library)

@@ -5,33 +5,49 @@ Widgets are set as a user would; outputs are checked against independent computa
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from paretoscope.agents import load
-from paretoscope.dashboard.demo_fixture import build_tiny_assets
 from paretoscope.metrics import front_summary, hypervolume
 from paretoscope.rollout import rollout_batch
 from tests.apptests import (
+    captions,
+    compare_metrics_table,
     count_episode_recordings,
+    episode_chart,
+    episode_returns,
+    episode_video_files,
     episode_videos,
     front_chart_figure,
+    front_points,
     open_app,
     page_ok,
+    plotly_array,
+    plotly_chart,
+    served_files,
+    shown_episode,
+    shown_hypervolume,
+    trajectory_returns,
+    video_frames,
 )
 from tests.conftest import FIXTURES_DIR, PEDA_FIXTURES
+from tests.demo_fixture import build_tiny_assets
+from tests.waiting import wait_until
 
 HORIZON = 30
 CHEETAH = "MO-HalfCheetah-v2"
 HOPPER3 = "MO-Hopper-v3"
 DST = "deep-sea-treasure-v0"
 RANDOM_LABEL = "random (uniform baseline)"  # how the agent list shows the built-in agent
+OBJECTIVES = ["run", "energy"]  # HalfCheetah's
 MORLB = FIXTURES_DIR / "morl-baselines"
 ENVELOPE = MORLB / "envelope" / DST / "Envelope.tar"
 PCN = MORLB / "pcn" / DST / "PCN_model.pt"
@@ -41,9 +57,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_assets(
-        tmp_path_factory.mktemp("assets"), horizon=HORIZON, peda_fixtures=PEDA_FIXTURES
-    )
+    return build_tiny_assets(tmp_path_factory.mktemp("assets"), horizon=HORIZON)
 
 
 @pytest.fixture
@@ -78,32 +92,27 @@ def _select(at, key: str, curve: int, index: int, customdata: list[int]) -> None
     }
 
 
-def _curve(at, name: str) -> int:  # noqa: ANN001
-    figure = at.session_state["_front_figure"]
-    return next(index for index, trace in enumerate(figure.data) if trace.name == name)
-
-
 # --- Explore -----------------------------------------------------------------------------------
 
 
-def test_explore_streams_a_rollout_that_matches_core(app_env: Path, assets: Path) -> None:
-    import imageio.v2 as imageio
-
+def test_explore_streams_a_rollout_that_matches_core(
+    app_env: Path, assets: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    served = served_files(monkeypatch)
     at = open_app()
     page_ok(at)
-    result = at.session_state["explore_result"]
-    assert result["preference"] == [0.5, 0.5] and result["has_video"]
-    np.testing.assert_allclose(
-        result["returns"], _returns(assets, "cheetah-morvs", CHEETAH, [0.5, 0.5]), rtol=1e-9
-    )
-    assert episode_videos(at), "the finished MP4 is on the page"
+    assert shown_episode(at).preference == [0.5, 0.5]
+    (video,) = episode_video_files(at, served)  # the finished MP4 is on the page
     assert any(button.label == "Download MP4" for button in at.get("download_button"))
-    video = app_env / "rollouts" / f"{result['key']}.mp4"
-    reader = imageio.get_reader(str(video), "ffmpeg")
-    assert reader.count_frames() == result["frames"]
-    assert reader.get_data(0).shape == (240, 240, 3)
     assert at.slider[0].label == "Preference between run and energy"
     assert at.query_params["env"] == [CHEETAH] or at.query_params["env"] == CHEETAH
+    # A frame for each step the reward chart shows; its last return is the episode's.
+    frames = video_frames(video)
+    steps, cumulative = episode_chart(at)
+    page_ok(at)
+    assert len(frames) == len(steps) and frames.shape[1:] == (240, 240, 3)
+    expected = _returns(assets, "cheetah-morvs", CHEETAH, [0.5, 0.5])
+    np.testing.assert_allclose(cumulative[-1], expected, rtol=1e-9)
 
 
 def test_slider_change_renders_once_per_preference(
@@ -113,14 +122,14 @@ def test_slider_change_renders_once_per_preference(
     at = open_app()
     at.slider[0].set_value(0.8).run()
     page_ok(at)
-    result = at.session_state["explore_result"]
-    assert result["preference"] == pytest.approx([0.2, 0.8])
+    episode = shown_episode(at)
+    assert episode.preference == pytest.approx([0.2, 0.8])
     np.testing.assert_allclose(
-        result["returns"], _returns(assets, "cheetah-morvs", CHEETAH, [0.2, 0.8]), rtol=1e-9
+        episode_returns(at), _returns(assets, "cheetah-morvs", CHEETAH, [0.2, 0.8]), rtol=1e-9
     )
     at.slider[0].set_value(0.5).run()
     page_ok(at)
-    assert at.session_state["explore_result"]["preference"] == [0.5, 0.5]
+    assert shown_episode(at).preference == [0.5, 0.5]
     assert len(calls) == 2  # 0.5 once, 0.8 once: going back to 0.5 used the recording
 
 
@@ -136,9 +145,7 @@ def test_a_recording_stored_while_the_front_is_drawn_plays_with_its_caption(
     sweep_points = loaders.sweep_points
 
     def after_the_recordings(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        deadline = time.monotonic() + 60
-        while shared_board().running() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: not shared_board().running(), 60, "the page's recording to be stored")
         return sweep_points(*args, **kwargs)
 
     monkeypatch.setattr(loaders, "sweep_points", after_the_recordings)
@@ -157,10 +164,10 @@ def test_url_reproduces_the_view(app_env: Path, assets: Path) -> None:
     page_ok(at)
     assert [slider.value for slider in at.slider] == [0.25, 0.25, 0.5]
     assert at.number_input(key="seed").value == 1
-    result = at.session_state["explore_result"]
-    assert result["seed"] == 1 and result["preference"] == [0.25, 0.25, 0.5]
+    episode = shown_episode(at)
+    assert episode.seed == 1 and episode.preference == [0.25, 0.25, 0.5]
     np.testing.assert_allclose(
-        result["returns"],
+        episode_returns(at),
         _returns(assets, "hopper3-modt", HOPPER3, [0.25, 0.25, 0.5], seed=1),
         rtol=1e-6,
         atol=1e-6,
@@ -191,29 +198,23 @@ def test_three_objective_sliders_stay_on_the_simplex(app_env: Path) -> None:
     at.run()
     page_ok(at)
     assert [slider.value for slider in at.slider] == [0.0, 0.0, 1.0]
-    assert at.session_state["explore_result"]["preference"] == [0.0, 0.0, 1.0]
+    assert shown_episode(at).preference == [0.0, 0.0, 1.0]
 
 
 def test_three_objectives_front_in_3d_and_clickable_projection(app_env: Path) -> None:
-    import plotly.graph_objects as go
-
     at = open_app({"env": HOPPER3, "agent": "hopper3-modt"})
     page_ok(at)
-    assert isinstance(at.session_state["_front_figure"].data[0], go.Scatter3d)
+    assert front_chart_figure(at)["data"][0]["type"] == "scatter3d"
     at.radio(key="front_view").set_value("2-D projection (clickable)").run()
     at.selectbox(key="front_axes_1").set_value(2).run()
     page_ok(at)
-    figure = at.session_state["_front_figure"]
-    assert figure.layout.yaxis.title.text == "energy return"
-    meta = at.session_state["_front_points"]
-    row = len(meta["returns"]) - 1
-    curve = _curve(at, meta["name"] if meta["undominated"][row] else meta["name"] + " (dominated)")
-    _select(at, "front_0", curve, 0, [0, row])
+    assert front_chart_figure(at)["layout"]["yaxis"]["title"]["text"] == "energy return"
+    points = front_points(at, "MODT (PEDA fixture)")
+    row = max(points)  # the sweep's last preference
+    _select(at, "front_0", points[row].curve, points[row].index, [0, row])
     at.run()
     page_ok(at)
-    np.testing.assert_allclose(
-        at.session_state["explore_result"]["preference"], meta["preferences"][row]
-    )
+    np.testing.assert_allclose(shown_episode(at).preference, points[row].preference)
 
 
 def test_upload_a_peda_checkpoint_and_import_it(app_env: Path) -> None:
@@ -233,7 +234,7 @@ def test_upload_a_peda_checkpoint_and_import_it(app_env: Path) -> None:
     assert "mystery-dt" in at.selectbox(key="agent").options
     at.selectbox(key="agent").set_value("mystery-dt").run()
     page_ok(at)
-    assert at.session_state["explore_result"]["has_video"]
+    assert episode_videos(at), "the imported agent's episode plays"
 
 
 def _assets_with(root: Path, source: Path) -> Path:
@@ -272,10 +273,10 @@ def test_a_morl_baselines_file_without_its_env_asks_only_the_env(
     assert at.selectbox(key="agent").options == ["Envelope-envelope", RANDOM_LABEL]
     assert (assets / "agents" / "Envelope.tar").is_file()  # the server's file is left as it was
     # The imported agent plays, and acts as the file imported directly with core.
-    result = at.session_state["explore_result"]
-    assert result["has_video"]
-    expected = _direct_returns(import_agent(ENVELOPE, DST), result["preference"])
-    np.testing.assert_allclose(result["returns"], expected, rtol=1e-12)
+    assert episode_videos(at)
+    episode = shown_episode(at)
+    expected = _direct_returns(import_agent(ENVELOPE, DST), episode.preference)
+    np.testing.assert_allclose(episode_returns(at), expected, rtol=1e-12)
 
 
 def test_a_morl_baselines_agent_whose_path_names_the_env_plays_beside_random(
@@ -291,14 +292,14 @@ def test_a_morl_baselines_agent_whose_path_names_the_env_plays_beside_random(
     assert not _import_widgets(at)  # nothing to ask
     assert at.selectbox(key="env").value == DST
     assert at.selectbox(key="agent").options == ["Envelope", RANDOM_LABEL]
-    result = at.session_state["explore_result"]
-    assert result["has_video"]
+    assert episode_videos(at)
+    episode = shown_episode(at)
     agent = import_agent(assets / "agents" / "Envelope.tar")
-    expected = _direct_returns(agent, result["preference"])
-    np.testing.assert_allclose(result["returns"], expected, rtol=1e-12)
+    expected = _direct_returns(agent, episode.preference)
+    np.testing.assert_allclose(episode_returns(at), expected, rtol=1e-12)
     at.selectbox(key="agent").set_value("random").run()
     page_ok(at)
-    assert at.session_state["explore_result"]["has_video"]
+    assert episode_videos(at), "random's episode plays"
 
 
 def test_a_pcn_file_on_the_servers_disk_imports_only_when_trusted(
@@ -343,23 +344,23 @@ def test_an_uploaded_pcn_file_is_never_trusted(app_env: Path) -> None:
 
 def test_clicking_a_front_point_replays_that_episode(app_env: Path, assets: Path) -> None:
     at = open_app()
-    meta = at.session_state["_front_points"]
-    row = int(np.argmax(meta["returns"][:, 0]))
-    curve = _curve(at, meta["name"] if meta["undominated"][row] else meta["name"] + " (dominated)")
-    _select(at, "front_0", curve, 0, [0, row])
+    points = front_points(at, "MORvS (untrained)")
+    row = max(points, key=lambda row: points[row].returns[0])  # the most of the first objective
+    point = points[row]
+    _select(at, "front_0", point.curve, point.index, [0, row])
     at.run()
     page_ok(at)
-    result = at.session_state["explore_result"]
-    np.testing.assert_allclose(result["preference"], meta["preferences"][row])
-    assert result["seed"] == 0
+    episode = shown_episode(at)
+    np.testing.assert_allclose(episode.preference, point.preference)
+    assert episode.seed == 0
     # The same episode: the point's return, and a one-row rollout computed directly.
-    np.testing.assert_allclose(result["returns"], meta["returns"][row], rtol=1e-12)
+    np.testing.assert_allclose(episode_returns(at), point.returns, rtol=1e-12)
     np.testing.assert_allclose(
-        result["returns"],
-        _returns(assets, "cheetah-morvs", CHEETAH, meta["preferences"][row]),
+        episode_returns(at),
+        _returns(assets, "cheetah-morvs", CHEETAH, point.preference),
         rtol=1e-12,
     )
-    assert at.slider[0].value == pytest.approx(meta["preferences"][row][1])
+    assert at.slider[0].value == pytest.approx(point.preference[1])
 
 
 def test_target_mode_asks_for_a_return(app_env: Path, assets: Path) -> None:
@@ -369,28 +370,29 @@ def test_target_mode_asks_for_a_return(app_env: Path, assets: Path) -> None:
     at.number_input(key="w_target_0").set_value(300.0)
     at.number_input(key="w_target_1").set_value(150.0).run()
     page_ok(at)
-    result = at.session_state["explore_result"]
-    assert result["target"] == [300.0, 150.0]
+    episode = shown_episode(at)
+    assert episode.target == [300.0, 150.0]
     np.testing.assert_allclose(
-        result["returns"],
+        episode_returns(at),
         _returns(assets, "cheetah-morvs", CHEETAH, [0.5, 0.5], target=[300.0, 150.0]),
         rtol=1e-9,
     )
     assert at.query_params["tm"] in ("1", ["1"])
     # Clicking anywhere in objective space (a point of the hidden grid) sets the target.
-    grid = at.session_state["_front_points"]["grid"]
+    (grid,) = [t for t in front_chart_figure(at)["data"] if t["name"] == "pick a target"]
+    assert front_chart_figure(at)["data"].index(grid) == 0
     _select(at, "front_0", 0, 7, [-1, 7])
     at.run()
     page_ok(at)
-    expected = [float(round(value, 1)) for value in grid[7]]
-    assert at.session_state["explore_result"]["target"] == pytest.approx(expected)
+    expected = [float(round(plotly_array(grid[axis])[7], 1)) for axis in ("x", "y")]
+    assert shown_episode(at).target == pytest.approx(expected)
 
 
 def test_policy_set_has_no_target_mode(app_env: Path) -> None:
     at = open_app({"agent": "cheetah-policies"})
     page_ok(at)
     assert not [toggle for toggle in at.toggle if toggle.key == "target_mode"]
-    assert at.session_state["explore_result"]["has_video"]
+    assert episode_videos(at), "its episode plays"
 
 
 def test_episode_chart_is_a_picture_and_the_interactive_chart_a_toggle_away(app_env: Path) -> None:
@@ -398,7 +400,7 @@ def test_episode_chart_is_a_picture_and_the_interactive_chart_a_toggle_away(app_
 
     at = open_app({"agent": "cheetah-policies"})
     page_ok(at)
-    result = at.session_state["explore_result"]
+    objectives = len(shown_episode(at).returns)
     pictures = [
         url
         for element in at.get("image")
@@ -407,7 +409,7 @@ def test_episode_chart_is_a_picture_and_the_interactive_chart_a_toggle_away(app_
     ]
     assert len(pictures) == 1  # the reward chart under the video
     svg = base64.b64decode(pictures[0].split(",", 1)[1]).decode()
-    assert svg.count("<polyline") == 2 * len(result["returns"])  # two panels, a line each
+    assert svg.count("<polyline") == 2 * objectives  # two panels, a line each
     charts = len(at.get("plotly_chart"))
     at.toggle(key="video_interactive").set_value(True).run()
     page_ok(at)
@@ -420,25 +422,35 @@ def test_episode_chart_is_a_picture_and_the_interactive_chart_a_toggle_away(app_
 # --- the other pages ---------------------------------------------------------------------------
 
 
-def test_compare_page(app_env: Path, assets: Path) -> None:
-    import imageio.v2 as imageio
+def _video_returns(at) -> pd.DataFrame:  # noqa: ANN001
+    """The table under Compare's side-by-side video: each agent's return (a column per agent,
+    by its label; a row per objective)."""
+    return next(frame.value for frame in at.dataframe if list(frame.value.index) == OBJECTIVES)
 
+
+def test_compare_page(app_env: Path, assets: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from paretoscope.results_store import ResultsStore
 
+    served = served_files(monkeypatch)
     at = open_app()
     at.switch_page("views/compare.py").run()
     page_ok(at)
     assert at.multiselect(key="compare_agents").value == ["cheetah-morvs", "cheetah-policies"]
-    result = at.session_state["compare_result"]
-    assert result["has_video"] and result["agents"] == ["cheetah-morvs", "cheetah-policies"]
-    frame = imageio.get_reader(str(app_env / "rollouts" / f"{result['key']}.mp4")).get_data(0)
+    returns = _video_returns(at)
+    assert list(returns.columns) == ["MORvS (untrained)", "Linear policy set"]
+    (video,) = episode_video_files(at, served)
+    frame = video_frames(video)[0]
     assert frame.shape[0] == 240 and frame.shape[1] >= 2 * 240  # both agents side by side
     preference = at.session_state["preference"]
-    for name in result["agents"]:  # each agent's own return, as an independent rollout gives it
+    for name, label in (
+        ("cheetah-morvs", "MORvS (untrained)"),
+        ("cheetah-policies", "Linear policy set"),
+    ):
+        # Each agent's own return, as an independent rollout gives it.
         np.testing.assert_allclose(
-            result["returns"][name], _returns(assets, name, CHEETAH, preference), rtol=1e-9
+            returns[label], _returns(assets, name, CHEETAH, preference), rtol=1e-9
         )
-    table = at.session_state["compare_metrics"]
+    table = compare_metrics_table(at)
     stored = ResultsStore(assets / "results").read(CHEETAH)
     for name, label in (("cheetah-morvs", "MORvS (untrained)"), ("cheetah-policies", None)):
         rows = stored[stored["agent"] == name]
@@ -464,12 +476,13 @@ def test_compare_random_beside_a_trained_agent_and_leave_other_envs_out(
     assert at.multiselect(key="compare_agents").value == ["cheetah-morvs", "random"]
     notes = " ".join(warning.value for warning in at.warning)
     assert "hopper3-modt (MO-Hopper-v3) left out" in notes, notes
-    result = at.session_state["compare_result"]
-    assert result["has_video"] and result["agents"] == ["cheetah-morvs", "random"]
+    assert episode_videos(at), "the side-by-side video plays"
+    returns = _video_returns(at)
+    assert list(returns.columns) == ["MORvS (untrained)", RANDOM_LABEL]
     preference = np.asarray([at.session_state["preference"]])
     chance = rollout_batch(RandomAgent(CHEETAH), CHEETAH, preference, [0], horizon=HORIZON)
-    np.testing.assert_allclose(result["returns"]["random"], chance.returns[0], rtol=1e-9)
-    table = at.session_state["compare_metrics"]
+    np.testing.assert_allclose(returns[RANDOM_LABEL], chance.returns[0], rtol=1e-9)
+    table = compare_metrics_table(at)
     assert list(table.index) == ["MORvS (untrained)", "random (uniform baseline)"]
     # The built-in agent swept like the env's agents (their shared plan: HORIZON steps), into
     # the cache's store.
@@ -489,8 +502,8 @@ def test_compare_random_beside_a_trained_agent_and_leave_other_envs_out(
     at.selectbox(key="env").set_value(HOPPER3).run()
     page_ok(at)
     assert at.multiselect(key="compare_agents").value == ["random"]
-    captions = " ".join(caption.value for caption in at.caption)
-    assert "cheetah-morvs (MO-HalfCheetah-v2) left out" in captions, captions
+    notes = " ".join(captions(at))
+    assert "cheetah-morvs (MO-HalfCheetah-v2) left out" in notes, notes
 
 
 def test_rtg_and_metrics_page(app_env: Path, assets: Path) -> None:
@@ -499,19 +512,25 @@ def test_rtg_and_metrics_page(app_env: Path, assets: Path) -> None:
     at = open_app()
     at.switch_page("views/rtg.py").run()
     page_ok(at)
-    assert at.session_state["rtg_result"]["episodes"] == 21
+    assert _rtg_episodes(at) == 21
     at.multiselect(key="rtg_scales").set_value([0.5, 1.0]).run()
     page_ok(at)
-    assert at.session_state["rtg_result"]["episodes"] == 42
+    assert _rtg_episodes(at) == 42
     at.number_input(key="ref_0").set_value(20.0).run()
     page_ok(at)
-    metrics = at.session_state["metrics_result"]
     stored = ResultsStore(assets / "results").read(CHEETAH)
     rows = stored[(stored["agent"] == "cheetah-morvs") & ~stored["explicit_target"]]
     expected = hypervolume(rows[["return_run", "return_energy"]].to_numpy(), (20.0, 0.0))
-    assert metrics["reference"] == [20.0, 0.0]
-    assert metrics["hypervolume"] == pytest.approx(expected)
+    assert any(text.startswith("Reference point (20.0, 0.0) (edited") for text in captions(at))
+    shown, shaded = shown_hypervolume(at)
+    assert shown == f"{expected:.4g}" and shaded == pytest.approx(expected)
     assert at.query_params["ref"] in ("20,0", ["20,0"])
+
+
+def _rtg_episodes(at) -> int:  # noqa: ANN001
+    """The episodes the RTG following chart draws (each once per objective's panel)."""
+    first = next(t for t in plotly_chart(at, "rtg_target")["data"] if t["name"] == "episodes")
+    return len(plotly_array(first["x"]))
 
 
 def test_rtg_page_explains_agents_without_targets(app_env: Path, assets: Path) -> None:
@@ -524,7 +543,8 @@ def test_rtg_page_explains_agents_without_targets(app_env: Path, assets: Path) -
     stored = ResultsStore(assets / "results").read(CHEETAH)
     rows = stored[stored["agent"] == "cheetah-policies"]
     expected = hypervolume(rows[["return_run", "return_energy"]].to_numpy(), (0.0, 0.0))
-    assert at.session_state["metrics_result"]["hypervolume"] == pytest.approx(expected)
+    shown, shaded = shown_hypervolume(at)
+    assert shown == f"{expected:.4g}" and shaded == pytest.approx(expected)
 
 
 def test_dataset_page_replays_a_stored_trajectory(app_env: Path, assets: Path) -> None:
@@ -533,23 +553,27 @@ def test_dataset_page_replays_a_stored_trajectory(app_env: Path, assets: Path) -
     at = open_app()
     at.switch_page("views/dataset.py").run()
     page_ok(at)
-    result = at.session_state["dataset_result"]
-    # Collected by paretoscope: the env seed is known, so the replay is the same episode.
-    np.testing.assert_allclose(result["replayed"], result["stored"], rtol=1e-9)
     data = open_dataset(assets / "datasets" / "cheetah-amateur")
-    np.testing.assert_allclose(result["stored"], data.returns[0])
+    stored = trajectory_returns(at)
+    np.testing.assert_allclose(stored[0], data.returns[0])
+    # Collected by paretoscope: the env seed is known, so the replay is the same episode.
+    assert any(text.endswith("(the same as stored)") for text in captions(at))
+    _, replayed = episode_chart(at, "replay")
+    page_ok(at)
+    np.testing.assert_allclose(replayed[-1], stored[0], rtol=1e-9)
     _select(at, "dataset_returns_0", 0, 5, [5])
     at.run()
     page_ok(at)
     assert at.number_input(key="trajectory").value == 5
-    result = at.session_state["dataset_result"]
-    assert result["trajectory"] == 5
-    np.testing.assert_allclose(result["replayed"], data.returns[5], rtol=1e-9)
+    assert any("cheetah-amateur-trajectory-5" in video for video in episode_videos(at))
+    _, replayed = episode_chart(at, "replay")
+    np.testing.assert_allclose(replayed[-1], data.returns[5], rtol=1e-9)
 
 
-def test_presentation_page_makes_a_tour(app_env: Path) -> None:
-    import imageio.v2 as imageio
+def test_presentation_page_makes_a_tour(app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from paretoscope.render import default_every
 
+    served = served_files(monkeypatch)
     at = open_app()
     at.switch_page("views/presentation.py").run()
     page_ok(at)
@@ -558,11 +582,12 @@ def test_presentation_page_makes_a_tour(app_env: Path) -> None:
     at.run()
     at.button(key="tour_make").click().run()
     page_ok(at)
-    result = at.session_state["tour_result"]
-    assert result["stops"] == 3
-    reader = imageio.get_reader(str(app_env / "rollouts" / f"{result['key']}.mp4"))
-    assert reader.count_frames() == result["frames"] <= 3 * 10
-    assert reader.get_data(0).shape == (240, 480, 3)
+    assert any(text.startswith("3 stops: ") for text in captions(at))
+    (video,) = episode_video_files(at, served)
+    frames = video_frames(video)
+    # Every stop's ten steps, a frame every `default_every` steps.
+    assert len(frames) == 3 * -(-10 // default_every(CHEETAH)) <= 3 * 10
+    assert frames.shape[1:] == (240, 480, 3)
 
 
 # --- errors --------------------------------------------------------------------------------------
@@ -602,10 +627,11 @@ def test_errors_are_messages_and_the_page_goes_on(
     at.slider[0].set_value(0.3).run()
     assert not at.exception and not at.error
     assert any("no OpenGL here" in warning.value for warning in at.warning)
-    result = at.session_state["explore_result"]
-    assert not result["has_video"]
+    assert not episode_videos(at)
     np.testing.assert_allclose(
-        result["returns"], _returns(assets, "cheetah-morvs", CHEETAH, [0.7, 0.3]), rtol=1e-9
+        episode_returns(at),
+        _returns(assets, "cheetah-morvs", CHEETAH, [0.7, 0.3]),
+        rtol=1e-9,
     )
 
 
@@ -673,7 +699,6 @@ def test_every_page_explains_an_empty_assets_folder(
 def test_explore_opens_at_the_manifests_preference_unless_the_link_names_one(
     assets: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import json
     import shutil
 
     copy = tmp_path / "assets"
@@ -688,7 +713,7 @@ def test_explore_opens_at_the_manifests_preference_unless_the_link_names_one(
         manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
         at = open_app(query)
         page_ok(at)
-        return at.session_state["explore_result"]["preference"]
+        return shown_episode(at).preference
 
     defaults = {"env": CHEETAH, "agent": "cheetah-morvs", "preference": [0.3, 0.7]}
     assert opened_at(defaults) == pytest.approx([0.3, 0.7])

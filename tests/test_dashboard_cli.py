@@ -9,7 +9,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 
 from paretoscope.cli import dashboard as dashboard_cli
 from paretoscope.errors import ParetoscopeError
+from tests.waiting import wait_until
 
 
 def _parse(*argv: str) -> argparse.Namespace:
@@ -74,16 +74,16 @@ def test_the_server_starts_and_answers(tmp_path: Path) -> None:
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+
+    def health() -> str | None:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health") as reply:
+                return reply.read().decode()
+        except OSError:
+            return None  # not listening yet
+
     try:
-        deadline = time.monotonic() + 60
-        answer = None
-        while time.monotonic() < deadline and answer is None:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health") as reply:
-                    answer = reply.read().decode()
-            except OSError:
-                time.sleep(0.3)
-        assert answer == "ok"
+        assert wait_until(health, 60, "the server's health endpoint to answer") == "ok"
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/") as reply:
             page = reply.read().decode()
         assert "<html" in page.lower()

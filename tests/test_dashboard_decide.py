@@ -6,8 +6,8 @@ the metric conventions in the sidebar."""
 
 from __future__ import annotations
 
-import base64
 import json
+import re
 from collections.abc import Iterator
 from math import comb
 from pathlib import Path
@@ -16,7 +16,15 @@ import numpy as np
 import pytest
 
 from paretoscope.cli import dashboard as dashboard_cli
-from tests.apptests import APP, TIMEOUT, page_ok
+from tests.apptests import (
+    APP,
+    TIMEOUT,
+    captions,
+    component_arguments,
+    episode_videos,
+    page_ok,
+    plotly_array,
+)
 from tests.registry_support import private_registries
 
 PLUGIN = "py:tests.plugin_examples:fruit_picker"
@@ -58,17 +66,35 @@ def _sweep_means(granularity: int) -> tuple[np.ndarray, np.ndarray]:
     return points["preferences"], points["returns"]
 
 
-def _array(value: object) -> np.ndarray:
-    """A plotly JSON array: a list, or a typed array ({"dtype", "bdata"}) as numpy writes it."""
-    if isinstance(value, dict):
-        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-    return np.asarray(value, dtype=np.float64)
-
-
 def _views(at) -> tuple[dict, dict, dict]:  # noqa: ANN001
     """The linked views the page handed the browser: (matrix, parallel) figures and the rest."""
-    views = at.session_state["_decide_views"]
+    (views,) = component_arguments(at, "matrix")
     return json.loads(views["matrix"]), json.loads(views["parallel"]), views
+
+
+def _policies(at):  # noqa: ANN001, ANN202 - a DataFrame
+    """The table of the policies listed (a row per policy, by its id)."""
+    return next(frame.value for frame in at.dataframe if "pseudo-weights" in frame.value)
+
+
+def _aspiration_table(at):  # noqa: ANN001, ANN202 - a DataFrame
+    """The table beside the aspiration: the aspiration, the picked policy's returns and their
+    difference, a row per objective."""
+    return next(frame.value for frame in at.dataframe if "difference" in frame.value)
+
+
+def _focus(at) -> int:  # noqa: ANN001
+    """The policy the replay plays (its selectbox)."""
+    (box,) = [box for box in at.selectbox if box.key.startswith("decide_focus_")]
+    return int(box.value)
+
+
+def _replayed_preference(at) -> list[float]:  # noqa: ANN001
+    """The preference of the episode the replay's player shows (its label ends with it)."""
+    (video,) = episode_videos(at)
+    label = re.search(r'aria-label="Episode [^"]*-([0-9.,e-]+)"', video)
+    assert label is not None, video
+    return [float(value) for value in label.group(1).split(",")]
 
 
 def _brute_force_pick(returns: np.ndarray, aspiration: np.ndarray) -> int:
@@ -91,12 +117,19 @@ def _brute_force_pick(returns: np.ndarray, aspiration: np.ndarray) -> int:
     return best
 
 
+def _picked(at) -> int:  # noqa: ANN001
+    """The policy the aspiration picks, as the table of policies marks it."""
+    table = _policies(at)
+    (pick,) = table.index[table["aspiration pick"]]
+    return int(pick)
+
+
 def test_the_page_shows_every_policy_of_the_grid_linked(app) -> None:  # noqa: ANN001
     at = app
     page_ok(at)
-    result = at.session_state["decide_result"]
     # Six objectives: the default grid is 1/4, C(4 + 5, 5) = 126 preferences.
-    assert result["policies"] == comb(4 + 5, 5) == 126
+    assert len(_policies(at)) == comb(4 + 5, 5) == 126
+    assert any(text.startswith("No of 126 policies selected") for text in captions(at))
     matrix, parallel, views = _views(at)
     # One scatter matrix of the six objectives: non-dominated and dominated policies, each
     # policy once, carrying its id.
@@ -115,19 +148,17 @@ def test_the_page_shows_every_policy_of_the_grid_linked(app) -> None:  # noqa: A
     at.session_state["decide_selected"] = (7, 40)
     at.run()
     page_ok(at)
-    result = at.session_state["decide_result"]
-    assert result["selected"] == [7, 40] and result["focus"] == 7
+    assert any(text.startswith("2 of 126 policies selected") for text in captions(at))
+    assert _focus(at) == 7
     preferences, _ = _sweep_means(4)
-    assert result["request_preference"] == pytest.approx(preferences[7])
-    assert at.session_state["_decide_views"]["selected"] == [7, 40]  # what the browser draws
-    table = next(frame.value for frame in at.dataframe if "pseudo-weights" in frame.value)
+    assert _views(at)[2]["selected"] == [7, 40]  # what the browser draws
+    table = _policies(at)
     assert list(table.index[table["selected"]]) == [7, 40]
     at.toggle(key="decide_only_selected").set_value(True).run()
     page_ok(at)
-    table = next(frame.value for frame in at.dataframe if "pseudo-weights" in frame.value)
-    assert list(table.index) == [7, 40]
-    video = at.session_state.get("_last_streamed")
-    assert video is not None  # the replay streamed this episode
+    assert list(_policies(at).index) == [7, 40]
+    # The replay plays the first selected policy's episode.
+    assert _replayed_preference(at) == pytest.approx(preferences[7])
 
 
 def test_the_aspiration_control_picks_the_brute_force_asf_point(app) -> None:  # noqa: ANN001
@@ -138,21 +169,22 @@ def test_the_aspiration_control_picks_the_brute_force_asf_point(app) -> None:  #
         at.number_input(key=f"decide_aspiration_{index}").set_value(float(value))
     at.run()
     page_ok(at)
-    result = at.session_state["decide_result"]
+    pick = _picked(at)
     expected = _brute_force_pick(returns, aspiration)
-    assert np.allclose(returns[result["pick"]], returns[expected])
-    assert result["pick_difference"] == pytest.approx(returns[expected] - aspiration)
+    assert np.allclose(returns[pick], returns[expected])
+    assert list(_aspiration_table(at)["difference"]) == pytest.approx(
+        returns[expected] - aspiration
+    )
     # Nothing is selected, so the pick is the policy that rolls out.
-    assert result["focus"] == result["pick"]
-    assert result["request_preference"] == pytest.approx(preferences[result["pick"]])
+    assert _focus(at) == pick
+    assert _replayed_preference(at) == pytest.approx(preferences[pick])
 
     # Another aspiration, reachable only with a lot of objective 0: the pick follows it.
     at.number_input(key="decide_aspiration_0").set_value(9.0)
     at.run()
     page_ok(at)
-    result = at.session_state["decide_result"]
     assert np.allclose(
-        returns[result["pick"]],
+        returns[_picked(at)],
         returns[_brute_force_pick(returns, np.array([9.0, 3.0, 3.0, 3.0, 3.0, 3.0]))],
     )
 
@@ -172,8 +204,8 @@ def test_normalisation_and_reference_point_are_the_sidebars(app) -> None:  # noq
     page_ok(at)
     matrix, _, views = _views(at)
     aspiration = next(t for t in matrix["data"] if t["name"] == "aspiration")
-    drawn = _array(aspiration["dimensions"][0]["values"])[0]
-    asked = at.session_state["decide_result"]["aspiration"][0]
+    drawn = plotly_array(aspiration["dimensions"][0]["values"])[0]
+    asked = _aspiration_table(at)["aspiration"].iloc[0]
     assert drawn == pytest.approx((asked + 1.0) / (returns[:, 0].max() + 1.0))
     assert np.asarray(views["values"])[:, 0] == pytest.approx(
         (returns[:, 0] + 1.0) / (returns[:, 0].max() + 1.0)

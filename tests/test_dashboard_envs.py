@@ -14,7 +14,21 @@ import pytest
 from paretoscope.agents.random_agent import RandomAgent
 from paretoscope.envs import get_spec, list_ids
 from paretoscope.rollout import rollout_batch
-from tests.apptests import page_ok
+from tests.apptests import (
+    captions,
+    episode_returns,
+    episode_video_files,
+    episode_videos,
+    front_chart_figure,
+    front_points,
+    metric_values,
+    page_ok,
+    plotly_array,
+    served_files,
+    shown_episode,
+    shown_hypervolume,
+    video_frames,
+)
 from tests.conftest import REPO_DIR
 
 APP = str(REPO_DIR / "dashboard" / "app.py")
@@ -40,8 +54,23 @@ def _app(query: dict[str, str]):  # noqa: ANN202 - an AppTest
     return at.run()
 
 
+RANDOM_LABEL = "random (uniform baseline)"  # the built-in agent's series on the front
+
+
 def _trace_names(at) -> list[str]:  # noqa: ANN001
-    return [trace.name for trace in at.session_state["_front_figure"].data]
+    return [trace["name"] for trace in front_chart_figure(at)["data"]]
+
+
+def _known_front_points(at) -> np.ndarray:  # noqa: ANN001
+    """The known front's points as the front chart draws them."""
+    (trace,) = [t for t in front_chart_figure(at)["data"] if t["name"].startswith("known front")]
+    return np.column_stack([plotly_array(trace["x"]), plotly_array(trace["y"])])
+
+
+def _front_gamma(at) -> str:  # noqa: ANN001
+    """What the caption under Explore's front says of its returns' discount."""
+    (caption,) = [text for text in captions(at) if text.startswith("The sweep's ")]
+    return caption
 
 
 def _random_returns(env_id: str, preference: list[float], seed: int = 0) -> np.ndarray:
@@ -56,56 +85,66 @@ def _random_returns(env_id: str, preference: list[float], seed: int = 0) -> np.n
     return result.returns[0]
 
 
-def test_any_env_opens_with_the_random_agent_and_its_exact_front(no_assets: Path) -> None:
-    import imageio.v2 as imageio
-
+def test_any_env_opens_with_the_random_agent_and_its_exact_front(
+    no_assets: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from paretoscope.envs.known_fronts import known_front
     from paretoscope.evaluate import sweep
     from paretoscope.metrics import compare_with_front
     from paretoscope.sweeps import mean_per_preference
+    from tests.apptests import episode_chart
 
+    served = served_files(monkeypatch)
     at = _app({"env": DST, "agent": "random"})
     page_ok(at)
     assert at.selectbox(key="env").options == list_ids()  # no catalog env: the registry's order
-    assert at.selectbox(key="agent").options == ["random (uniform baseline)"]
-    result = at.session_state["explore_result"]
-    assert result["has_video"] and result["preference"] == [0.5, 0.5]
-    np.testing.assert_allclose(result["returns"], _random_returns(DST, [0.5, 0.5]), rtol=1e-9)
-    reader = imageio.get_reader(str(no_assets / "rollouts" / f"{result['key']}.mp4"), "ffmpeg")
-    assert reader.count_frames() == result["frames"] and reader.get_data(0).shape == (240, 240, 3)
+    assert at.selectbox(key="agent").options == [RANDOM_LABEL]
+    episode = shown_episode(at)
+    assert episode.preference == [0.5, 0.5]
+    np.testing.assert_allclose(episode_returns(at), _random_returns(DST, [0.5, 0.5]), rtol=1e-9)
+    (video,) = episode_video_files(at, served)
 
     assert "known front (exact)" in _trace_names(at)
-    shown = at.session_state["_front_points"]
     front = known_front(DST, 1.0)
-    np.testing.assert_array_equal(shown["known_front"].points, front.points)
+    np.testing.assert_array_equal(_known_front_points(at), front.points)
     table = sweep(RandomAgent(DST), DST, granularity=20, seeds=[0], workers=1, progress=False)
     points = mean_per_preference(table, DST)
     expected = compare_with_front(points["returns"], points["preferences"], front.points)
-    assert shown["against_known"]["IGD"] == pytest.approx(expected.igd)
-    assert shown["against_known"]["IGD+"] == pytest.approx(expected.igd_plus)
-    assert shown["against_known"]["max utility loss"] == pytest.approx(
-        expected.maximum_utility_loss
-    )
-    assert shown["against_known"]["mean regret"] == pytest.approx(expected.mean_regret)
-    assert any("Known front (exact" in caption.value for caption in at.caption)
+    (indicators,) = [text for text in captions(at) if text.startswith("Known front (exact")]
+    for label, value in (
+        ("IGD", expected.igd),
+        ("IGD+", expected.igd_plus),
+        ("max utility loss", expected.maximum_utility_loss),
+        ("mean regret", expected.mean_regret),
+    ):
+        assert f"{label} {value:.4g}" in indicators, indicators
+    # A frame for each step its reward chart shows.
+    frames = video_frames(video)
+    steps, _ = episode_chart(at)
+    assert len(frames) == len(steps) and frames.shape[1:] == (240, 240, 3)
 
 
-def test_minecart_streams_frames_and_draws_its_approximate_front(no_assets: Path) -> None:
+def test_minecart_streams_frames_and_draws_its_approximate_front(
+    no_assets: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    served = served_files(monkeypatch)
     at = _app({"env": MINECART, "agent": "random"})
     page_ok(at)
-    result = at.session_state["explore_result"]
-    assert result["has_video"] and result["frames"] > 0
+    (video,) = episode_video_files(at, served)
+    assert len(video_frames(video)) > 0
+    episode = shown_episode(at)
     np.testing.assert_allclose(
-        result["returns"], _random_returns(MINECART, result["preference"]), rtol=1e-9
+        episode_returns(at), _random_returns(MINECART, episode.preference), rtol=1e-9
     )
     names = _trace_names(at)
     assert "known front (approximate)" in names and "known front (exact)" not in names
-    assert any("approximate" in caption.value for caption in at.caption)
+    assert any("approximate" in text for text in captions(at))
     # Another preference: a new episode is recorded (frames and video, no exception).
     at.slider(key="w_pref3_0").set_value(0.6).run()
     page_ok(at)
-    moved = at.session_state["explore_result"]
-    assert moved["key"] != result["key"] and moved["has_video"]
+    assert shown_episode(at).preference != episode.preference
+    (moved,) = episode_video_files(at, served)
+    assert moved != video and len(video_frames(moved)) > 0
 
 
 def test_gamma_from_the_link_discounts_the_sweep_and_the_known_front(no_assets: Path) -> None:
@@ -119,23 +158,23 @@ def test_gamma_from_the_link_discounts_the_sweep_and_the_known_front(no_assets: 
     assert at.query_params["gamma"] in ("0.9", ["0.9"])
     stored = ResultsStore(no_assets / "results").read(DST)
     assert len(stored) == 21 and set(stored["gamma"]) == {0.9}
-    shown = at.session_state["_front_points"]
-    assert shown["gamma"] == 0.9
-    np.testing.assert_array_equal(shown["known_front"].points, known_front(DST, 0.9).points)
+    assert "returns discounted by γ = 0.9 " in _front_gamma(at)
+    np.testing.assert_array_equal(_known_front_points(at), known_front(DST, 0.9).points)
     lengths = stored["length"].to_numpy()
     raw = rollout_batch(RandomAgent(DST), DST, np.array([[0.5, 0.5]]), [0], horizon=100)
     discounted = rollout_batch(
         RandomAgent(DST), DST, np.array([[0.5, 0.5]]), [0], horizon=100, gamma=0.9
     )
     assert lengths[0] == raw.lengths[0]
-    np.testing.assert_allclose(shown["returns"][10], discounted.returns[0], rtol=1e-9)
-    assert not np.allclose(shown["returns"][10], raw.returns[0])  # the time penalty shrank
-    assert any("discounted by γ = 0.9" in caption.value for caption in at.caption)
+    middle = front_points(at, RANDOM_LABEL)[10]  # the preference (0.5, 0.5)
+    np.testing.assert_allclose(middle.preference, [0.5, 0.5])
+    np.testing.assert_allclose(middle.returns, discounted.returns[0], rtol=1e-9)
+    assert not np.allclose(middle.returns, raw.returns[0])  # the time penalty shrank
     # Back to 1: undiscounted, and the link loses its gamma.
     at.number_input(key="gamma").set_value(1.0).run()
     page_ok(at)
     assert "gamma" not in at.query_params
-    assert at.session_state["_front_points"]["gamma"] == 1.0
+    assert "undiscounted returns" in _front_gamma(at)
 
 
 @pytest.mark.parametrize("value", ["0", "1.5", "nan", "-0.5", "abc"])
@@ -145,7 +184,7 @@ def test_a_bad_gamma_in_the_link_is_noted_and_ignored(no_assets: Path, value: st
     notes = " ".join(warning.value for warning in at.warning)
     assert f"gamma='{value}'" in notes and "expected a number from 0.0001 to 1" in notes
     assert at.number_input(key="gamma").value == 1.0
-    assert at.session_state["_front_points"]["gamma"] == 1.0
+    assert "undiscounted returns" in _front_gamma(at)
 
 
 def test_the_metrics_page_shows_the_indicators_at_the_sidebar_gamma(no_assets: Path) -> None:
@@ -155,20 +194,18 @@ def test_the_metrics_page_shows_the_indicators_at_the_sidebar_gamma(no_assets: P
     at = _app({"env": DST, "agent": "random", "gamma": "0.95"})
     at.switch_page("views/rtg.py").run()
     page_ok(at)
-    metrics = at.session_state["metrics_result"]
     table = sweep(
         RandomAgent(DST), DST, granularity=20, seeds=[0], workers=1, progress=False, gamma=0.95
     )
     summary = summarize(table, DST)
     assert summary.known_front is not None and summary.against_known is not None
-    assert metrics["gamma"] == 0.95
-    assert metrics["hypervolume"] == pytest.approx(summary.front.hypervolume)
-    assert metrics["against_known"]["IGD"] == pytest.approx(summary.against_known.igd)
-    assert metrics["against_known"]["mean regret"] == pytest.approx(
-        summary.against_known.mean_regret
-    )
-    labels = [metric.label for metric in at.metric]
-    assert "IGD (lower is better)" in labels and "mean regret (lower is better)" in labels
+    assert any("Returns are discounted by γ = 0.95." in text for text in captions(at))
+    shown, shaded = shown_hypervolume(at)
+    expected = summary.front.hypervolume
+    assert shown == f"{expected:.4g}" and shaded == pytest.approx(expected)
+    metrics = metric_values(at)
+    assert metrics["IGD (lower is better)"] == f"{summary.against_known.igd:.4g}"
+    assert metrics["mean regret (lower is better)"] == f"{summary.against_known.mean_regret:.4g}"
     assert known_front(DST, 0.95).gamma == 0.95
 
 
@@ -177,5 +214,5 @@ def test_an_env_without_a_known_front_shows_none(no_assets: Path) -> None:
     page_ok(at)
     names = _trace_names(at)
     assert not any(name.startswith("known front") for name in names)
-    assert at.session_state["_front_points"]["known_front"] is None
-    assert at.session_state["explore_result"]["has_video"]
+    assert not any(text.startswith("Known front") for text in captions(at))
+    assert episode_videos(at), "its episode plays"

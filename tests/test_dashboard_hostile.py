@@ -26,6 +26,7 @@ from markdown_it import MarkdownIt
 from paretoscope.dashboard import preferences
 from paretoscope.dashboard.messages import VALUE_LIMIT, inert
 from paretoscope.text import printable
+from tests.apptests import compare_metrics_table, episode_videos, shown_episode
 from tests.bad_inputs.make_corpus import MARKER
 from tests.conftest import REPO_DIR
 from tests.page_markup import EXTENSIONS, page_markup, texts
@@ -93,7 +94,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def tiny_assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from paretoscope.dashboard.demo_fixture import build_tiny_assets
+    from tests.demo_fixture import build_tiny_assets
 
     return build_tiny_assets(tmp_path_factory.mktemp("hostile"), horizon=5, with_hopper=False)
 
@@ -191,14 +192,14 @@ def test_a_huge_preference_in_a_link_is_used_without_overflow(on_assets: Path) -
         warnings.simplefilter("error", RuntimeWarning)
         at = _app({"pref": "1e308,1e308"})
     assert not at.exception and not at.error and not at.warning
-    assert at.session_state["explore_result"]["preference"] == [0.5, 0.5]
+    assert shown_episode(at).preference == [0.5, 0.5]
 
 
 @pytest.mark.slow
 def test_the_same_agent_three_times_is_compared_once(on_assets: Path) -> None:
     at = _app({"agents": "cheetah-morvs,cheetah-morvs,cheetah-morvs"}, "compare")
     assert not at.exception and not at.error, [e.value for e in at.error]
-    table = at.session_state["compare_metrics"]
+    table = compare_metrics_table(at)
     assert table.index.is_unique and len(table) >= 2
     assert "listed twice" in at.warning[0].value
 
@@ -390,11 +391,11 @@ def test_an_unwritable_video_cache_is_said_once_and_videos_still_play(
     monkeypatch.setenv("PARETOSCOPE_CACHE", str(cache))
     at = _app({})
     assert not at.exception and not at.error
-    assert at.session_state["explore_result"]["has_video"]
+    assert episode_videos(at), "the video plays"
     notices = [toast.value for toast in at.toast]
     assert len(notices) == 1 and "cannot be written" in notices[0]
     at.slider[0].set_value(0.25).run()  # another video: played, and no second notice
-    assert at.session_state["explore_result"]["has_video"]
+    assert shown_episode(at).preference == [0.75, 0.25] and episode_videos(at)
     assert not at.toast
     assert (cache / RECORDINGS_SUBDIR).is_file()
 

@@ -16,6 +16,7 @@ import pytest
 
 from paretoscope.cli import dashboard as dashboard_cli
 from paretoscope.errors import ParetoscopeError
+from tests.apptests import episode_returns, episode_videos, shown_episode
 from tests.conftest import REPO_DIR
 from tests.registry_support import private_registries
 
@@ -86,13 +87,13 @@ def test_plug_ins_play_and_a_broken_one_is_an_error_in_the_page(
     agent_box = at.selectbox(key="agent")
     assert agent_box.value == PLUGIN
     assert f"{PLUGIN} (plug-in)" in agent_box.options
-    result = at.session_state["explore_result"]
-    assert result["has_video"]
+    assert episode_videos(at), "the plug-in's episode plays"
+    episode = shown_episode(at)
     direct = rollout_batch(
-        load_plugin(PLUGIN, DST), DST, np.asarray([result["preference"]]), [result["seed"]]
+        load_plugin(PLUGIN, DST), DST, np.asarray([episode.preference]), [episode.seed]
     )
-    np.testing.assert_allclose(result["returns"], direct.returns[0])
-    np.testing.assert_allclose(result["returns"], [23.7, -19.0], rtol=1e-6)  # the deepest one
+    np.testing.assert_allclose(episode_returns(at), direct.returns[0])
+    np.testing.assert_allclose(episode_returns(at), [23.7, -19.0], rtol=1e-6)  # the deepest one
     # Every env lists it; the broken one is tried once per process, and still reported.
     at.selectbox(key="env").set_value("minecart-v0").run()
     assert not at.exception

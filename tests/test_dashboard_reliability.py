@@ -21,8 +21,23 @@ from paretoscope.dashboard.pool import RolloutPool
 from paretoscope.errors import ParetoscopeError
 from paretoscope.recordings import EpisodeRequest, Recording, read_recording
 from tests.agents_for_tests import LinearAgent
-from tests.apptests import count_episode_recordings, front_chart_figure, page_ok
+from tests.apptests import (
+    compare_metrics_table,
+    count_episode_recordings,
+    episode_chart,
+    episode_video_files,
+    episode_videos,
+    front_chart_figure,
+    front_points,
+    page_ok,
+    served_files,
+    shown_episode,
+    shown_hypervolume,
+    trajectory_returns,
+    video_frames,
+)
 from tests.conftest import REPO_DIR
+from tests.waiting import wait_until
 
 APP = str(REPO_DIR / "dashboard" / "app.py")
 CHEETAH = "MO-HalfCheetah-v2"
@@ -30,13 +45,6 @@ HORIZON = 20
 
 
 # --- the pool ------------------------------------------------------------------------------------
-
-
-def _wait_until(condition, timeout: float = 5.0) -> None:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.005)
 
 
 def test_pool_bounds_concurrency_and_serves_in_order() -> None:
@@ -71,12 +79,12 @@ def test_pool_bounds_concurrency_and_serves_in_order() -> None:
         thread.start()
         threads.append(thread)
         # Arrival order is the index: wait until this one is running or in line.
-        _wait_until(lambda n=index: pool.running + pool.waiting == n + 1)
+        wait_until(lambda n=index: pool.running + pool.waiting == n + 1)
     assert pool.running == 2 and pool.waiting == 4
     for index in range(6):
         releases[index].set()
         # The freed worker goes to the next task in line, which starts before the next release.
-        _wait_until(lambda n=index: len(order) == min(n + 3, 6))
+        wait_until(lambda n=index: len(order) == min(n + 3, 6))
     for thread in threads:
         thread.join(10)
     assert most[0] == 2
@@ -106,7 +114,7 @@ def test_a_cancelled_waiting_request_gives_its_place_up() -> None:
         assert pool.waiting == 0
         waiting = threading.Thread(target=patient)
         waiting.start()
-        _wait_until(lambda: pool.waiting == 1)
+        wait_until(lambda: pool.waiting == 1)
     waiting.join(5)
     assert served == ["patient"] and pool.running == 0 and pool.waiting == 0
     with pytest.raises(ValueError):
@@ -270,7 +278,7 @@ def test_video_cache_size_comes_from_the_environment(monkeypatch: pytest.MonkeyP
 
 @pytest.fixture(scope="module")
 def assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from paretoscope.dashboard.demo_fixture import build_tiny_assets
+    from tests.demo_fixture import build_tiny_assets
 
     return build_tiny_assets(tmp_path_factory.mktemp("assets"), horizon=HORIZON, with_hopper=False)
 
@@ -292,6 +300,12 @@ def _app(query: dict[str, str] | None = None):  # noqa: ANN202 - an AppTest
     at = AppTest.from_file(APP, default_timeout=120)
     at.query_params.update({"size": "240", **(query or {})})
     return at.run()
+
+
+def _shows_hypervolume(at, expected: float) -> None:  # noqa: ANN001
+    """The metrics page shows `expected` as its hypervolume (its metric, its shaded area)."""
+    shown, shaded = shown_hypervolume(at)
+    assert shown == f"{expected:.4g}" and shaded == pytest.approx(expected)
 
 
 def _stored_hypervolume(assets: Path, agent: str) -> float:
@@ -330,12 +344,12 @@ def test_a_queued_request_says_so_then_plays(
     def another_viewer() -> None:
         # A sweep holds the only worker until the page has said it waits (a fixed hold raced the
         # page's own start on a loaded machine), at most 60 s.
-        with small_pool.slot():
-            busy.set()
-            deadline = time.monotonic() + 60
-            while not notices and time.monotonic() < deadline:
-                time.sleep(0.05)
-        done.set()
+        try:
+            with small_pool.slot():
+                busy.set()
+                wait_until(lambda: notices, 60, "the page to say that it waits")
+        finally:
+            done.set()
 
     threading.Thread(target=another_viewer).start()
     busy.wait(5)
@@ -343,7 +357,7 @@ def test_a_queued_request_says_so_then_plays(
     page_ok(at)
     # The live episode has no place in the sweeps' line: it says it waits for a worker.
     assert done.is_set() and notices and set(notices) == {None}
-    assert at.session_state["explore_result"]["has_video"]
+    assert episode_videos(at), "then it plays"
 
 
 def test_a_corrupted_cached_video_is_rendered_again(
@@ -351,11 +365,13 @@ def test_a_corrupted_cached_video_is_rendered_again(
 ) -> None:
     import streamlit as st
 
+    served = served_files(monkeypatch)
     at = _app()
     page_ok(at)
-    key = at.session_state["explore_result"]["key"]
-    video = cache / "rollouts" / f"{key}.mp4"
-    good = video.read_bytes()
+    (good,) = episode_video_files(at, served)
+    # The cached file of the video the page played.
+    (video,) = [path for path in (cache / "rollouts").glob("*.mp4") if path.read_bytes() == good]
+    key = video.stem
     broken = bytearray(good)
     broken[len(broken) // 2] ^= 0xFF
     video.write_bytes(bytes(broken))
@@ -365,9 +381,14 @@ def test_a_corrupted_cached_video_is_rendered_again(
     again = _app()
     page_ok(again)
     assert renders == [(0.5, 0.5)]  # rendered again, not shown
-    assert again.session_state["explore_result"]["key"] == key
-    repaired = read_recording([cache / "rollouts"], key)
-    assert repaired is not None and repaired.video != bytes(broken)
+    (played,) = episode_video_files(again, served)
+    repaired = read_recording([cache / "rollouts"], key)  # stored again under the same key
+    assert repaired is not None and repaired.video == played != bytes(broken)
+
+
+def _front_returns(at) -> np.ndarray:  # noqa: ANN001
+    """The returns of the default agent's sweep as Explore's front draws them, in row order."""
+    return np.stack([point.returns for point in front_points(at, "MORvS (untrained)").values()])
 
 
 def test_a_corrupted_results_shard_is_set_aside_and_recomputed(
@@ -383,7 +404,7 @@ def test_a_corrupted_results_shard_is_set_aside_and_recomputed(
     monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
     st.cache_resource.clear()
     st.cache_data.clear()
-    expected = _app().session_state["_front_points"]["returns"]
+    expected = _front_returns(_app())
     shards = sorted((copy / "results" / CHEETAH).glob("*.parquet"))
     for shard in shards:
         data = bytearray(shard.read_bytes())
@@ -394,9 +415,7 @@ def test_a_corrupted_results_shard_is_set_aside_and_recomputed(
     at = _app()
     page_ok(at)
     np.testing.assert_allclose(
-        np.sort(at.session_state["_front_points"]["returns"], axis=0),
-        np.sort(expected, axis=0),
-        rtol=1e-9,
+        np.sort(_front_returns(at), axis=0), np.sort(expected, axis=0), rtol=1e-9
     )
     assert all(shard.with_suffix(".corrupt").is_file() for shard in shards)
     assert list((tmp_path / "cache" / "results" / CHEETAH).glob("*.parquet"))  # recomputed
@@ -453,9 +472,7 @@ def test_an_unwritable_results_folder_is_a_clear_error(
     assert after == before
     assert not [path for path in cache.rglob("*") if path.name.startswith(".")]
     # The page goes on, with the metrics of the stored sweep.
-    assert at.session_state["metrics_result"]["hypervolume"] == pytest.approx(
-        _stored_hypervolume(assets, "cheetah-morvs")
-    )
+    _shows_hypervolume(at, _stored_hypervolume(assets, "cheetah-morvs"))
 
 
 class _NanAfter:
@@ -517,13 +534,15 @@ def test_nan_actions_in_the_page_are_a_message_and_the_page_goes_on(
             yield _NanAfter(agent, 5)
 
     monkeypatch.setattr(Loaded, "borrow", nan_borrow)
+    served = served_files(monkeypatch)
     at = _app()
     page_ok(at)
     assert any("stopped at step 6" in warning.value for warning in at.warning)
-    assert at.session_state["explore_result"]["frames"] == 6
+    (video,) = episode_video_files(at, served)
+    assert len(video_frames(video)) == 6
     at.slider[0].set_value(0.8).run()
     page_ok(at)
-    assert at.session_state["explore_result"]["preference"] == pytest.approx([0.2, 0.8])
+    assert shown_episode(at).preference == pytest.approx([0.2, 0.8])
 
 
 def test_without_rendering_every_page_still_works(
@@ -542,25 +561,25 @@ def test_without_rendering_every_page_still_works(
     at = _app()
     page_ok(at)
     assert any("no OpenGL here" in warning.value for warning in at.warning)
-    assert at.session_state["explore_result"]["has_video"] is False
+    assert not episode_videos(at) and shown_episode(at).seed == 0  # its returns, no video
     assert front_chart_figure(at)["data"], "the front is drawn"
 
     at.switch_page("views/rtg.py").run()
     page_ok(at)
-    assert at.session_state["metrics_result"]["hypervolume"] == pytest.approx(
-        _stored_hypervolume(assets, "cheetah-morvs")
-    )
+    _shows_hypervolume(at, _stored_hypervolume(assets, "cheetah-morvs"))
 
     at.switch_page("views/dataset.py").run()
     page_ok(at)
     assert any("no OpenGL here" in warning.value for warning in at.warning)
-    result = at.session_state["dataset_result"]
-    np.testing.assert_allclose(result["replayed"], result["stored"], rtol=1e-9)
+    stored = trajectory_returns(at)[0]
+    _, replayed = episode_chart(at, "replay")
+    page_ok(at)
+    np.testing.assert_allclose(replayed[-1], stored, rtol=1e-9)
 
     at.switch_page("views/compare.py").run()
     assert not at.exception
     assert any("no OpenGL here" in warning.value for warning in at.warning)
-    table = at.session_state["compare_metrics"]
+    table = compare_metrics_table(at)
     assert table.loc["MORvS (untrained)", "hypervolume"] == pytest.approx(
         _stored_hypervolume(assets, "cheetah-morvs")
     )
@@ -575,7 +594,7 @@ def _slow_producer(pool: RolloutPool, calls: list[int], frames: int = 200):  # n
         calls.append(1)
         with pool.slot(on_wait):
             for index in range(frames):
-                time.sleep(0.005)
+                time.sleep(0.005)  # a deliberately slow producer: it runs while the test acts
                 on_frame(index)
         return _stand_in(frames)
 
@@ -599,7 +618,7 @@ def test_viewers_of_one_episode_follow_one_job() -> None:
     assert state.error is None and state.frames == 200 and state.result is not None
     assert calls == [1] and len(stored) == 1  # recorded once, stored once
     second.unsubscribe()
-    _wait_until(lambda: board.running() == [])
+    wait_until(lambda: board.running() == [])
 
 
 def test_a_job_nobody_follows_is_cancelled_queued_or_running() -> None:
@@ -610,20 +629,20 @@ def test_a_job_nobody_follows_is_cancelled_queued_or_running() -> None:
     calls: list[int] = []
     stored: list[Recording] = []
     running = board.follow("a", _slow_producer(pool, calls, frames=10_000), stored.append)
-    _wait_until(lambda: running.wait(0, None, 0.01).frames > 0)
+    wait_until(lambda: running.wait(0, None, 0.01).frames > 0)
     queued = board.follow("b", _slow_producer(pool, calls), stored.append)
     state = queued.wait(0, None, timeout=5)
     assert state.ahead == 0 and state.frames == 0  # waiting for the one worker
     queued.unsubscribe()
-    _wait_until(lambda: pool.waiting == 0)  # it left the line
+    wait_until(lambda: pool.waiting == 0)  # it left the line
     running.unsubscribe()
-    _wait_until(lambda: pool.running == 0)  # it stopped at its next frame
+    wait_until(lambda: pool.running == 0)  # it stopped at its next frame
     frames = running.wait(0, None, 0.01).frames
     assert frames < 10_000 and stored == []
-    _wait_until(lambda: board.running() == [])
+    wait_until(lambda: board.running() == [])
     # Asking again starts a fresh job.
     again = board.follow("b", _slow_producer(pool, calls, frames=3), stored.append)
-    _wait_until(lambda: again.wait(0, None, 0.01).done)
+    wait_until(lambda: again.wait(0, None, 0.01).done)
     assert len(stored) == 1
     again.unsubscribe()
 
@@ -678,7 +697,7 @@ def test_a_job_keeps_step_records_not_frame_images() -> None:
         return _stand_in(3)
 
     job = JobBoard().follow("episode", produce, lambda _: None)
-    _wait_until(lambda: job.wait(0, None, 0.01).done)
+    wait_until(lambda: job.wait(0, None, 0.01).done)
     assert job.history == [(1,), (2,), (3,)]
     job.unsubscribe()
 
@@ -688,7 +707,7 @@ def test_throttle_limits_the_rate() -> None:
 
     throttle = Throttle(rate=5.0)
     assert throttle.ready() and not throttle.ready()
-    time.sleep(0.21)
+    time.sleep(0.21)  # real time: the default clock's pacing is what is tested
     assert throttle.ready()
 
 
@@ -750,10 +769,10 @@ def test_a_sweep_on_a_cache_miss_waits_for_a_worker_and_is_shared(small_pool: Ro
         ]
         for viewer in viewers:
             viewer.start()
-        _wait_until(lambda: small_pool.waiting == 1)  # one job waits in line for both viewers
-        _wait_until(lambda: shared_board()._jobs["sweep-x"]._subscribers == 2)
+        wait_until(lambda: small_pool.waiting == 1)  # one job waits in line for both viewers
+        wait_until(lambda: shared_board()._jobs["sweep-x"]._subscribers == 2)
         assert calls == []
-    _wait_until(lambda: calls == [1])
+    wait_until(lambda: calls == [1])
     release.set()
     for viewer in viewers:
         viewer.join(5)
@@ -780,11 +799,11 @@ def test_the_board_says_when_its_last_job_ends() -> None:
     first = board.follow("a", producer("a"), lambda _: None)
     second = board.follow("b", producer("b"), lambda _: None)
     gates["a"].set()
-    _wait_until(lambda: first.wait(0, None, 0.01).done)
-    _wait_until(lambda: board.running() == ["b"])
+    wait_until(lambda: first.wait(0, None, 0.01).done)
+    wait_until(lambda: board.running() == ["b"])
     assert idle == []  # "b" still runs
     gates["b"].set()
-    _wait_until(lambda: idle == [0])  # called once, with the board empty
+    wait_until(lambda: idle == [0])  # called once, with the board empty
     first.unsubscribe()
     second.unsubscribe()
 
@@ -797,10 +816,10 @@ def test_idle_trim_releases_once_after_the_last_of_many_requests() -> None:
     for _ in range(5):  # jobs ending one after another
         trimmer.request()
     assert trimmer.pending() and released == []
-    _wait_until(lambda: not trimmer.pending())
+    wait_until(lambda: not trimmer.pending())
     assert released == [1]
     trimmer.request()
-    _wait_until(lambda: not trimmer.pending())
+    wait_until(lambda: not trimmer.pending())
     assert released == [1, 1]
 
 

@@ -10,6 +10,7 @@ back from the pickled logs the fixture wrote, a rollout of the chosen snapshot r
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +22,16 @@ import pytest
 from paretoscope.envs import get_spec
 from paretoscope.runs.fronts import STEP_COLUMN, step_metrics
 from paretoscope.runs.run import open_run
-from tests.apptests import open_app, page_ok
+from tests.apptests import (
+    captions,
+    episode_returns,
+    episode_videos,
+    open_app,
+    page_ok,
+    plotly_array,
+    plotly_chart,
+    served_files,
+)
 from tests.run_fixtures import envelope_run, peda_run, policy_set_run, rollout_log
 
 DST = "deep-sea-treasure-v0"
@@ -97,9 +107,62 @@ def _expected_utility(points: np.ndarray, weights: np.ndarray) -> float:
 
 def _front_points(at, step: int) -> np.ndarray:  # noqa: ANN001
     """The points the front figure draws for `step` (undominated and dominated traces)."""
-    figure = at.session_state["_training_figure"]
-    traces = [t for t in figure.data if t.name in (f"step {step}", f"step {step} (dominated)")]
-    return np.vstack([np.column_stack([t.x, t.y]) for t in traces])
+    figure = plotly_chart(at, "train_front")
+    traces = [
+        t for t in figure["data"] if t["name"] in (f"step {step}", f"step {step} (dominated)")
+    ]
+    return np.vstack(
+        [np.column_stack([plotly_array(t["x"]), plotly_array(t["y"])]) for t in traces]
+    )
+
+
+def _undominated_drawn(at, step: int) -> int:  # noqa: ANN001
+    """How many distinct undominated points the front figure draws for `step`."""
+    (trace,) = [t for t in plotly_chart(at, "train_front")["data"] if t["name"] == f"step {step}"]
+    points = np.column_stack([plotly_array(trace["x"]), plotly_array(trace["y"])])
+    return len(np.unique(points, axis=0))
+
+
+def _shown_step(at) -> int:  # noqa: ANN001
+    """The step whose front the page draws (its figure's title, "Front at step N")."""
+    title = plotly_chart(at, "train_front")["layout"]["title"]["text"]
+    return int(title.removeprefix("Front at step "))
+
+
+def _steps(at) -> list[int]:  # noqa: ANN001
+    """The steps the scrubber offers."""
+    return [int(step) for step in at.select_slider(key="train_step").options]
+
+
+def _shown_metrics(at) -> pd.DataFrame:  # noqa: ANN001
+    """The hypervolume and expected utility over the steps, as the metrics chart draws them."""
+    from paretoscope.dashboard.run_figures import METRICS
+
+    columns = {}
+    for trace in plotly_chart(at, "train_metrics")["data"]:
+        for column, name in METRICS.items():
+            if trace["name"] == name:  # the line, not the marker of the step shown
+                columns[STEP_COLUMN] = plotly_array(trace["x"])
+                columns[column] = plotly_array(trace["y"])
+    return pd.DataFrame(columns)
+
+
+_VIDEO_CAPTION = re.compile(
+    r"Step (?P<step>\d+), preference (?P<preference>.+?), seed (?P<seed>\d+) → return .+"
+)
+
+
+# The caption under the evolution's download: its pace.
+_EXPORT_PACE = re.compile(
+    r"One step every (?P<every>[\d.]+) s \((?P<steps>\d+) steps\), the last held (?P<hold>[\d.]+) s"
+)
+
+
+def _shown_video(at) -> tuple[int, list[float], int]:  # noqa: ANN001
+    """(step, preference, seed) of the episode the page plays, as the caption under it says."""
+    (caption,) = [m for text in captions(at) if (m := _VIDEO_CAPTION.fullmatch(text))]
+    preference = [float(part.rsplit(" ", 1)[1]) for part in caption["preference"].split(", ")]
+    return int(caption["step"]), preference, int(caption["seed"])
 
 
 def _same_rows(a: np.ndarray, b: np.ndarray) -> None:
@@ -113,17 +176,18 @@ def test_each_steps_front_and_metrics_equal_an_independent_sweep(on_dst: Path) -
     at = _training()
     page_ok(at)
     assert list(at.select_slider(key="train_step").options) == [str(step) for step in STEPS]
-    assert at.session_state["training_result"]["steps"] == STEPS
     assert at.select_slider(key="train_step").value == STEPS[-1]  # the last step by default
+    assert _shown_step(at) == STEPS[-1]
     # The sidebar's reference point is the one the metrics use.
     at.number_input(key="ref_1").set_value(REFERENCE[1]).run()
     page_ok(at)
-    shown = at.session_state["training_result"]["metrics"]
+    shown = _shown_metrics(at)
     episodes = _independent_sweeps(on_dst / "agents" / DST)
     expected = step_metrics(episodes, DST, reference_point=REFERENCE)
     assert list(shown[STEP_COLUMN]) == STEPS
-    for column in ("hypervolume", "expected_utility", "cardinality"):
+    for column in ("hypervolume", "expected_utility"):
         np.testing.assert_allclose(shown[column], expected[column], rtol=1e-9)
+    cardinality = dict(zip(expected[STEP_COLUMN], expected["cardinality"], strict=True))
     volumes = []
     for step in STEPS:
         preferences, means = _means(episodes, step)
@@ -133,23 +197,32 @@ def test_each_steps_front_and_metrics_equal_an_independent_sweep(on_dst: Path) -
         volumes.append(row["hypervolume"])
     assert len(set(volumes)) > 1, "the fixture's steps differ"
 
-    # The drawn front follows the scrubber: each step's own mean returns.
+    # The drawn front follows the scrubber: each step's own mean returns, as many of them
+    # undominated as the step's cardinality.
     _same_rows(_front_points(at, 300), _means(episodes, 300)[1])
+    assert _undominated_drawn(at, 300) == cardinality[300]
+    at.select_slider(key="train_step").set_value(200).run()
+    page_ok(at)
+    assert _shown_step(at) == 200 and _undominated_drawn(at, 200) == cardinality[200]
     at.select_slider(key="train_step").set_value(100).run()
     page_ok(at)
-    assert at.session_state["training_result"]["step"] == 100
+    assert _shown_step(at) == 100
     _same_rows(_front_points(at, 100), _means(episodes, 100)[1])
-    figure = at.session_state["_training_figure"]
-    assert not [t for t in figure.data if t.name in ("step 200", "step 300")]  # none later
+    assert _undominated_drawn(at, 100) == cardinality[100]
+    figure = plotly_chart(at, "train_front")
+    later = ("step 200", "step 300", "step 200 (dominated)", "step 300 (dominated)")
+    assert not [t for t in figure["data"] if t["name"] in later]  # none later
     assert at.query_params["step"] in ("100", ["100"])
     # At the last step the earlier fronts are drawn behind it, the older one fainter, on axes
     # that stay the same from step to step.
-    ranges = (figure.layout.xaxis.range, figure.layout.yaxis.range)
+    ranges = (figure["layout"]["xaxis"]["range"], figure["layout"]["yaxis"]["range"])
     at.select_slider(key="train_step").set_value(300).run()
-    figure = at.session_state["_training_figure"]
-    older = {t.name: t.opacity for t in figure.data if t.name in ("step 100", "step 200")}
+    figure = plotly_chart(at, "train_front")
+    older = {
+        t["name"]: t["opacity"] for t in figure["data"] if t["name"] in ("step 100", "step 200")
+    }
     assert older["step 100"] < older["step 200"] < 1.0
-    assert (figure.layout.xaxis.range, figure.layout.yaxis.range) == ranges
+    assert (figure["layout"]["xaxis"]["range"], figure["layout"]["yaxis"]["range"]) == ranges
 
 
 def test_play_moves_through_the_steps_then_the_agent_of_the_last_step_plays(
@@ -160,44 +233,47 @@ def test_play_moves_through_the_steps_then_the_agent_of_the_last_step_plays(
     at = _training()
     at.button(key="train_play").click().run()  # at the last step: starts from the first
     page_ok(at)
-    assert at.session_state["training_result"]["step"] == 100
+    assert _shown_step(at) == 100
     assert any(button.label == "Pause" for button in at.button)
     seen = []
     for _ in range(3):
         at.run()  # what each tick of the timer does
-        seen.append(at.session_state["training_result"]["step"])
+        seen.append(_shown_step(at))
     assert seen == [200, 300, 300]
     page_ok(at)
     assert any(button.label == "Play" for button in at.button)  # stopped at the last step
-    video = at.session_state["training_video"]
-    assert video["step"] == 300 and video["has_video"]
+    assert "The agent at step 300" in [header.value for header in at.subheader]
+    assert episode_videos(at), "the agent of the last step plays"
+    step, preference, seed = _shown_video(at)
+    assert step == 300
     run = open_run(on_dst / "agents" / DST)
     direct = rollout_batch(
         run.load(run.snapshot(300)),
         DST,
-        np.asarray([video["preference"]]),
-        [video["seed"]],
+        np.asarray([preference]),
+        [seed],
         horizon=get_spec(DST).horizon,
     )
-    np.testing.assert_allclose(video["returns"], direct.returns[0], rtol=1e-12)
+    np.testing.assert_allclose(episode_returns(at, "train_video"), direct.returns[0], rtol=1e-12)
 
 
 def test_the_evolution_exports_as_one_mp4_with_a_frame_per_step(
-    on_dst: Path, tmp_path: Path
+    on_dst: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import imageio.v2 as imageio
+    from tests.apptests import video_frames
 
-    from paretoscope.dashboard.views.training import EXPORT_FPS, EXPORT_HOLD
-
+    served = served_files(monkeypatch)
     at = _training()
     assert not [b for b in at.get("download_button") if b.label == "Download the evolution MP4"]
     at.button(key="train_export").click().run()
     page_ok(at)
-    assert [b for b in at.get("download_button") if b.label == "Download the evolution MP4"]
-    video = tmp_path / "evolution.mp4"
-    video.write_bytes(at.session_state["_train_mp4"][1])
-    frames = [frame for frame in imageio.get_reader(str(video), "ffmpeg")]
-    held = round(EXPORT_HOLD * EXPORT_FPS)
+    (button,) = [b for b in at.get("download_button") if b.label == "Download the evolution MP4"]
+    frames = video_frames(served[button.proto.url])  # what the button downloads
+    # The pace the caption under the button gives: a step every `every` s, the last held.
+    (pace,) = [match for text in captions(at) if (match := _EXPORT_PACE.match(text))]
+    every, count, hold = float(pace["every"]), int(pace["steps"]), float(pace["hold"])
+    assert count == len(STEPS)
+    held = round(hold / every)
     assert len(frames) == len(STEPS) + held  # one per step, then the last step held
     assert frames[0].shape == (540, 960, 3)
     # Each step its own picture (the fronts differ), the held frames the last step's.
@@ -209,10 +285,10 @@ def test_the_evolution_exports_as_one_mp4_with_a_frame_per_step(
 def test_the_link_chooses_the_step_and_a_wrong_one_is_noted(on_dst: Path) -> None:
     at = _training({"step": "200"})
     page_ok(at)
-    assert at.session_state["training_result"]["step"] == 200
+    assert _shown_step(at) == 200
     at = _training({"step": "250"})
     page_ok(at)
-    assert at.session_state["training_result"]["step"] == 300
+    assert _shown_step(at) == 300
     notes = " ".join(warning.value for warning in at.warning)
     assert "step=" in notes and "no step 250 in this run" in notes, notes
 
@@ -225,7 +301,7 @@ def test_a_single_agent_is_explained_and_the_envs_runs_offered(on_dst: Path) -> 
     at.button(key=f"train_open_{DST}").click().run()
     page_ok(at)
     assert at.selectbox(key="agent").value == DST
-    assert at.session_state["training_result"]["steps"] == STEPS
+    assert _steps(at) == STEPS
 
 
 def test_a_corrupt_snapshot_is_skipped_with_a_notice_and_the_rest_shown(
@@ -252,9 +328,8 @@ def test_a_corrupt_snapshot_is_skipped_with_a_notice_and_the_rest_shown(
     warnings = [warning.value for warning in at.warning]
     assert any("Envelope step=200.tar" in text for text in warnings), warnings
     assert any("Envelope step=300.tar" in text and "skipped" in text for text in warnings)
-    result = at.session_state["training_result"]
-    assert result["steps"] == [100, 400]
-    shown = result["metrics"]
+    assert _steps(at) == [100, 400]
+    shown = _shown_metrics(at)
     episodes = _independent_sweeps(folder, [100, 400])
     expected = step_metrics(episodes, DST)
     np.testing.assert_allclose(shown["hypervolume"], expected["hypervolume"], rtol=1e-9)
@@ -278,7 +353,7 @@ def test_a_run_mixing_architectures_names_the_odd_snapshot(
     # The sidebar's list of unreadable entries says it too.
     captions = " ".join(caption.value for caption in at.sidebar.caption)
     assert "step=30" in captions, captions
-    assert at.session_state["training_result"]["steps"] == STEPS  # the other run is shown
+    assert _steps(at) == STEPS  # the other run is shown
 
 
 def test_a_run_evaluated_on_the_command_line_is_read_not_recomputed(
@@ -305,13 +380,24 @@ def test_a_run_evaluated_on_the_command_line_is_read_not_recomputed(
     at.switch_page("views/training.py").run()
     page_ok(at)
     assert not simulated, "every episode was read from the command line's results"
-    result = at.session_state["training_result"]
-    assert result["steps"] == [10, 20, 30]
+    assert _steps(at) == [10, 20, 30]
     stored = ResultsStore(assets / "results").read(SWIMMER)
     stored[STEP_COLUMN] = stored["agent"].str.rsplit("step=", n=1).str[1].astype(int)
     expected = step_metrics(stored, SWIMMER)
-    for column in (STEP_COLUMN, "hypervolume", "expected_utility", "episodes"):
-        np.testing.assert_allclose(result["metrics"][column], expected[column], rtol=1e-12)
+    shown = _shown_metrics(at)
+    for column in (STEP_COLUMN, "hypervolume", "expected_utility"):
+        np.testing.assert_allclose(shown[column], expected[column], rtol=1e-12)
+    # Each step's front: the mean returns of exactly the stored episodes of that step.
+    names = get_spec(SWIMMER).objective_names
+    for step in (10, 20, 30):
+        at.select_slider(key="train_step").set_value(step).run()
+        page_ok(at)
+        rows = stored[stored[STEP_COLUMN] == step]
+        means = rows.groupby([f"preference_{name}" for name in names])[
+            [f"return_{name}" for name in names]
+        ].mean()
+        _same_rows(_front_points(at, step), means.to_numpy())
+    assert not simulated
 
 
 # --- PEDA's logged evaluations --------------------------------------------------------------
@@ -348,26 +434,25 @@ def test_peda_logs_are_shown_without_sweeping(
     at.switch_page("views/training.py").run()
     page_ok(at)
     assert at.radio(key="train_source").value == "logged"
-    result = at.session_state["training_result"]
-    assert result["source"] == "logged" and result["steps"] == [1000, 2000, 3000]
+    assert _steps(at) == [1000, 2000, 3000]
     spec = get_spec(CHEETAH)
-    for index, step in enumerate(result["steps"]):
+    for index, step in enumerate(_steps(at)):
         at.select_slider(key="train_step").set_value(step).run()
         page_ok(at)
         log = rollout_log(spec.n_obj, index)
         _same_rows(_front_points(at, step), log["rollout_original_raw_r"])
-        row = at.session_state["training_result"]["metrics"].iloc[index]
+        row = _shown_metrics(at).iloc[index]
         expected = _hypervolume_2d(log["rollout_original_raw_r"], spec.reference_point)
         assert row["hypervolume"] == pytest.approx(expected)
         assert row["expected_utility"] == pytest.approx(
             _expected_utility(log["rollout_original_raw_r"], log["target_prefs"])
         )
     assert not swept, "the logs were shown without sweeping a snapshot"
-    assert at.session_state["training_video"]["has_video"]  # the snapshot itself still plays
+    assert episode_videos(at), "the snapshot itself still plays"
     # A sweep here instead: every snapshot evaluated on the plan's grid.
     at.radio(key="train_source").set_value("sweep").run()
     page_ok(at)
-    assert at.session_state["training_result"]["source"] == "sweep"
+    assert at.radio(key="train_source").value == "sweep"
     assert len(swept) == 3
 
 
@@ -375,6 +460,8 @@ def test_peda_logs_are_shown_without_sweeping(
 
 
 def test_compare_draws_two_runs_curves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from paretoscope.dashboard.run_figures import METRICS
+
     assets = _assets(tmp_path / "assets")
     other = envelope_run(tmp_path / "other", steps=(50, 150))
     shutil.move(other, assets / "agents" / "dst-second")  # the env is then the manifest's
@@ -385,11 +472,14 @@ def test_compare_draws_two_runs_curves(tmp_path: Path, monkeypatch: pytest.Monke
     at = open_app({"env": DST, "agents": f"{DST},dst-second"})
     at.switch_page("views/compare.py").run()
     page_ok(at)
-    curves = at.session_state["compare_curves"]
-    assert list(curves) == [DST, "second run"]
+    charts = {column: plotly_chart(at, f"compare_curve_{column}") for column in METRICS}
+    for figure in charts.values():
+        assert [trace["name"] for trace in figure["data"]] == [DST, "second run"]
     reference = get_spec(DST).reference_point
-    for label, name in ((DST, DST), ("second run", "dst-second")):
+    for index, name in enumerate((DST, "dst-second")):
         episodes = _independent_sweeps(assets / "agents" / name)
         expected = step_metrics(episodes, DST, reference_point=reference)
-        for column in (STEP_COLUMN, "hypervolume", "expected_utility"):
-            np.testing.assert_allclose(curves[label][column], expected[column], rtol=1e-9)
+        for column, figure in charts.items():
+            curve = figure["data"][index]
+            np.testing.assert_array_equal(plotly_array(curve["x"]), expected[STEP_COLUMN])
+            np.testing.assert_allclose(plotly_array(curve["y"]), expected[column], rtol=1e-9)

@@ -19,6 +19,7 @@ import pytest
 from paretoscope.dashboard import uploads
 from paretoscope.dashboard.paths import confine_catalog, is_inside, resolve_user_path
 from paretoscope.errors import ParetoscopeError
+from tests.apptests import episode_videos, shown_episode
 from tests.bad_inputs.exercise import exercise_upload
 from tests.bad_inputs.make_corpus import MARKER, corpus
 from tests.conftest import PEDA_FIXTURES, REPO_DIR
@@ -64,7 +65,7 @@ def test_user_paths_stay_inside_the_allowed_folders(tmp_path: Path) -> None:
 
 def test_catalog_entries_that_link_outside_are_refused(tmp_path: Path) -> None:
     from paretoscope.catalog import discover_assets
-    from paretoscope.dashboard.demo_fixture import build_tiny_assets
+    from tests.demo_fixture import build_tiny_assets
 
     source = build_tiny_assets(tmp_path / "source", horizon=5, with_hopper=False)
     root = tmp_path / "assets"
@@ -157,7 +158,7 @@ def test_upload_limit_defaults_and_overrides(
 def test_an_oversized_upload_in_the_page_is_a_message(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from paretoscope.dashboard.demo_fixture import build_tiny_assets
+    from tests.demo_fixture import build_tiny_assets
 
     assets = build_tiny_assets(tmp_path / "assets", horizon=5, with_hopper=False)
     monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
@@ -172,7 +173,7 @@ def test_an_oversized_upload_in_the_page_is_a_message(
     holder = at.session_state["_upload_folder"] if stored else None  # noqa: SIM401
     assert holder is None or not any(holder.path.rglob("*.pkl"))
     # The page goes on: the rollout of the default agent was shown.
-    assert at.session_state["explore_result"]["has_video"]
+    assert episode_videos(at), "the default agent's episode plays"
     # A typed folder outside the assets folder is refused the same way.
     for typed in ("..", "/etc", str(tmp_path)):
         at.text_input(key="_folder_input").input(typed)
@@ -231,7 +232,7 @@ def _app_test(query: dict[str, str] | None = None):  # noqa: ANN202 - an AppTest
 
 @pytest.fixture(scope="module")
 def url_assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from paretoscope.dashboard.demo_fixture import build_tiny_assets
+    from tests.demo_fixture import build_tiny_assets
 
     return build_tiny_assets(tmp_path_factory.mktemp("url-assets"), horizon=5, with_hopper=False)
 
@@ -259,7 +260,7 @@ def test_bad_url_is_ignored_with_a_message(
     assert len(at.warning) == 1, "the notes are one warning, drawn once"
     # The page went on with defaults.
     if page is None:
-        assert at.session_state["explore_result"]["seed"] in (0,)
+        assert shown_episode(at).seed == 0
 
 
 CANARY = "tests.plugin_canary"  # records being imported (sys.modules, an environment mark)

@@ -22,8 +22,7 @@ from paretoscope.metrics import (
     eaf_difference,
     hypervolume,
 )
-from tests.apptests import open_app, page_ok
-from tests.conftest import PEDA_FIXTURES
+from tests.apptests import compare_metrics_table, open_app, page_ok, plotly_array, plotly_chart
 
 HORIZON = 30
 CHEETAH = "MO-HalfCheetah-v2"
@@ -122,14 +121,13 @@ def test_metrics_table_puts_intervals_beside_their_metric() -> None:
 def assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The tiny assets (HalfCheetah only), MORvS swept with three seeds."""
     from paretoscope.agents import load
-    from paretoscope.dashboard.demo_fixture import build_tiny_assets
     from paretoscope.evaluate import sweep
     from paretoscope.results_store import ResultsStore
+    from tests.demo_fixture import build_tiny_assets
 
     folder = build_tiny_assets(
         tmp_path_factory.mktemp("assets"),
         horizon=HORIZON,
-        peda_fixtures=PEDA_FIXTURES,
         with_hopper=False,
     )
     sweep(
@@ -178,21 +176,32 @@ def _trace_names(at) -> list[str]:  # noqa: ANN001
     ]
 
 
+def _drawn_surfaces(at) -> dict[str, np.ndarray]:  # noqa: ANN001
+    """Each attainment surface's points as the metrics page draws them, by level: the corners
+    its staircase steps down from (every other point of the line, after its left end)."""
+    drawn = {}
+    for trace in plotly_chart(at, "eaf_figure")["data"]:
+        if trace.get("mode") == "lines":
+            line = np.column_stack([plotly_array(trace["x"]), plotly_array(trace["y"])])
+            drawn[trace["name"].split(" ")[0]] = line[1::2]
+    return drawn
+
+
 @pytest.mark.slow
 def test_rtg_page_shows_the_attainment_surfaces_of_the_seeds(app_env: Path, assets: Path) -> None:
     at = open_app(timeout=TIMEOUT)
     at.switch_page("views/rtg.py").run()
     page_ok(at)
     assert "Uncertainty across seeds" in [header.value for header in at.subheader]
-    result = at.session_state["uncertainty_result"]
-    assert result["seeds"] == list(SEEDS) and result["episodes"] == 21 * len(SEEDS)
     stored = _stored(assets, "cheetah-morvs")
     assert len(stored["returns"]) == 63
     expected = attainment_surfaces(stored["returns"], stored["seeds"])
+    drawn = _drawn_surfaces(at)
+    assert set(drawn) == {"best", "median", "worst"}
     for level in ("best", "median", "worst"):
-        np.testing.assert_allclose(result["surfaces"][level], expected.surfaces[level])
+        np.testing.assert_allclose(drawn[level], np.unique(expected.surfaces[level], axis=0))
     # The worst surface: every seed's sweep has a return at least as good as each point.
-    for point in result["surfaces"]["worst"]:
+    for point in drawn["worst"]:
         for seed in SEEDS:
             mine = stored["returns"][stored["seeds"] == seed]
             assert (mine >= np.asarray(point) - 1e-12).all(axis=1).any()
@@ -207,7 +216,17 @@ def test_rtg_page_says_one_seed_has_nothing_to_show(app_env: Path) -> None:
     at.switch_page("views/rtg.py").run()
     page_ok(at)
     assert any("no spread across seeds" in info.value for info in at.info)
-    assert "uncertainty_result" not in at.session_state
+    assert not [chart for chart in at.get("plotly_chart") if chart.proto.id.endswith("-eaf_figure")]
+
+
+def _boxes(figure: dict, agent: str) -> int:
+    """The regions the EAF difference draws where `agent` (its label) attains more often: each
+    a rectangle, closed by a gap in its trace's line."""
+    return sum(
+        list(trace["x"]).count(None)
+        for trace in figure["data"]
+        if trace["name"].startswith(f"{agent} better by ")
+    )
 
 
 @pytest.mark.slow
@@ -215,7 +234,7 @@ def test_compare_shows_intervals_and_the_eaf_difference(app_env: Path, assets: P
     at = open_app(timeout=TIMEOUT)
     at.switch_page("views/compare.py").run()
     page_ok(at)
-    table = at.session_state["compare_metrics"]
+    table = compare_metrics_table(at)
     morvs, policies = "MORvS (untrained)", "Linear policy set"
     stored = _stored(assets, "cheetah-morvs")
     expected = bootstrap_front_metrics(
@@ -239,17 +258,19 @@ def test_compare_shows_intervals_and_the_eaf_difference(app_env: Path, assets: P
     # The table's hypervolume is the mean front's, which the interval's estimate also is.
     assert table.loc[morvs, "hypervolume"] == pytest.approx(expected["hypervolume"].estimate)
 
-    shown = at.session_state["compare_eaf_difference"]
-    assert shown["agents"] == ["cheetah-morvs", "cheetah-policies"] and shown["runs"] == 1
+    agents = [at.selectbox(key=f"eafdiff_{side}").value for side in "ab"]
+    assert agents == ["cheetah-morvs", "cheetah-policies"]
     first = stored["seeds"] == 0
     other = _stored(assets, "cheetah-policies")
     difference = eaf_difference(
         stored["returns"][first], stored["seeds"][first], other["returns"], other["seeds"]
     )
-    assert shown["a_better"] == len(difference.a_better)
-    assert shown["b_better"] == len(difference.b_better)
-    assert shown["a_better"] + shown["b_better"] > 0
+    figure = plotly_chart(at, "compare_eaf_difference")
+    a_better, b_better = _boxes(figure, morvs), _boxes(figure, policies)
+    assert a_better == len(difference.a_better) and b_better == len(difference.b_better)
+    assert a_better + b_better > 0
     captions = " ".join(caption.value for caption in at.caption)
+    assert "runs are its 1 seed(s)" in captions, captions
     assert "has 3 seeds" in captions and "first 1 are compared" in captions, captions
     assert any(name.endswith("better by 100% of runs") for name in _trace_names(at))
     # The hypervolume column still marks a best value (two defined values).

@@ -20,6 +20,7 @@ from paretoscope.evaluate import summarize, sweep
 from paretoscope.results_store import KEY_COLUMN, ResultsStore
 from tests.agents_for_tests import LinearAgent
 from tests.conftest import REPO_DIR
+from tests.waiting import wait_until
 
 ENV_ID = "mo-halfcheetah-v5"
 HORIZON = 30
@@ -145,11 +146,12 @@ def test_killed_sweep_resumes_with_only_what_is_missing(tmp_path: Path) -> None:
         from tests.agents_for_tests import LinearAgent
 
         class SlowStore(ResultsStore):
-            # A pause after each batch: on a loaded machine the test, polling for the first
-            # shard, could otherwise wake only after the whole sweep had finished.
+            # A deliberately slow store, a pause after each batch: on a loaded machine the test,
+            # waiting for the first shard, could otherwise wake only after the whole sweep had
+            # finished.
             def write(self, env_id, rows):
                 path = super().write(env_id, rows)
-                time.sleep(0.5)
+                time.sleep(0.5)  # the deliberately slow store above
                 return path
 
         sweep(LinearAgent({ENV_ID!r}), {ENV_ID!r}, granularity=39, episodes=2, horizon=1000,
@@ -158,11 +160,11 @@ def test_killed_sweep_resumes_with_only_what_is_missing(tmp_path: Path) -> None:
     )
     process = subprocess.Popen([sys.executable, "-c", script])
     folder = tmp_path / ENV_ID
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not list(folder.glob("*.parquet")):
-        time.sleep(0.05)
-    process.send_signal(signal.SIGKILL)
-    process.wait()
+    try:
+        wait_until(lambda: list(folder.glob("*.parquet")), 60, "the sweep's first shard")
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
     partial = ResultsStore(tmp_path).read(ENV_ID)
     assert 0 < len(partial) < 80, "the sweep was not interrupted midway"
 

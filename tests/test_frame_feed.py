@@ -33,6 +33,7 @@ from paretoscope.dashboard.frame_feed import (
 from paretoscope.dashboard.jobs import Job, JobBoard
 from paretoscope.pacing.display import Throttle
 from tests.asgi_client import Answer, Client, run_in_thread
+from tests.waiting import wait_until
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ def _job_of(steps: int, interval: float = 0.0) -> Job:
 
     def produce(on_frame: Any, on_wait: Any) -> str:
         for step in range(1, steps + 1):
-            time.sleep(interval)
+            time.sleep(interval)  # a producer's pace between frames (what a reader must follow)
             on_frame(_Frame(_picture(step), _Record(step, step == steps)))
         return "recorded"
 
@@ -220,24 +221,27 @@ def test_a_channel_sends_the_job_its_page_follows_now_each_episode_begun_by_a_ma
     channel = Feed(None, None, channel=True)
     body: list[bytes] = []
     finished = threading.Event()
+    failures: list[BaseException] = []
 
     def page() -> None:
-        def sent() -> list[Any]:
-            return read_frames(b"".join(body))
+        def until(condition: Any, what: str) -> None:
+            wait_until(lambda: condition(read_frames(b"".join(body))), 10, what)
 
-        def until(condition: Any) -> None:
-            deadline = time.monotonic() + 10
-            while not condition(sent()) and time.monotonic() < deadline:
-                time.sleep(0.01)
-
-        until(lambda frames: [frame.episode for frame in frames] == [0])
-        channel.follow(first)
-        until(lambda frames: any(frame.step == 3 for frame in frames))
-        channel.follow(second)
-        until(lambda frames: any(frame.episode == 2 and frame.step == 2 for frame in frames))
-        channel.follow(None)
-        until(lambda frames: frames[-1].episode == 3)
-        finished.set()
+        try:
+            until(lambda frames: [frame.episode for frame in frames] == [0], "the first marker")
+            channel.follow(first)
+            until(lambda frames: any(frame.step == 3 for frame in frames), "the first job's end")
+            channel.follow(second)
+            until(
+                lambda frames: any(frame.episode == 2 and frame.step == 2 for frame in frames),
+                "the second job's end",
+            )
+            channel.follow(None)
+            until(lambda frames: frames and frames[-1].episode == 3, "the last marker")
+        except AssertionError as failure:
+            failures.append(failure)
+        finally:
+            finished.set()
 
     async def gather() -> None:
         async for chunk in feed_frames(channel, lambda: not finished.is_set(), lambda: 1e9):
@@ -247,6 +251,7 @@ def test_a_channel_sends_the_job_its_page_follows_now_each_episode_begun_by_a_ma
     helper.start()
     run_in_thread(asyncio.wait_for(gather(), timeout=20))
     helper.join()
+    assert not failures, failures
     sent = [(frame.episode, frame.step, bool(frame.jpeg)) for frame in read_frames(b"".join(body))]
     markers = [(episode, step) for episode, step, picture in sent if not picture]
     assert markers == [(0, 0), (1, 1), (2, 1), (3, 0)]

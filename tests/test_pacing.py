@@ -20,6 +20,7 @@ from paretoscope.pacing.display import (
 )
 from paretoscope.pacing.gate import Cancelled, FrameGate
 from paretoscope.pacing.scheduler import FrameScheduler, Grant, Kind
+from tests.waiting import wait_until
 
 
 class FakeClock:
@@ -385,10 +386,7 @@ def test_gate_holds_serve_tasks_in_arrival_order_with_their_place_in_line() -> N
         thread = threading.Thread(target=work, args=(index,))
         thread.start()
         threads.append(thread)
-        deadline = time.monotonic() + 5
-        while sum(gate.counts()) != index + 1:
-            assert time.monotonic() < deadline
-            time.sleep(0.002)
+        wait_until(lambda count=index + 1: sum(gate.counts()) == count, 5, f"task {index} held")
     release.set()
     for thread in threads:
         thread.join(5)

@@ -20,7 +20,14 @@ from paretoscope.recordings import EpisodeRequest, RecordingLibrary
 from paretoscope.recordings.lanes import LiveFrame
 from paretoscope.rollout import rollout_batch
 from tests.agents_for_tests import LinearAgent
-from tests.apptests import count_episode_recordings, open_app, page_ok
+from tests.apptests import (
+    count_episode_recordings,
+    episode_returns,
+    episode_videos,
+    open_app,
+    page_ok,
+    shown_episode,
+)
 
 CHEETAH = "MO-HalfCheetah-v2"
 
@@ -102,7 +109,7 @@ def test_a_stream_that_falls_behind_skips_frames_and_its_video_holds_the_ones_sh
 
     def slow_viewer(frame: object) -> None:
         shown.append(frame.index)  # type: ignore[attr-defined]
-        time.sleep(0.15)  # three frames' time at 20 fps: the stream falls behind
+        time.sleep(0.15)  # a deliberately slow viewer, three frames' time at 20 fps
 
     live = request.record_live([agent], _gate(workers=1), slow_viewer, lambda: None)
     last = plain.length - 1
@@ -254,10 +261,10 @@ def test_explore_on_the_default_view_prerenders_its_grid_once_each(
 ) -> None:
     import streamlit as st
 
-    from paretoscope.dashboard.demo_fixture import build_tiny_assets
     from paretoscope.dashboard.prerender import shared_prerenderer
     from paretoscope.dashboard.url_state import DEFAULT_VIDEO_SIZE
     from paretoscope.metrics.preferences import preference_grid
+    from tests.demo_fixture import build_tiny_assets
 
     assets = build_tiny_assets(tmp_path / "assets", horizon=8, with_hopper=False)
     monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
@@ -277,21 +284,22 @@ def test_explore_on_the_default_view_prerenders_its_grid_once_each(
     at.slider[0].set_value(0.15).run()
     page_ok(at)
     assert len(recorded) == before
-    assert at.session_state["explore_result"]["has_video"]
-    result = at.session_state["explore_result"]
-    assert result["preference"] == pytest.approx([0.85, 0.15])
+    assert episode_videos(at), "the finished video plays"
+    episode = shown_episode(at)
+    assert episode.preference == pytest.approx([0.85, 0.15])
     truth = rollout_batch(
         load(assets / "agents" / "cheetah-morvs"), CHEETAH, np.array([[0.85, 0.15]]), [0], horizon=8
     )
-    np.testing.assert_allclose(result["returns"], truth.returns[0], rtol=1e-9)
+    np.testing.assert_allclose(episode_returns(at), truth.returns[0], rtol=1e-9)
 
 
 def test_no_prerender_turns_it_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import streamlit as st
 
-    from paretoscope.dashboard.demo_fixture import build_tiny_assets
     from paretoscope.dashboard.limits import prerender_enabled
+    from paretoscope.dashboard.prerender import shared_prerenderer
     from paretoscope.dashboard.url_state import DEFAULT_VIDEO_SIZE
+    from tests.demo_fixture import build_tiny_assets
 
     assert prerender_enabled()
     assets = build_tiny_assets(tmp_path / "assets", horizon=8, with_hopper=False)
@@ -303,7 +311,8 @@ def test_no_prerender_turns_it_off(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     st.cache_data.clear()
     recorded = count_episode_recordings(monkeypatch)
     page_ok(open_app({"size": str(DEFAULT_VIDEO_SIZE)}))
-    time.sleep(2.0)  # a pre-render would have started by now
+    # The pre-renderer is idle once it has recorded whatever the page offered it: nothing.
+    assert shared_prerenderer().idle(180)
     assert recorded == [(0.5, 0.5)]  # the page's own episode only
 
 

@@ -22,7 +22,7 @@ def fresh(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(warmup, "_listening", threading.Event())
 
     def slow_prepare() -> None:
-        time.sleep(0.3)
+        time.sleep(0.3)  # a slow first stage is what a page must wait for (part of the test)
         log.append("prepared")
 
     monkeypatch.setattr(warmup, "prepare", slow_prepare)
@@ -35,8 +35,10 @@ def test_a_page_waits_for_the_first_imports_and_stops_the_second_stage(fresh: li
     warmup.start(modules=("torch",), idle_start=0.5)
     warmup.page_started()
     assert fresh == ["prepared"]  # returned only once prepare was done
-    time.sleep(0.8)  # past idle_start: the second stage was not run
-    assert fresh == ["prepared"]
+    assert warmup._thread is not None
+    warmup._thread.join(timeout=5)
+    # The warm-up has ended, and without the second stage.
+    assert not warmup._thread.is_alive() and fresh == ["prepared"]
 
 
 def test_an_idle_server_imports_the_second_stage(fresh: list[str]) -> None:
@@ -52,9 +54,26 @@ def test_a_page_without_the_server_s_warm_up_does_not_wait(fresh: list[str]) -> 
     assert time.monotonic() - started < 0.1 and fresh == []
 
 
-def test_the_first_stage_waits_for_the_server_to_listen(fresh: list[str]) -> None:
+class _WatchedEvent(threading.Event):
+    """An event that says when someone has begun to wait for it (`waited`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waited = threading.Event()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waited.set()
+        return super().wait(timeout)
+
+
+def test_the_first_stage_waits_for_the_server_to_listen(
+    fresh: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    listening = _WatchedEvent()
+    monkeypatch.setattr(warmup, "_listening", listening)
+    monkeypatch.setattr(warmup, "LISTEN_WAIT", 60.0)
     warmup.start(modules=("torch",), idle_start=60, after_listening=True)
-    time.sleep(0.5)
+    assert listening.waited.wait(5)  # the warm-up thread waits for the server to listen
     assert fresh == []  # not while Streamlit starts
     warmup.server_listening()
     warmup.page_started()

@@ -14,7 +14,9 @@ import numpy as np
 from paretoscope.metrics.dominance import non_dominated
 
 
-def dominated_region(points: np.ndarray, reference_point: Sequence[float]) -> np.ndarray:
+def dominated_region(
+    points: np.ndarray, reference_point: Sequence[float] | np.ndarray
+) -> np.ndarray:
     """The 2-D region dominated by `points` above `reference_point`, as a closed polygon (K, 2).
 
     Its area is the hypervolume; empty (0, 2) when no point is above the reference point.
@@ -37,7 +39,7 @@ def dominated_region(points: np.ndarray, reference_point: Sequence[float]) -> np
     return np.asarray(outline, dtype=np.float64)
 
 
-def dominated_staircase(points: np.ndarray, floor: Sequence[float]) -> np.ndarray:
+def dominated_staircase(points: np.ndarray, floor: Sequence[float] | np.ndarray) -> np.ndarray:
     """The boundary of the region that (2-D, maximised) `points` dominate, as a line (K, 2):
     from the left edge at the top point's height, down each step, to the bottom edge at the
     right-most point; `floor` is where the edges stop (below and left of every point)."""

@@ -13,7 +13,7 @@ from paretoscope.dashboard.figures.style import CURRENT_COLOUR
 def ternary_figure(
     objective_names: Sequence[str],
     candidates: np.ndarray,
-    current: Sequence[float] | None = None,
+    current: Sequence[float] | np.ndarray | None = None,
     height: int = 320,
 ) -> go.Figure:
     """A clickable simplex for three objectives: every candidate preference is a point

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import plotly.graph_objects as go
 
 PALETTE = (
@@ -29,7 +30,7 @@ WEBGL_THRESHOLD = 2000
 CLOUD_LIMIT = 20000
 
 
-def reference_marker(reference: Sequence[float], axes: Sequence[int]) -> go.Scatter:
+def reference_marker(reference: Sequence[float] | np.ndarray, axes: Sequence[int]) -> go.Scatter:
     """The hypervolume's reference point, a black cross on the objectives `axes`."""
     return go.Scatter(
         x=[reference[axes[0]]],

@@ -141,13 +141,6 @@ def show_eaf_difference(
         "is at least as good in both objectives; coloured regions are attained by a larger "
         "fraction of one agent's runs than of the other's (darker: a larger difference)." + unequal
     )
-    st.session_state["compare_eaf_difference"] = {
-        "agents": [first, second],
-        "axes": list(axes),
-        "runs": difference.runs,
-        "a_better": len(difference.a_better),
-        "b_better": len(difference.b_better),
-    }
 
 
 def show_training_curves(
@@ -168,7 +161,6 @@ def show_training_curves(
             if len(data.metrics):
                 curves[label] = data.metrics
                 sources.append(f"{inert(label)} from {runs.SOURCE_LABELS[source]}")
-    st.session_state["compare_curves"] = curves
     if not curves:
         return
     for column, metric in zip(st.columns(2), METRICS, strict=True):
@@ -302,7 +294,6 @@ if sidebar.need(ctx, agent=False):
         with table_column, guard("metrics"):
             st.markdown("**Metrics** (best per column highlighted)")
             table = metrics_table(metrics, ctx.reference_point, known_front=known)
-            st.session_state["compare_metrics"] = table
             st.dataframe(styled_metrics(table), width="stretch")
             discount = "undiscounted returns" if ctx.gamma == 1.0 else f"γ = {ctx.gamma:g}"
             against_text = (
@@ -372,12 +363,3 @@ if sidebar.need(ctx, agent=False):
                         ),
                         width="stretch",
                     )
-                    st.session_state["compare_result"] = {
-                        "key": request.key(),
-                        "agents": ready,
-                        "returns": {
-                            name: [float(v) for v in returns]
-                            for name, returns in zip(ready, recording.returns, strict=True)
-                        },
-                        "has_video": bool(recording.video),
-                    }

@@ -175,9 +175,3 @@ if sidebar.need(ctx, agent=False):
                             else " (differs from the stored return: not the original start state)"
                         )
                     )
-                    st.session_state["dataset_result"] = {
-                        "trajectory": index,
-                        "replayed": [float(v) for v in replayed],
-                        "stored": [float(v) for v in table.returns[index]],
-                        "has_video": bool(shown.video),
-                    }

@@ -219,7 +219,6 @@ if loaded is not None:
                 (tuple(marks.knees), marks.compromise, pick.index),
                 (aspiration - offset) / scale,
             )
-            st.session_state["_decide_views"] = {**arguments, "selected": list(selected_ids)}
             _follow_brush(linked_views(arguments, selected_ids, key="decide_views"))
             selected_ids = [i for i in st.session_state["decide_selected"] if i < count]
             selected[:] = False
@@ -302,18 +301,6 @@ if loaded is not None:
             every=default_every(env_id),
             label=asset.name,
         )
-        st.session_state["decide_result"] = {
-            "policies": count,
-            "selected": list(selected_ids),
-            "focus": int(focus),
-            "pick": int(pick.index),
-            "pick_difference": [float(v) for v in pick.difference],
-            "knees": [int(i) for i in marks.knees],
-            "compromise": int(marks.compromise),
-            "aspiration": [float(v) for v in aspiration],
-            "request_preference": list(request.preference),
-            "request_seed": request.seed,
-        }
 
         @st.fragment
         def replay() -> None:

@@ -10,7 +10,7 @@ from paretoscope.dashboard import loaders, sidebar, trace, url_state
 from paretoscope.dashboard import preferences as prefs
 from paretoscope.dashboard.figures.front import FrontSeries, Marker, front_figure, target_grid
 from paretoscope.dashboard.jobs import Job
-from paretoscope.dashboard.known_front import describe_front, indicator_values, indicators_text
+from paretoscope.dashboard.known_front import describe_front, indicators_text
 from paretoscope.dashboard.limits import prerender_enabled
 from paretoscope.dashboard.live import (
     LivePlaces,
@@ -26,7 +26,6 @@ from paretoscope.dashboard.widgets import charts
 from paretoscope.dashboard.widgets.front_chart import front_chart
 from paretoscope.dashboard.widgets.preference_control import preference_control
 from paretoscope.envs.known_fronts import against_known
-from paretoscope.metrics import non_dominated
 
 st.title("Explore")
 st.caption(
@@ -211,18 +210,6 @@ def explore() -> None:
                     target_grid=grid,
                     known_front=None if against is None else against.front,
                 )
-                # What the chart shows, for tests and for reading clicks back.
-                st.session_state["_front_figure"] = figure
-                st.session_state["_front_points"] = {
-                    "name": series.name,
-                    "preferences": series.preferences,
-                    "returns": series.returns,
-                    "undominated": non_dominated(series.returns),
-                    "grid": grid,
-                    "gamma": front_gamma,
-                    "known_front": None if against is None else against.front,
-                    "against_known": None if against is None else indicator_values(against),
-                }
                 event = front_chart(
                     figure, key=f"front_{st.session_state.get('_front_version', 0)}"
                 )
@@ -288,7 +275,7 @@ def explore() -> None:
                     )
 
                 with guard("rollout"):
-                    shown = show_recording_live(
+                    show_recording_live(
                         ctx.library,
                         request,
                         [loaded],
@@ -298,16 +285,6 @@ def explore() -> None:
                         started=started,
                         places=places,
                     )
-                    if shown is not None:
-                        st.session_state["explore_result"] = {
-                            "key": key,
-                            "returns": [float(v) for v in shown.returns[0]],
-                            "frames": shown.length,
-                            "has_video": bool(shown.video),
-                            "preference": list(request.preference),
-                            "target": None if request.target is None else list(request.target),
-                            "seed": request.seed,
-                        }
 
         # A finished video goes first (it then plays sooner); a new one is placed first and
         # followed after the front, its first frames drawn (and, from the server's feed,

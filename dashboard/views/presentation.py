@@ -46,7 +46,6 @@ def draw_known_front(axes: list[int]) -> None:
         known_front=against.front,
         height=380,
     )
-    st.session_state["_tour_front_figure"] = figure
     st.plotly_chart(figure, key="tour_known_front", width="stretch")
     st.caption(describe_front(against.front) + ". " + indicators_text(against) + ".")
 
@@ -166,12 +165,6 @@ if sidebar.need(ctx):
                     widget_key="tour_video",
                     chart=False,
                 )
-                st.session_state["tour_result"] = {
-                    "key": request.key(),
-                    "frames": recording.length,
-                    "stops": len(path),
-                    "bytes": len(recording.video),
-                }
                 if known_front(env_id, ctx.gamma) is not None:
                     with guard("known front"):
                         draw_known_front(axes)

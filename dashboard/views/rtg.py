@@ -108,10 +108,6 @@ if sidebar.need(ctx):
                     width="stretch",
                 )
                 following = rtg_following(targets, preferences, returns)
-                st.session_state["rtg_result"] = {
-                    "episodes": len(returns),
-                    "weighted_error": float(following.overall_weighted_error),
-                }
                 undefined = int(np.isnan(following.return_ratio).any(axis=1).sum())
                 st.plotly_chart(
                     rtg_ratio_figure(names, preferences, following.return_ratio),
@@ -160,14 +156,6 @@ if sidebar.need(ctx):
                 against = against_known(
                     env_id, ctx.gamma, measured["returns"], measured["preferences"]
                 )
-                st.session_state["metrics_result"] = {
-                    "hypervolume": summary.hypervolume,
-                    "sparsity": summary.sparsity,
-                    "cardinality": summary.cardinality,
-                    "reference": [float(v) for v in reference],
-                    "gamma": ctx.gamma,
-                    "against_known": None if against is None else indicator_values(against),
-                }
                 columns = st.columns(4)
                 columns[0].metric("hypervolume", f"{summary.hypervolume:.4g}")
                 columns[1].metric(
@@ -275,11 +263,3 @@ if sidebar.need(ctx):
                             else ""
                         )
                     )
-                    st.session_state["uncertainty_result"] = {
-                        "seeds": seeds,
-                        "episodes": len(episodes["returns"]),
-                        "axes": list(eaf_axes),
-                        "surfaces": {
-                            level: found.surfaces[level].tolist() for level in found.levels
-                        },
-                    }

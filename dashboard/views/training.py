@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import streamlit as st
 
 from paretoscope.catalog import AgentAsset, snapshot_asset
@@ -182,7 +181,6 @@ def show_evolution(
             help="The training step whose front is drawn; earlier fronts fade behind it.",
         )
         url_state.set_url(step=str(step))
-        front = data.front(step)
         front_column, metrics_column = st.columns(2, gap="medium")
         figure = evolution_figure(
             spec.objective_names, data.fronts, step, axes, FADE, reference_point
@@ -198,16 +196,6 @@ def show_evolution(
                 f"reference point {tuple(reference_point or ())}, expected utility "
                 f"{float(row['expected_utility'].iloc[0]):.6g} over the front's preferences."
             )
-        # What the charts show, for tests and for reading back.
-        st.session_state["_training_figure"] = figure
-        st.session_state["training_result"] = {
-            "step": int(step),
-            "steps": list(steps),
-            "source": data.source,
-            "returns": np.asarray(front.returns, dtype=np.float64),
-            "preferences": np.asarray(front.preferences, dtype=np.float64),
-            "metrics": data.metrics,
-        }
         if bool(st.session_state.get(PLAYING_KEY)) != still_playing or (
             not still_playing and step != shown_step
         ):
@@ -309,14 +297,6 @@ def show_video(
                         f"seed {request.seed} → return "
                         f"{describe(names, list(shown.returns[0]), '.1f')} (undiscounted)"
                     )
-                    st.session_state["training_video"] = {
-                        "step": step,
-                        "key": request.key(),
-                        "returns": [float(v) for v in shown.returns[0]],
-                        "preference": list(request.preference),
-                        "seed": request.seed,
-                        "has_video": bool(shown.video),
-                    }
 
         video_part()
 

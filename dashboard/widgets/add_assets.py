@@ -194,7 +194,9 @@ def _import_form(asset: AgentAsset) -> None:
                 continue
             key = f"_import_opt_{name}_{asset.name}"
             if question.choices:
-                options[name] = st.selectbox(_label(question.prompt), question.choices, key=key)
+                choice = st.selectbox(_label(question.prompt), question.choices, key=key)
+                assert choice is not None  # a selectbox with options and no index=None: always one
+                options[name] = choice
             else:
                 typed = st.text_input(_label(question.prompt), key=key).strip()
                 if typed:

@@ -26,15 +26,15 @@ def axis_pickers(spec: EnvSpec, key: str, count: int = 2) -> list[int]:
     if spec.n_obj <= count:
         return list(range(spec.n_obj))
     columns = st.columns(count)
-    chosen = []
+    chosen: list[int] = []
     for axis, column in enumerate(columns):
-        chosen.append(
-            column.selectbox(
-                f"{'xyz'[axis]} axis",
-                range(spec.n_obj),
-                index=axis,
-                format_func=lambda index: spec.objective_names[index],
-                key=f"{key}_{axis}",
-            )
+        choice = column.selectbox(
+            f"{'xyz'[axis]} axis",
+            range(spec.n_obj),
+            index=axis,
+            format_func=lambda index: spec.objective_names[index],
+            key=f"{key}_{axis}",
         )
+        assert choice is not None  # a selectbox with options and an index: always one
+        chosen.append(choice)
     return chosen

@@ -33,7 +33,7 @@ def current_preference(
     return value
 
 
-def set_preference(preference: Sequence[float], prefix: str = "") -> None:
+def set_preference(preference: Sequence[float] | np.ndarray, prefix: str = "") -> None:
     """Make `preference` current and move every preference widget to it (call from callbacks
     or before the widgets are drawn)."""
     value = tuple(float(v) for v in preference)
@@ -77,7 +77,7 @@ def preference_control(
         if key not in st.session_state:
             st.session_state[key] = float(preference[1])
 
-        def moved() -> None:
+        def slider_moved() -> None:
             weight = float(st.session_state[key])
             set_preference(prefs.snap((1.0 - weight, weight), granularity), prefix)
 
@@ -89,7 +89,7 @@ def preference_control(
             max_value=1.0,
             step=step,
             key=key,
-            on_change=moved,
+            on_change=slider_moved,
             label_visibility="collapsed",
             format=f"{names[1]} %.2f",
         )

@@ -17,7 +17,8 @@ import pytest
 
 from paretoscope.dashboard.widgets.episode_video import TEST_ID as EPISODE_VIDEO_ID
 from paretoscope.dashboard.widgets.live_frames import TEST_ID as LIVE_FRAME_ID
-from tests.conftest import PEDA_FIXTURES, REPO_DIR
+from tests.conftest import REPO_DIR
+from tests.waiting import wait_until
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -119,16 +120,18 @@ def server_output(process: subprocess.Popen) -> str:
 def wait_healthy(url: str, process: subprocess.Popen, timeout: float = 90.0) -> float:
     """Seconds until the server's health endpoint answers 'ok' (the process must stay up)."""
     started = time.monotonic()
-    while time.monotonic() - started < timeout:
+
+    def healthy() -> bool:
         if process.poll() is not None:
             raise RuntimeError(f"the dashboard server exited early:\n{server_output(process)}")
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
-                if reply.read().decode() == "ok":
-                    return time.monotonic() - started
+                return reply.read().decode() == "ok"
         except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"the dashboard server did not answer within {timeout} s")
+            return False  # not listening yet
+
+    wait_until(healthy, timeout, "the dashboard server to answer")
+    return time.monotonic() - started
 
 
 def start_server(
@@ -200,11 +203,9 @@ def chromium() -> Path:
 
 @pytest.fixture(scope="session")
 def e2e_assets(tmp_path_factory: pytest.TempPathFactory, chromium: Path) -> Path:
-    from paretoscope.dashboard.demo_fixture import build_tiny_assets
+    from tests.demo_fixture import build_tiny_assets
 
-    return build_tiny_assets(
-        tmp_path_factory.mktemp("e2e-assets"), horizon=E2E_HORIZON, peda_fixtures=PEDA_FIXTURES
-    )
+    return build_tiny_assets(tmp_path_factory.mktemp("e2e-assets"), horizon=E2E_HORIZON)
 
 
 @pytest.fixture(scope="session")

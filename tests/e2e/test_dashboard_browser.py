@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import re
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
+from paretoscope.dashboard.widgets.episode_video import PLAYER_SCRIPT
 from tests.conftest import FIXTURES_DIR
 from tests.e2e.conftest import (
     EPISODE_VIDEO,
@@ -26,20 +26,27 @@ from tests.e2e.conftest import (
 
 TIMEOUT_MS = 90_000
 
-# True once a new video plays: decoded (readyState >= 2) and its clock moving (a loop wraps it), in
-# view (as a viewer watches it: a browser may pause a muted video that is scrolled out of sight).
+# The src of a new video once it plays: decoded (readyState >= 2) and its clock moved since an
+# earlier look at the same video (a loop wraps it), in view (as a viewer watches it: a browser may
+# pause a muted video that is scrolled out of sight); else null.
 VIDEO_PLAYING = """
-async (previousSource) => {
+(previousSource) => {
   const video = document.querySelector('EPISODE_VIDEO');
   if (video) video.scrollIntoView({block: 'nearest'});
   if (!video || video.readyState < 2 || (previousSource && video.currentSrc === previousSource)) {
     return null;
   }
-  const first = video.currentTime;
-  await new Promise((resolve) => setTimeout(resolve, 400));
-  return video.currentTime !== first ? video.currentSrc : null;
+  const seen = window.__videoClock;
+  if (!seen || seen.src !== video.currentSrc) {
+    window.__videoClock = {src: video.currentSrc, time: video.currentTime};
+    return null;
+  }
+  return video.currentTime !== seen.time ? video.currentSrc : null;
 }
 """.replace("EPISODE_VIDEO", EPISODE_VIDEO)
+# The player's last try to start its video by itself: a timer this many milliseconds after it
+# is drawn (`paretoscope.dashboard.widgets.episode_video`).
+PLAYER_START_MS = int(re.search(r"setTimeout\(start, (\d+)\)", PLAYER_SCRIPT).group(1))
 
 # For a failure's message: each video's state (what it loads, how far, any media error) and
 # what the page says (alerts, exceptions, captions; stale ones marked).
@@ -113,13 +120,18 @@ def front_legend(page) -> list[str]:  # noqa: ANN001
 
 def wait_for_playing_video(page, previous_source: str | None = None) -> str:  # noqa: ANN001
     """The src of a video that plays (a new one when `previous_source` is given)."""
-    deadline = time.monotonic() + TIMEOUT_MS / 1000
-    while time.monotonic() < deadline:
-        source = page.evaluate(VIDEO_PLAYING, previous_source)
-        if source:
-            return source
-        time.sleep(0.2)
-    raise AssertionError(f"no playing video appeared; the page: {page.evaluate(PAGE_STATE)}")
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    page.evaluate("() => { window.__videoClock = null; }")  # its clock seen from now on
+    try:
+        playing = page.wait_for_function(
+            VIDEO_PLAYING, arg=previous_source, timeout=TIMEOUT_MS, polling=200
+        )
+    except PlaywrightTimeout:
+        raise AssertionError(
+            f"no playing video appeared; the page: {page.evaluate(PAGE_STATE)}"
+        ) from None
+    return playing.json_value()
 
 
 def slider_value(page) -> float:  # noqa: ANN001
@@ -149,7 +161,9 @@ def test_explore_slider_stream_video_and_click_replay(server: str, page) -> None
     assert slider_value(page) == 0.5 and url_preference(page) == "0.5,0.5"
     # The player starts itself once; a viewer who pauses it is not overruled.
     page.evaluate("(selector) => document.querySelector(selector).pause()", EPISODE_VIDEO)
-    time.sleep(1.5)
+    # A timer set now with the player's delay runs after the player's own (timers run in the
+    # order they are due): once it has run, the player has made its last try.
+    page.evaluate(f"() => new Promise((resolve) => setTimeout(resolve, {PLAYER_START_MS}))")
     assert page.evaluate("(selector) => document.querySelector(selector).paused", EPISODE_VIDEO)
 
     # Move the slider one step: frames stream in, then the finished MP4 plays.

@@ -119,8 +119,8 @@ def test_one_read_of_many_frames_paints_only_the_newest(page: Any) -> None:
         canvas, {attributes: true, attributeFilter: ['data-frame']});
     }""".replace("TEST_ID", TEST_ID)
     )
-    page.wait_for_function("() => window.__painted.length > 0", timeout=10_000)
-    page.wait_for_timeout(300)
+    # Once the newest frame is painted, any older one painted for the same read came first.
+    page.wait_for_function("() => window.__painted.includes('step 3 / 500')", timeout=10_000)
     assert page.evaluate("() => window.__painted") == ["step 3 / 500"]
 
 

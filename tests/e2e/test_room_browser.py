@@ -255,7 +255,7 @@ def test_three_viewers_every_move_gets_frames(room_server, browser) -> None:  # 
                 viewer.poll(now)
                 if not viewer.waiting and len(viewer.moves) < MOVES and now >= viewer.next_move:
                     viewer.move()
-            time.sleep(0.1)
+            time.sleep(0.1)  # the room's clock: viewers move on a schedule (part of the test)
         moved = time.monotonic() - start
 
         # Each viewer's last move ends in its video, the slider where the viewer left it.

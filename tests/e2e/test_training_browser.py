@@ -3,7 +3,6 @@ figure and the link follow it, then playback stops at the last step and its agen
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
@@ -27,6 +26,20 @@ FRONT_TITLE = """
 }
 """
 
+# Records each title the front's figure shows, in turn, as the page draws it (window.__titles).
+WATCH_TITLES = """
+() => {
+  window.__titles = [];
+  const look = () => {
+    const title = (FRONT_TITLE)();
+    if (title && window.__titles.at(-1) !== title) window.__titles.push(title);
+  };
+  look();
+  new MutationObserver(look).observe(document.body, {subtree: true, childList: true,
+                                                     characterData: true});
+}
+""".replace("FRONT_TITLE", FRONT_TITLE.strip())
+
 pytestmark = pytest.mark.slow
 
 
@@ -44,27 +57,23 @@ def url_step(page) -> str:  # noqa: ANN001
 
 def test_play_moves_the_scrubber_and_the_front(run_server: str, page) -> None:  # noqa: ANN001
     page.goto(f"{run_server}/training?size=240&env={DST}&step=100", timeout=TIMEOUT_MS)
-    deadline = time.monotonic() + TIMEOUT_MS / 1000
-    while page.evaluate(FRONT_TITLE) != "Front at step 100":
-        assert time.monotonic() < deadline, "the front at step 100 was not drawn"
-        time.sleep(0.2)
+    page.wait_for_function(
+        f"() => ({FRONT_TITLE})() === 'Front at step 100'", timeout=TIMEOUT_MS, polling=200
+    )
     wait_for_playing_video(page)  # the agent of step 100
     screenshot(page, "training-01-step-100")
     # The step scrubber is the page's first slider (the preference's is below, by the video).
     scrubber = page.locator('[data-testid="stSliderThumbValue"]').first
     assert scrubber.inner_text() == "100"
 
+    page.evaluate(WATCH_TITLES)
     page.get_by_role("button", name="Play").click()
-    # Every step is drawn in turn, each by a timed rerun of the charts alone.
-    seen: list[str] = []
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        title = page.evaluate(FRONT_TITLE)
-        if title and (not seen or seen[-1] != title):
-            seen.append(title)
-        if seen[-1:] == ["Front at step 300"] and page.get_by_role("button", name="Play").count():
-            break
-        time.sleep(0.1)
+    # Every step is drawn in turn, each by a timed rerun of the charts alone; then playing stops.
+    page.wait_for_function(
+        "() => window.__titles.at(-1) === 'Front at step 300'", timeout=60_000, polling=100
+    )
+    page.get_by_role("button", name="Play").wait_for(timeout=60_000)
+    seen = page.evaluate("() => window.__titles")
     assert seen == [f"Front at step {step}" for step in STEPS], seen
     assert scrubber.inner_text() == "300"
     assert url_step(page) == "300"

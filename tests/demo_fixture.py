@@ -1,10 +1,11 @@
-"""A tiny assets folder built on the fly, for tests, the browser tests and development.
+"""A tiny assets folder built on the fly, for tests, the browser tests, benchmarks and
+development.
 
 Untrained agents and short episodes: the point is to exercise every page quickly, not to show
 good behaviour. The real demo is built by ``paretoscope demo build`` with the same layout.
 
-    python -m paretoscope.dashboard.demo_fixture /tmp/tiny-assets   # then: paretoscope dashboard
-    --assets ...
+    python -m tests.demo_fixture /tmp/tiny-assets   # from the repository root; then
+    paretoscope dashboard --assets /tmp/tiny-assets
 """
 
 from __future__ import annotations
@@ -17,21 +18,16 @@ from pathlib import Path
 import numpy as np
 
 from paretoscope.catalog import SweepPlan, write_manifest
+from tests.conftest import PEDA_FIXTURES
 
 CHEETAH = "MO-HalfCheetah-v2"
 HOPPER3 = "MO-Hopper-v3"
 DEFAULT_HORIZON = 40
 
 
-def default_peda_fixtures() -> Path:
-    """The PEDA test fixtures checked into the repository (tests/fixtures/peda)."""
-    return Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "peda"
-
-
 def build_tiny_assets(
     root: str | Path,
     horizon: int = DEFAULT_HORIZON,
-    peda_fixtures: str | Path | None = None,
     with_hopper: bool = True,
 ) -> Path:
     """Write agents, datasets, precomputed sweeps and a manifest into `root`; returns `root`.
@@ -93,11 +89,10 @@ def build_tiny_assets(
                 agent_name="cheetah-policies",
             )
 
-        fixtures = Path(peda_fixtures) if peda_fixtures else default_peda_fixtures()
-        checkpoint = fixtures / "ckpts" / HOPPER3 / "dt" / "step=1.ckpt"
         if with_hopper:
             from paretoscope.agents.peda import import_peda
 
+            checkpoint = PEDA_FIXTURES / "ckpts" / HOPPER3 / "dt" / "step=1.ckpt"
             modt = import_peda(checkpoint, HOPPER3, "dt")
             save(modt, agents_dir / "hopper3-modt")
             plans["hopper3-modt"] = SweepPlan(granularity=4, seeds=(0,), horizon=horizon)
