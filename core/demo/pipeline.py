@@ -48,6 +48,7 @@ from paretoscope.demo.recipe import (
 from paretoscope.envs import get_spec
 from paretoscope.envs.known_fronts import known_front
 from paretoscope.errors import ParetoscopeError
+from paretoscope.settings import SweepSettings
 from paretoscope.sweeps import SWEEP_BATCH_SIZE  # batch-invariant agents: any batch replays
 
 if TYPE_CHECKING:
@@ -587,23 +588,25 @@ class DemoBuild:
 
             agent = load(self.agent_dir(name))
             store = ResultsStore(self.results_dir)
-            options: dict[str, Any] = {
-                "seeds": plan.seeds,
-                "horizon": plan.horizon,
-                "store": store,
-                "agent_id": name,
-                "batch_size": SWEEP_BATCH_SIZE,
-                "workers": self.recipe.sweep_workers,
-                "progress": self.progress,
-            }
-            table = sweep(agent, env_id, granularity=plan.granularity, **options)
+            grid = SweepSettings(
+                granularity=plan.granularity,
+                seeds=plan.seeds,
+                horizon=plan.horizon,
+                batch_size=SWEEP_BATCH_SIZE,
+                workers=self.recipe.sweep_workers,
+            )
+
+            def swept(settings: SweepSettings) -> Any:
+                return sweep(
+                    agent, env_id, settings, store=store, agent_id=name, progress=self.progress
+                )
+
+            table = swept(grid)
             figures = front_figures(table, env_id, agent.spec.conditioning.return_conditioned)
             if collected is not None:
                 figures["held_out_seeds"] = seeds_held_out(collected, plan)
             if front_gamma is not None:
-                discounted = sweep(
-                    agent, env_id, granularity=plan.granularity, gamma=front_gamma, **options
-                )
+                discounted = swept(replace(grid, gamma=front_gamma))
                 figures["known_front"] = known_front_figures(discounted, env_id)
             if behaviour:
                 from paretoscope.agents.policy_set import PolicySetAgent
@@ -611,7 +614,8 @@ class DemoBuild:
                 if not isinstance(agent, PolicySetAgent):
                     raise ParetoscopeError(f"{self.agent_dir(name)}: expected a policy set")
                 members = np.asarray(agent.preferences, dtype=np.float64)
-                member_table = sweep(agent, env_id, preferences=members, **options)
+                member_rows = tuple(tuple(row) for row in members.tolist())
+                member_table = swept(replace(grid, granularity=None, preferences=member_rows))
                 figures.update(member_figures(member_table, env_id))
                 if motion_figures:
                     run_most = members[int(np.argmax(members[:, 0]))]
