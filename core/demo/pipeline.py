@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -38,7 +38,6 @@ from paretoscope.demo.ledger import Ledger, differences, settings_hash
 from paretoscope.demo.morlb_training import MORL_BASELINES_VERSION
 from paretoscope.demo.recipe import (
     TRAINING_THREADS,
-    BehaviourRecipe,
     DatasetRecipe,
     DemoRecipe,
     EnvRecipe,
@@ -48,12 +47,8 @@ from paretoscope.demo.recipe import (
 from paretoscope.envs import get_spec
 from paretoscope.envs.known_fronts import known_front
 from paretoscope.errors import ParetoscopeError
-from paretoscope.settings import SweepSettings
+from paretoscope.settings import DemoBuildSettings, SweepSettings
 from paretoscope.sweeps import SWEEP_BATCH_SIZE  # batch-invariant agents: any batch replays
-
-if TYPE_CHECKING:
-    from paretoscope.train import MemberReward
-    from paretoscope.train.ars import ARSConfig
 
 STEP_KINDS = ("behaviour", "datasets", "agents", "sweeps", "manifest")
 
@@ -96,63 +91,11 @@ class BuildReport:
 # --- the steps -----------------------------------------------------------------------------------
 
 
-def _preferences(env: EnvRecipe) -> list[list[float]]:
-    from paretoscope.train.behaviour import check_member_preferences, default_preferences
-
-    n_obj = get_spec(env.env_id).n_obj
-    rows = env.behaviour.preferences
-    array = (
-        default_preferences(n_obj, rows)
-        if isinstance(rows, int)
-        else check_member_preferences(rows, n_obj)
-    )
-    return [[float(value) for value in row] for row in array]
-
-
-def _member_rewards(env: EnvRecipe) -> list[MemberReward | None] | None:
-    """The recipe's `train_on` entries as one `MemberReward` (or None) per member."""
-    from paretoscope.train import MemberReward, rewards_by_member
-
-    if not env.behaviour.train_on:
-        return None
-    return rewards_by_member(
-        _preferences(env),
-        [(m.preference, MemberReward(m.weights, m.caps)) for m in env.behaviour.train_on],
-    )
-
-
-def _ars_config(recipe: BehaviourRecipe) -> ARSConfig:
-    """The recipe's ARS hyper-parameters as `paretoscope.train.ARSConfig` (for the record and the
-    run)."""
-    from paretoscope.train import ARSConfig
-
-    return ARSConfig(
-        directions=recipe.directions,
-        top_directions=recipe.top_directions,
-        step_size=recipe.step_size,
-        noise=recipe.noise,
-    )
-
-
 def _behaviour_record(env: EnvRecipe) -> dict[str, Any]:
-    """The run.json content `train_behaviour` writes for this recipe (budget aside)."""
-    from paretoscope.train.behaviour import BehaviourSettings
+    """The run.json content `train_behaviour` writes for the env's settings (budget aside)."""
+    from paretoscope.train.behaviour import behaviour_run
 
-    recipe = env.behaviour
-    settings = BehaviourSettings(
-        env_id=env.env_id,
-        preferences=tuple(tuple(row) for row in _preferences(env)),
-        ars=_ars_config(recipe),
-        seed=recipe.seed,
-        horizon=recipe.horizon,
-        survival_shift=recipe.survival_shift,
-        warm_start=recipe.warm_start,
-        eval_episodes=recipe.eval_episodes,
-        transfer_every=recipe.transfer_every,
-        survival_bonus=recipe.survival_bonus,
-        member_rewards=None if (rewards := _member_rewards(env)) is None else tuple(rewards),
-    )
-    return settings.record()
+    return behaviour_run(env.env_id, env.behaviour).record()
 
 
 class DemoBuild:
@@ -281,24 +224,7 @@ class DemoBuild:
         def run() -> dict[str, Any]:
             from paretoscope.train import train_behaviour
 
-            agent = train_behaviour(
-                env.env_id,
-                folder,
-                _preferences(env),
-                iterations=recipe.iterations,
-                workers=recipe.workers,
-                seed=recipe.seed,
-                ars=_ars_config(recipe),
-                horizon=recipe.horizon,
-                survival_shift=recipe.survival_shift,
-                warm_start=recipe.warm_start,
-                eval_episodes=recipe.eval_episodes,
-                progress=self.progress,
-                transfer_every=recipe.transfer_every,
-                survival_bonus=recipe.survival_bonus,
-                member_rewards=_member_rewards(env),
-                drop_dominated=recipe.drop_dominated,
-            )
+            agent = train_behaviour(env.env_id, folder, recipe, progress=self.progress)
             return {"fingerprint": agent.fingerprint()}
 
         def adopt(_: dict[str, Any]) -> dict[str, Any] | None:
@@ -326,7 +252,8 @@ class DemoBuild:
         )
 
         run_path = folder / TRAINING_DIR / RUN_FILE
-        if not (run_path.is_file() and (folder / "config.json").is_file()):
+        budget = env.behaviour.iterations
+        if budget is None or not (run_path.is_file() and (folder / "config.json").is_file()):
             return None
         previous = json.loads(run_path.read_text(encoding="utf-8"))
         record = json.loads(json.dumps(_behaviour_record(env)))
@@ -338,7 +265,7 @@ class DemoBuild:
             if not path.is_file():
                 return None
             state = load_member(path)
-            if state.iteration < env.behaviour.iterations or not state.evaluated:
+            if state.iteration < budget or not state.evaluated:
                 return None
             states.append(state)
         training = (
@@ -450,9 +377,8 @@ class DemoBuild:
         def settings() -> dict[str, Any]:
             return {
                 "env_id": env.env_id,
-                "dataset": dataset_name,
                 "dataset_fingerprint": self.dataset_fingerprint(dataset_name, f"agent {name}"),
-                **asdict(agent),
+                **offline_settings_record(agent),
             }
 
         def run() -> dict[str, Any]:
@@ -464,8 +390,7 @@ class DemoBuild:
                     agent.kind,
                     self.dataset_dir(dataset_name),
                     folder,
-                    config=offline_config(agent),
-                    architecture=architecture_changes(agent),
+                    agent.settings,
                     env_id=env.env_id,
                     resume=True,
                     progress=self.progress,
@@ -698,39 +623,18 @@ def settings_keys_of_sweep() -> tuple[str, ...]:
     )
 
 
-def offline_config(agent: OfflineRecipe) -> Any:
-    """The `OfflineConfig` of a recipe entry."""
-    from paretoscope.train.offline import OfflineConfig
-
-    return OfflineConfig(
-        steps=agent.steps,
-        batch_size=agent.batch_size,
-        learning_rate=agent.learning_rate,
-        weight_decay=agent.weight_decay,
-        warmup_steps=agent.warmup_steps,
-        gradient_clip=agent.gradient_clip,
-        checkpoint_every=agent.checkpoint_every,
-        seed=agent.seed,
-    )
-
-
-def architecture_changes(agent: OfflineRecipe) -> dict[str, Any]:
-    """The architecture fields the recipe changes, exactly as `paretoscope train` maps them."""
-    import argparse
-
-    from paretoscope.cli.train import architecture_changes as cli_changes
-
-    options = argparse.Namespace(
-        hidden=agent.hidden,
-        layers=agent.layers,
-        dropout=agent.dropout,
-        heads=agent.heads,
-        inner=agent.inner,
-        context=agent.context,
-        train_context=agent.train_context,
-        horizon=agent.horizon,
-    )
-    return cli_changes(agent.kind, options)
+def offline_settings_record(agent: OfflineRecipe) -> dict[str, Any]:
+    """The recipe entry as the ledger keeps it: kind, dataset, hyper-parameters and network
+    fields side by side. The snapshot frequency is left out: it does not change the agent (a
+    resumed run may change it), and the ledgers were written before it was a setting."""
+    hyperparameters = agent.settings.hyperparameters()
+    del hyperparameters["snapshot_every"]
+    return {
+        "kind": agent.kind,
+        "dataset": agent.dataset,
+        **hyperparameters,
+        **asdict(agent.settings.network),
+    }
 
 
 @contextlib.contextmanager
@@ -827,22 +731,22 @@ def run_step(build: DemoBuild, step: Step) -> StepOutcome:
 def build_demo(
     out: str | Path | None = None,
     recipe: DemoRecipe | None = None,
-    steps: Iterable[str] | None = None,
+    settings: DemoBuildSettings | None = None,
     progress: bool = True,
     log: Log = print,
-    envs: Iterable[str] | None = None,
 ) -> BuildReport:
     """Build (or finish) the demo `recipe` (default: the full one) into `out` (default: the
-    bundled assets folder), only the step kinds in `steps` and the envs in `envs` when given."""
+    bundled assets folder): the steps and envs `settings` chooses (default: all)."""
     from paretoscope.demo.recipe import FULL
 
     recipe = recipe or FULL
+    settings = settings or DemoBuildSettings()
     folder = Path(out).expanduser() if out is not None else bundled_assets_dir()
     if folder.exists() and not folder.is_dir():
         raise ParetoscopeError(f"--out {folder}: not a directory")
     folder.mkdir(parents=True, exist_ok=True)
     build = DemoBuild(folder, recipe, progress=progress, log=log)
-    chosen = select_steps(build.steps(), steps, envs)
+    chosen = select_steps(build.steps(), settings.steps, settings.envs)
     report = BuildReport(folder, recipe.name)
     log(f"demo build ({recipe.name} recipe) into {folder}: {len(chosen)} steps")
     for index, step in enumerate(chosen, start=1):

@@ -81,8 +81,8 @@ from paretoscope.errors import ParetoscopeError
 from paretoscope.metrics import non_dominated_by_margin, preference_grid
 from paretoscope.metrics.dominance import check_margin
 from paretoscope.runs.layout import snapshot_dir
+from paretoscope.settings import ARSConfig, BehaviourTrainingSettings
 from paretoscope.train.ars import (
-    ARSConfig,
     EpisodePool,
     ObservationStats,
     ars_iteration,
@@ -115,6 +115,9 @@ SURVIVAL_BONUS: dict[str, tuple[float, ...]] = {
 }
 
 IterationCallback = Callable[[int, int, float], None]
+
+# Iterations per member when the settings give no budget.
+DEFAULT_ITERATIONS = 300
 
 # Progress bar of a time budget: whole seconds instead of tqdm's raw float counts.
 _SECONDS_BAR = "{l_bar}{bar}| {n:.0f}/{total:.0f} s [{elapsed}<{remaining}{postfix}]"
@@ -238,8 +241,9 @@ def rewards_by_member(
 
 
 @dataclass(frozen=True)
-class BehaviourSettings:
-    """Everything that fixes a training run's outcome (the budget aside)."""
+class BehaviourRun:
+    """Everything that fixes a training run's outcome (the budget aside), resolved from its
+    settings (`behaviour_run`): what run.json holds."""
 
     env_id: str
     preferences: tuple[tuple[float, ...], ...]
@@ -407,11 +411,11 @@ def _save_member_state(folder: Path, state: MemberState, snapshot_every: int | N
 # --- the driver ------------------------------------------------------------------------------
 
 
-def _prepare_run(out_dir: Path, settings: BehaviourSettings) -> None:
-    """Create OUT/training/run.json, or check that an existing one has the same settings."""
+def _prepare_run(out_dir: Path, run: BehaviourRun) -> None:
+    """Create OUT/training/run.json, or check that an existing one has the same run."""
     training_dir = out_dir / TRAINING_DIR
     run_path = training_dir / RUN_FILE
-    record = settings.record()
+    record = run.record()
     if run_path.is_file():
         try:
             previous = json.loads(run_path.read_text(encoding="utf-8"))
@@ -443,119 +447,134 @@ def _format_preference(preference: FloatArray) -> str:
     return "(" + ", ".join(f"{value:.2f}" for value in preference) + ")"
 
 
-def train_behaviour(
-    env_id: str,
-    out_dir: str | os.PathLike[str],
-    preferences: int | Sequence[Sequence[float]] | np.ndarray,
-    iterations: int | None = None,
-    budget_seconds: float | None = None,
-    workers: int | None = None,
-    seed: int = 0,
-    ars: ARSConfig | None = None,
-    horizon: int | None = None,
-    survival_shift: float | None = None,
-    warm_start: bool = True,
-    eval_episodes: int = 5,
-    progress: bool = True,
-    on_iteration: IterationCallback | None = None,
-    transfer_every: int | None = None,
-    survival_bonus: Sequence[float] | None = None,
-    snapshot_every: int | None = None,
-    member_rewards: Sequence[MemberReward | None] | None = None,
-    drop_dominated: float | None = None,
-) -> PolicySetAgent:
-    """Train (or resume) one ARS policy per preference and save the policy set into `out_dir`.
-
-    `preferences` is a member count K (spread by `default_preferences`) or the (K, n_obj)
-    preferences themselves. Each member trains for `iterations` ARS iterations and/or
-    `budget_seconds` seconds. `workers` processes run the ± episodes (default: all cores).
-    `on_iteration(member, iteration, mean_return)` is called after each saved iteration.
-    `transfer_every=K` trains in rounds of K iterations with policy transfer between members
-    after each round but the last (see the module docstring; needs an iteration budget).
-    `survival_bonus` (one value per objective) replaces the env's alive bonus table: each
-    member's shift is then w·survival_bonus (e.g. (1, 1, 0) on MO-Hopper-v3 keeps the energy
-    objective's per-step 5, so energy-heavy members learn to stay up cheaply).
-    `snapshot_every=N` also writes the policy set after every N iterations (and the final one)
-    into ``out_dir/snapshots/step=N/`` (see the module docstring); it may change on a resume.
-    `member_rewards` (one entry per member, None for a member that trains on its preference)
-    gives members another training reward, weights·min(r_t, caps) (see the module docstring).
-    `drop_dominated` (a margin m in [0, 1)) leaves out of the saved set the members another
-    member dominates on the evaluated mean returns by that margin (`non_dominated_by_margin`:
-    m times each objective's range; 0: plain dominance). Their states stay in ``training/``;
-    the set's ``training.dropped`` lists them. It is not a training setting: a finished run may
-    be saved again with it.
-    Returns the policy set also written to `out_dir` (config.json + weights.safetensors).
-    """
+def behaviour_run(env_id: str, settings: BehaviourTrainingSettings) -> BehaviourRun:
+    """What fixes the outcome of a run of `settings` on `env_id`, resolved (the members'
+    preferences, each member's reward) and checked: what run.json holds."""
     env = get_spec(env_id)
-    if isinstance(preferences, (int, np.integer)) and not isinstance(preferences, bool):
-        member_preferences = default_preferences(env.n_obj, int(preferences))
+    if settings.preferences is None:
+        member_preferences = default_preferences(env.n_obj, settings.members)
     else:
-        member_preferences = check_member_preferences(preferences, env.n_obj)
+        member_preferences = check_member_preferences(settings.preferences, env.n_obj)
+    horizon, eval_episodes, seed = settings.horizon, settings.eval_episodes, settings.seed
     if horizon is not None and not 1 <= horizon <= env.horizon:
         raise ParetoscopeError(f"horizon must be between 1 and {env.horizon}, got {horizon}")
     if eval_episodes < 1:
         raise ParetoscopeError(f"eval_episodes must be at least 1, got {eval_episodes}")
     if seed < 0:
         raise ParetoscopeError(f"seed must be non-negative, got {seed}")
-    if survival_shift is not None and not math.isfinite(survival_shift):
-        raise ParetoscopeError(f"survival shift must be finite, got {survival_shift}")
-    if transfer_every is not None:
-        if transfer_every < 1:
-            raise ParetoscopeError(f"transfer_every must be at least 1, got {transfer_every}")
-        if iterations is None:
-            raise ParetoscopeError("transfer_every needs an iteration budget (--iterations)")
-    if snapshot_every is not None and snapshot_every < 1:
-        raise ParetoscopeError(f"snapshot_every must be at least 1, got {snapshot_every}")
+    shift = settings.survival_shift
+    if shift is not None and not math.isfinite(shift):
+        raise ParetoscopeError(f"survival shift must be finite, got {shift}")
     bonus: tuple[float, ...] | None = None
-    if survival_bonus is not None:
-        if survival_shift is not None:
+    if settings.survival_bonus is not None:
+        if shift is not None:
             raise ParetoscopeError("give a survival shift or a survival bonus, not both")
-        bonus = tuple(float(value) for value in survival_bonus)
+        bonus = tuple(float(value) for value in settings.survival_bonus)
         if len(bonus) != env.n_obj or not all(math.isfinite(value) for value in bonus):
             raise ParetoscopeError(
                 f"survival bonus: expected {env.n_obj} finite numbers (one per objective of "
-                f"{env_id}), got {list(survival_bonus)}"
+                f"{env_id}), got {list(settings.survival_bonus)}"
             )
-    if drop_dominated is not None:
-        check_margin(drop_dominated)
-    rewards: tuple[MemberReward | None, ...] | None = None
-    if member_rewards is not None:
-        rewards = tuple(member_rewards)
-        if len(rewards) != len(member_preferences):
-            raise ParetoscopeError(
-                f"member rewards: expected one entry per member ({len(member_preferences)}), "
-                f"got {len(rewards)}"
-            )
+    rewards = member_rewards(settings, member_preferences)
+    if rewards is not None:
         for index, reward in enumerate(rewards):
             if reward is not None:
                 reward.check(env.n_obj, f"member {index}'s reward")
-        if all(reward is None for reward in rewards):
-            rewards = None
-    budget = Budget(iterations, budget_seconds)
-    settings = BehaviourSettings(
+    return BehaviourRun(
         env_id=env_id,
         preferences=tuple(tuple(float(v) for v in row) for row in member_preferences),
-        ars=ars or ARSConfig(),
+        ars=settings.ars,
         seed=int(seed),
         horizon=horizon,
-        survival_shift=survival_shift,
-        warm_start=warm_start,
+        survival_shift=shift,
+        warm_start=settings.warm_start,
         eval_episodes=int(eval_episodes),
-        transfer_every=None if transfer_every is None else int(transfer_every),
+        transfer_every=None if settings.transfer_every is None else int(settings.transfer_every),
         survival_bonus=bonus,
-        member_rewards=rewards,
+        member_rewards=None if rewards is None else tuple(rewards),
     )
-    folder = Path(out_dir)
-    _prepare_run(folder, settings)
 
+
+def member_budget(settings: BehaviourTrainingSettings) -> Budget:
+    """How long each member trains: the settings' iterations and/or seconds, or
+    `DEFAULT_ITERATIONS` when they give neither."""
+    if settings.iterations is None and settings.budget_seconds is None:
+        return Budget(DEFAULT_ITERATIONS)
+    return Budget(settings.iterations, settings.budget_seconds)
+
+
+def member_rewards(
+    settings: BehaviourTrainingSettings, preferences: Sequence[Sequence[float]] | FloatArray
+) -> list[MemberReward | None] | None:
+    """The training reward of each member of `preferences` (None: its own preference's) from
+    `settings.train_on`, which names members by their preference; None when no member has
+    its own."""
+    if not settings.train_on:
+        return None
+    if settings.preferences is None:
+        raise ParetoscopeError(
+            "train_on names members by their preference (--train-on by --preference): give those"
+        )
+    return rewards_by_member(
+        [list(row) for row in preferences],
+        [(m.preference, MemberReward(m.weights, m.caps)) for m in settings.train_on],
+    )
+
+
+def train_behaviour(
+    env_id: str,
+    out_dir: str | os.PathLike[str],
+    settings: BehaviourTrainingSettings | None = None,
+    progress: bool = True,
+    on_iteration: IterationCallback | None = None,
+) -> PolicySetAgent:
+    """Train (or resume) one ARS policy per preference and save the policy set into `out_dir`.
+
+    `settings` (`paretoscope.settings.BehaviourTrainingSettings`; its defaults without it):
+    the members are ``members`` preferences spread by `default_preferences`, or the given
+    ``preferences``; each trains for ``iterations`` ARS iterations and/or ``budget_seconds``
+    seconds (300 iterations when neither is given), its ± episodes on ``workers`` processes
+    (default: all cores). ``transfer_every=K`` trains in rounds of K iterations with policy
+    transfer between members after each round but the last (see the module docstring; needs
+    an iteration budget). ``survival_bonus`` (one value per objective) replaces the env's alive
+    bonus table: each member's shift is then w·survival_bonus (e.g. (1, 1, 0) on MO-Hopper-v3
+    keeps the energy objective's per-step 5, so energy-heavy members learn to stay up
+    cheaply). ``snapshot_every=N`` also writes the policy set after every N iterations (and the
+    final one) into ``out_dir/snapshots/step=N/`` (see the module docstring); it may change on a
+    resume. ``train_on`` gives members (named by their preference) another training reward,
+    weights·min(r_t, caps) (see the module docstring). ``drop_dominated`` (a margin m in
+    [0, 1)) leaves out of the saved set the members another member dominates on the evaluated
+    mean returns by that margin (`non_dominated_by_margin`: m times each objective's range; 0:
+    plain dominance). Their states stay in ``training/``; the set's ``training.dropped`` lists
+    them. It is not a training setting: a finished run may be saved again with it.
+    `on_iteration(member, iteration, mean_return)` is called after each saved iteration.
+    Returns the policy set also written to `out_dir` (config.json + weights.safetensors).
+    """
+    settings = settings or BehaviourTrainingSettings()
+    run = behaviour_run(env_id, settings)
+    budget = member_budget(settings)
+    if run.transfer_every is not None:
+        if run.transfer_every < 1:
+            raise ParetoscopeError(f"transfer_every must be at least 1, got {run.transfer_every}")
+        if budget.iterations is None:
+            raise ParetoscopeError("transfer_every needs an iteration budget (--iterations)")
+    snapshot_every = settings.snapshot_every
+    if snapshot_every is not None and snapshot_every < 1:
+        raise ParetoscopeError(f"snapshot_every must be at least 1, got {snapshot_every}")
+    if settings.drop_dominated is not None:
+        check_margin(settings.drop_dominated)
+    folder = Path(out_dir)
+    _prepare_run(folder, run)
+
+    member_preferences = np.asarray(run.preferences, dtype=np.float64)
     states: list[MemberState] = []
-    with EpisodePool(env_id, workers) as pool:
-        for round_budget in _round_budgets(settings, budget, folder):
+    with EpisodePool(env_id, settings.workers) as pool:
+        for round_budget in _round_budgets(run, budget, folder):
             states = []
             for index, preference in enumerate(member_preferences):
                 state = _train_member(
                     folder,
-                    settings,
+                    run,
                     round_budget,
                     index,
                     preference,
@@ -567,10 +586,11 @@ def train_behaviour(
                 )
                 states.append(state)
             if round_budget is not budget:
-                _transfer_policies(folder, settings, states, pool, settings.horizon or env.horizon)
+                horizon = run.horizon or get_spec(env_id).horizon
+                _transfer_policies(folder, run, states, pool, horizon)
 
-    kept = kept_members(states, drop_dominated)
-    agent = _policy_set(settings, kept)
+    kept = kept_members(states, settings.drop_dominated)
+    agent = _policy_set(run, kept)
     kept_indices = {state.index for state in kept}
     if len(kept) < len(states):
         agent.training["dropped"] = [
@@ -584,7 +604,7 @@ def train_behaviour(
         ]
     save_policy_set(agent, folder)
     if snapshot_every is not None:
-        _write_snapshots(folder, settings, agent, states)
+        _write_snapshots(folder, run, agent, states)
     return agent
 
 
@@ -598,13 +618,13 @@ def kept_members(states: list[MemberState], drop_dominated: float | None) -> lis
     return [state for state, keep in zip(states, mask, strict=True) if keep]
 
 
-def _policy_set(settings: BehaviourSettings, states: Sequence[MemberState]) -> PolicySetAgent:
+def _policy_set(run: BehaviourRun, states: Sequence[MemberState]) -> PolicySetAgent:
     """The members as a policy set, with their mean returns when all are evaluated as they are
     (always at the end of a run; at a snapshot, only where the members were evaluated)."""
-    env = get_spec(settings.env_id)
+    env = get_spec(run.env_id)
     evaluated = all(state.evaluated for state in states)
     return PolicySetAgent(
-        settings.env_id,
+        run.env_id,
         np.stack([state.preference for state in states]),
         np.stack([state.matrix for state in states]),
         np.stack([state.stats.normaliser()[0] for state in states]),
@@ -612,36 +632,36 @@ def _policy_set(settings: BehaviourSettings, states: Sequence[MemberState]) -> P
         np.stack([state.mean_return for state in states]) if evaluated else None,
         training={
             "method": METHOD,
-            **asdict(settings.ars),
-            "seed": settings.seed,
-            "horizon": settings.horizon or env.horizon,
-            "eval_episodes": settings.eval_episodes,
-            "warm_start": settings.warm_start,
+            **asdict(run.ars),
+            "seed": run.seed,
+            "horizon": run.horizon or env.horizon,
+            "eval_episodes": run.eval_episodes,
+            "warm_start": run.warm_start,
             "iterations": [state.iteration for state in states],
             "env_steps": [state.env_steps for state in states],
             "survival_shift": [
-                _shift_for(settings, _training_weights(settings, state.index, state.preference))
+                _shift_for(run, _training_weights(run, state.index, state.preference))
                 for state in states
             ],
             **(
                 {}
-                if settings.transfer_every is None
+                if run.transfer_every is None
                 else {
-                    "transfer_every": settings.transfer_every,
+                    "transfer_every": run.transfer_every,
                     "transfers": [[list(pair) for pair in state.transfers] for state in states],
                 }
             ),
             **(
                 {}
-                if settings.member_rewards is None
-                else {"member_rewards": settings.record()["member_rewards"]}
+                if run.member_rewards is None
+                else {"member_rewards": run.record()["member_rewards"]}
             ),
         },
     )
 
 
 def _write_snapshots(
-    folder: Path, settings: BehaviourSettings, final: PolicySetAgent, states: list[MemberState]
+    folder: Path, run: BehaviourRun, final: PolicySetAgent, states: list[MemberState]
 ) -> None:
     """Publish, in order, every iteration that all members have a saved copy of, then the
     final set at its iteration count when the members share one; existing snapshots stay."""
@@ -657,22 +677,22 @@ def _write_snapshots(
             and not snapshot_dir(folder, iteration).exists()
         ):
             members = [load_member(paths[index]) for index in range(len(states))]
-            write_snapshot(folder, iteration, _policy_set(settings, members), scratch)
+            write_snapshot(folder, iteration, _policy_set(run, members), scratch)
     final_iterations = {state.iteration for state in states}
     if len(final_iterations) == 1 and (last := final_iterations.pop()) > 0:
         write_snapshot(folder, last, final, scratch)
 
 
-def _round_budgets(settings: BehaviourSettings, budget: Budget, folder: Path) -> list[Budget]:
+def _round_budgets(run: BehaviourRun, budget: Budget, folder: Path) -> list[Budget]:
     """The budgets to train every member to, in turn: `budget` alone without transfer; with
     transfer, one per round end K, 2K, ... still ahead (a policy transfer follows each), then
     `budget` itself. A round end is behind when a saved member has trained past it (members
     only go past a round end once its transfer is done)."""
-    every = settings.transfer_every
+    every = run.transfer_every
     if every is None or budget.iterations is None:
         return [budget]
     reached = 0
-    for index in range(len(settings.preferences)):
+    for index in range(len(run.preferences)):
         path = member_path(folder, index)
         if path.is_file():
             reached = max(reached, load_member(path).iteration)
@@ -682,7 +702,7 @@ def _round_budgets(settings: BehaviourSettings, budget: Budget, folder: Path) ->
 
 def _transfer_policies(
     folder: Path,
-    settings: BehaviourSettings,
+    run: BehaviourRun,
     states: list[MemberState],
     pool: EpisodePool | None = None,
     horizon: int | None = None,
@@ -698,13 +718,13 @@ def _transfer_policies(
     means = np.stack([state.mean_return for state in states])
     sources = []
     for state in states:
-        reward = settings.reward_of(state.index)
+        reward = run.reward_of(state.index)
         if reward is None:
             scores = means @ state.preference
         else:
             if pool is None or horizon is None:
                 raise ValueError("a member on its own reward needs a pool and a horizon to score")
-            scores = _scores_on_own_reward(settings, state.index, reward, states, pool, horizon)
+            scores = _scores_on_own_reward(run, state.index, reward, states, pool, horizon)
         best = int(np.argmax(scores))
         sources.append(best if scores[best] > scores[state.index] else state.index)
     originals = [
@@ -722,7 +742,7 @@ def _transfer_policies(
 
 
 def _scores_on_own_reward(
-    settings: BehaviourSettings,
+    run: BehaviourRun,
     index: int,
     reward: MemberReward,
     states: Sequence[MemberState],
@@ -730,7 +750,7 @@ def _scores_on_own_reward(
     horizon: int,
 ) -> FloatArray:
     """Every member's policy scored on member `index`'s own reward: w'·mean Σ min(r_t, caps)."""
-    seeds = _eval_seeds(settings.seed, index, settings.eval_episodes)
+    seeds = _eval_seeds(run.seed, index, run.eval_episodes)
     weights = np.asarray(reward.weights, dtype=np.float64)
     return np.array(
         [
@@ -744,28 +764,26 @@ def _scores_on_own_reward(
     )
 
 
-def _training_weights(
-    settings: BehaviourSettings, index: int, preference: FloatArray
-) -> FloatArray:
+def _training_weights(run: BehaviourRun, index: int, preference: FloatArray) -> FloatArray:
     """The weights member `index` trains on: its own reward's, else its preference."""
-    reward = settings.reward_of(index)
+    reward = run.reward_of(index)
     return preference if reward is None else np.asarray(reward.weights, dtype=np.float64)
 
 
-def _shift_for(settings: BehaviourSettings, preference: FloatArray) -> float:
-    if settings.survival_shift is not None:
-        return float(settings.survival_shift)
-    if settings.survival_bonus is not None:
-        return float(np.dot(preference, settings.survival_bonus))
-    return auto_survival_shift(settings.env_id, preference)
+def _shift_for(run: BehaviourRun, preference: FloatArray) -> float:
+    if run.survival_shift is not None:
+        return float(run.survival_shift)
+    if run.survival_bonus is not None:
+        return float(np.dot(preference, run.survival_bonus))
+    return auto_survival_shift(run.env_id, preference)
 
 
 def _new_member(
-    settings: BehaviourSettings, index: int, preference: FloatArray, trained: list[MemberState]
+    run: BehaviourRun, index: int, preference: FloatArray, trained: list[MemberState]
 ) -> MemberState:
     """A fresh member: zero policy, or a copy of the nearest trained member's policy."""
-    env = get_spec(settings.env_id)
-    if settings.warm_start and trained:
+    env = get_spec(run.env_id)
+    if run.warm_start and trained:
         distances = [float(np.linalg.norm(other.preference - preference)) for other in trained]
         source = trained[int(np.argmin(distances))]
         return MemberState(
@@ -785,7 +803,7 @@ def _new_member(
 
 def _train_member(
     folder: Path,
-    settings: BehaviourSettings,
+    run: BehaviourRun,
     budget: Budget,
     index: int,
     preference: FloatArray,
@@ -796,20 +814,20 @@ def _train_member(
     snapshot_every: int | None,
 ) -> MemberState:
     """Train member `index` until the budget is reached (resuming its saved state), evaluate."""
-    env = get_spec(settings.env_id)
-    horizon = settings.horizon or env.horizon
+    env = get_spec(run.env_id)
+    horizon = run.horizon or env.horizon
     path = member_path(folder, index)
     if path.is_file():
         state = load_member(path)
         if state.index != index or not np.array_equal(state.preference, preference):
             raise ParetoscopeError(f"{path}: belongs to another member; delete it to retrain")
     else:
-        state = _new_member(settings, index, preference, trained)
-    reward = settings.reward_of(index)
-    weights = _training_weights(settings, index, preference)
+        state = _new_member(run, index, preference, trained)
+    reward = run.reward_of(index)
+    weights = _training_weights(run, index, preference)
     caps = None if reward is None else reward.cap_array()
-    shift = _shift_for(settings, weights)
-    count = len(settings.preferences)
+    shift = _shift_for(run, weights)
+    count = len(run.preferences)
     bar = tqdm(
         total=budget.iterations if budget.iterations is not None else budget.seconds,
         initial=state.iteration if budget.iterations is not None else state.elapsed_seconds,
@@ -822,9 +840,9 @@ def _train_member(
     try:
         while not budget.reached(state):
             started = time.perf_counter()
-            rng = np.random.default_rng([settings.seed, index, state.iteration])
+            rng = np.random.default_rng([run.seed, index, state.iteration])
             result = ars_iteration(
-                state.matrix, state.stats, weights, rng, pool, settings.ars, horizon, shift, caps
+                state.matrix, state.stats, weights, rng, pool, run.ars, horizon, shift, caps
             )
             seconds = time.perf_counter() - started
             state.matrix, state.stats = result.matrix, result.stats
@@ -843,7 +861,7 @@ def _train_member(
             if on_iteration is not None:
                 on_iteration(index, state.iteration, result.mean_return)
         if not state.evaluated:
-            seeds = _eval_seeds(settings.seed, index, settings.eval_episodes)
+            seeds = _eval_seeds(run.seed, index, run.eval_episodes)
             state.eval_returns = evaluate_policy(state.matrix, state.stats, seeds, pool, horizon)
             state.evaluated_iteration = state.iteration
             _save_member_state(folder, state, snapshot_every)
