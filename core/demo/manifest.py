@@ -36,7 +36,7 @@ from paretoscope.settings.fields import setting_fields
 from paretoscope.sweeps import SWEEP_BATCH_SIZE
 
 if TYPE_CHECKING:
-    from paretoscope.demo.pipeline import DemoBuild
+    from paretoscope.demo.build import DemoBuild
 
 README_FILE = "README.md"
 # Marks the rows of the artefact table so a reader (or a test) can find them.
