@@ -109,7 +109,8 @@ class BehaviourTrainingSettings:
         parse=parse_numbers,
     )
     warm_start: bool = setting(
-        True, "start each member from the nearest trained member (--no-warm-start: from zero)"
+        True,
+        "warm start: each member starts from the nearest trained one (--no-warm-start: from zero)",
     )
     transfer_every: int | None = setting(
         None,

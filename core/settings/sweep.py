@@ -18,12 +18,11 @@ Rows = tuple[tuple[float, ...], ...]
 
 @dataclass(frozen=True)
 class SweepSettings:
-    """A sweep: its preferences (a grid, or given ones with their targets), seeds, episode
-    length and discount, and where its batches run. Same settings give the same table."""
+    """A sweep: its preferences (the grid of `granularity`, or given `preferences` with their
+    targets instead), seeds, episode length and discount, and where its batches run. Same
+    settings give the same table."""
 
-    granularity: int | None = setting(
-        None, "grid step 1/G (default 10, unless preferences are given)"
-    )
+    granularity: int | None = setting(None, "grid step 1/G (default 10)")
     preferences: Rows | None = setting(
         None, "the preferences (M, n_obj) to sweep instead of a grid", command_line=False
     )

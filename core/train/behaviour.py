@@ -1,9 +1,9 @@
 """Behaviour policies: one ARS linear policy per preference, saved together as a policy set.
 
-`train_behaviour` trains the members one after another on the scalarised reward w·r
-(`paretoscope.train.ars`), then writes a `policy_set` checkpoint into the output directory, with
-each
-member's preference and its evaluated mean return vector. Everything it needs to resume lives
+`train_behaviour(env_id, out_dir, settings)` trains the members one after another on the
+scalarised reward w·r (`paretoscope.train.ars`), with a `BehaviourTrainingSettings`
+(`paretoscope.settings`), then writes a `policy_set` checkpoint into the output directory, with
+each member's preference and its evaluated mean return vector. Everything it needs to resume lives
 under ``OUT/training/``:
 
 - ``run.json``: the settings that fix the outcome (env, preferences, seed, ARS
@@ -32,7 +32,8 @@ training on its own preference (PGMORL-like). The adopted member's evaluation is
 so the choice is the same however often a round's end is replayed (an interrupted run resumes to
 the uninterrupted result). No transfer follows the last round: the final members are each
 trained on their own preference.
-Member rewards (``member_rewards``, off by default): a member may train on another reward than
+Member rewards (``train_on``, off by default; run.json keeps them per member as
+``member_rewards``): a member may train on another reward than
 its own preference's w·r_t, namely w'·min(r_t, c) with its own weights w' and per-objective caps
 c (None: no cap). Capping the run reward at a target speed asks for that speed at the least cost
 of the other objectives: that reaches the points of a non-convex part of the front, which no
