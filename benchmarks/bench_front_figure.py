@@ -1,12 +1,11 @@
 """Time what the Explore page pays for its front at every rerun and print the medians.
 
-Each rerun builds the front (`paretoscope.dashboard.figures.front_figure`) and the front chart's
-arguments
-(`paretoscope.dashboard.widgets.front_chart.chart_arguments`: the figure as JSON, its digest, the
-marker
-traces). The defaults are the bundled demo's shapes: a 21-preference sweep and a dataset cloud
-of 400 points; ``--grid`` adds target mode's 25 x 25 clickable grid. The figure tells whether
-caching the front's static part is worth it for a room of viewers (issue 20).
+Each rerun builds the front (`paretoscope.dashboard.figures.front.front_figure`) and the front
+chart's arguments (`paretoscope.dashboard.widgets.front_chart.chart_arguments`: the figure as
+JSON, its digest, the marker traces). The defaults are the bundled demo's shapes: a
+21-preference sweep and a dataset cloud of 400 points; ``--grid`` adds target mode's 25 x 25
+clickable grid. The figure tells whether caching the front's static part is worth it for a room
+of viewers (issue 20).
 
     python benchmarks/bench_front_figure.py [--points 21] [--cloud 400] [--grid] [--repeats 21]
 """
@@ -19,7 +18,7 @@ import time
 
 import numpy as np
 
-from paretoscope.dashboard.figures import FrontSeries, Marker, front_figure, target_grid
+from paretoscope.dashboard.figures.front import FrontSeries, Marker, front_figure, target_grid
 from paretoscope.dashboard.widgets.front_chart import chart_arguments
 
 

@@ -63,7 +63,7 @@ def server_share(granularity: int, repeats: int = 7) -> dict[str, float]:
     """Seconds the server spends on the linked views for one brush (medians), in-process."""
 
     from paretoscope.agents.builtin import load_agent
-    from paretoscope.dashboard.objective_views import (
+    from paretoscope.dashboard.figures.objectives import (
         ViewPoints,
         parallel_coordinates_figure,
         scatter_matrix_figure,

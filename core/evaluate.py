@@ -10,9 +10,7 @@ batch is stored at once, so an interrupted sweep resumes with only what is missi
 from __future__ import annotations
 
 import atexit
-import hashlib
 import os
-import pickle
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -24,7 +22,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from paretoscope.agents.base import Agent
+from paretoscope.agents.base import Agent, agent_fingerprint
 from paretoscope.discount import check_gamma
 from paretoscope.envs import EnvSpec, get_spec
 from paretoscope.envs.known_fronts import KnownFront, against_known
@@ -37,42 +35,18 @@ from paretoscope.metrics import (
     preference_grid,
     rtg_following,
 )
-from paretoscope.results_store import KEY_COLUMN, ResultsStore, episode_key
-from paretoscope.rollout import check_agent_fits, check_horizon, check_preferences, rollout_batch
+from paretoscope.results_store import KEY_COLUMN, ResultsStore, episode_key, objective_columns
+from paretoscope.rollout import check_agent_fits, check_horizon, check_preferences
 from paretoscope.settings import SweepSettings
+from paretoscope.sweep_batch import SweepEpisode, evaluate_batch
 
 # A finished batch waits for others until this many rows or seconds, then all go in one shard.
 _SHARD_ROWS = 64
 _SHARD_SECONDS = 2.0
 
 
-@dataclass(frozen=True)
-class EpisodeRequest:
-    """One episode to evaluate: a preference, an optional explicit target, a seed."""
-
-    preference: tuple[float, ...]
-    target: tuple[float, ...] | None
-    seed: int
-
-
-def objective_columns(prefix: str, spec: EnvSpec) -> list[str]:
-    """Column names like `return_run`, `return_energy` for the env's objectives, in order."""
-    return [f"{prefix}_{name}" for name in spec.objective_names]
-
-
-def agent_fingerprint(agent: Agent) -> str:
-    """What identifies the agent's behaviour: its own `fingerprint`, else a hash of its state."""
-    own = getattr(agent, "fingerprint", None)
-    if callable(own):
-        own = own()
-    if isinstance(own, str) and own:
-        return own
-    # In-memory agents built by this process: hashing their pickled state is deterministic.
-    return hashlib.sha256(pickle.dumps(agent)).hexdigest()[:32]
-
-
-def build_requests(spec: EnvSpec, settings: SweepSettings) -> list[EpisodeRequest]:
-    """Validate a sweep's preferences and targets and expand them to one `EpisodeRequest` per
+def build_requests(spec: EnvSpec, settings: SweepSettings) -> list[SweepEpisode]:
+    """Validate a sweep's preferences and targets and expand them to one `SweepEpisode` per
     episode."""
     if settings.preferences is None:
         assert settings.grid is not None
@@ -91,63 +65,19 @@ def build_requests(spec: EnvSpec, settings: SweepSettings) -> list[EpisodeReques
             )
         target_rows = [tuple(map(float, row)) for row in target_array]
     return [
-        EpisodeRequest(tuple(map(float, preference)), target, seed)
+        SweepEpisode(tuple(map(float, preference)), target, seed)
         for preference, target in zip(grid, target_rows, strict=True)
         for seed in seed_list
     ]
 
 
-def evaluate_batch(
-    agent: Agent,
-    env_id: str,
-    requests: Sequence[EpisodeRequest],
-    horizon: int,
-    gamma: float = 1.0,
-) -> pd.DataFrame:
-    """Roll out `requests` in lockstep and return their rows (without agent columns)."""
-    spec = get_spec(env_id)
-    preferences = np.array([request.preference for request in requests])
-    explicit = np.array([request.target is not None for request in requests])
-    targets = np.asarray(agent.initial_target(preferences), dtype=np.float64).reshape(
-        len(requests), spec.n_obj
-    )
-    for row, request in enumerate(requests):
-        if request.target is not None:
-            targets[row] = request.target
-    started = time.perf_counter()
-    result = rollout_batch(
-        agent,
-        env_id,
-        preferences,
-        [request.seed for request in requests],
-        targets,
-        horizon,
-        gamma=gamma,
-    )
-    wall_time = (time.perf_counter() - started) / len(requests)
-    table = pd.DataFrame({"seed": result.seeds, "horizon": horizon, "gamma": result.gamma})
-    for prefix, block in (
-        ("preference", result.preferences),
-        ("target", result.targets),
-        ("return", result.returns),
-    ):
-        for column, values in zip(objective_columns(prefix, spec), block.T, strict=True):
-            table[column] = values
-    table["explicit_target"] = explicit
-    table["length"] = result.lengths
-    table["terminated"] = result.terminated
-    table["diverged"] = result.diverged
-    table["wall_time"] = wall_time
-    return table
-
-
-def _chunks(items: Sequence[EpisodeRequest], size: int) -> Iterator[list[EpisodeRequest]]:
+def _chunks(items: Sequence[SweepEpisode], size: int) -> Iterator[list[SweepEpisode]]:
     for start in range(0, len(items), size):
         yield list(items[start : start + size])
 
 
 def _key_of(
-    fingerprint: str, env_id: str, request: EpisodeRequest, horizon: int, gamma: float
+    fingerprint: str, env_id: str, request: SweepEpisode, horizon: int, gamma: float
 ) -> str:
     return episode_key(
         fingerprint, env_id, request.preference, request.target, request.seed, horizon, gamma
@@ -212,7 +142,7 @@ def sweep(
     sharing = _episodes_by_seed(missing) if preference_blind(agent) else None
     simulated = list(sharing) if sharing is not None else missing
 
-    def finish(batch: list[EpisodeRequest], table: pd.DataFrame) -> pd.DataFrame:
+    def finish(batch: list[SweepEpisode], table: pd.DataFrame) -> pd.DataFrame:
         if sharing is not None:
             batch, table = _shared(batch, table, sharing, spec, agent)
         table.insert(0, "agent", name)
@@ -275,22 +205,22 @@ def preference_blind(agent: Agent) -> bool:
 
 
 def _episodes_by_seed(
-    requests: Sequence[EpisodeRequest],
-) -> dict[EpisodeRequest, list[EpisodeRequest]]:
+    requests: Sequence[SweepEpisode],
+) -> dict[SweepEpisode, list[SweepEpisode]]:
     """The first request of each seed, and every request that its episode answers."""
-    groups: dict[int, list[EpisodeRequest]] = {}
+    groups: dict[int, list[SweepEpisode]] = {}
     for request in requests:
         groups.setdefault(request.seed, []).append(request)
     return {group[0]: group for group in groups.values()}
 
 
 def _shared(
-    batch: list[EpisodeRequest],
+    batch: list[SweepEpisode],
     table: pd.DataFrame,
-    sharing: dict[EpisodeRequest, list[EpisodeRequest]],
+    sharing: dict[SweepEpisode, list[SweepEpisode]],
     spec: EnvSpec,
     agent: Agent,
-) -> tuple[list[EpisodeRequest], pd.DataFrame]:
+) -> tuple[list[SweepEpisode], pd.DataFrame]:
     """Each simulated episode's row repeated for every request it answers, with that request's
     preference and target (the episode's wall time shared among them)."""
     answered = [request for simulated in batch for request in sharing[simulated]]
@@ -315,11 +245,11 @@ def _shared(
 def _run_batches(
     agent: Agent,
     env_id: str,
-    batches: list[list[EpisodeRequest]],
+    batches: list[list[SweepEpisode]],
     horizon: int,
     gamma: float,
     settings: SweepSettings,
-) -> Iterator[tuple[list[EpisodeRequest], pd.DataFrame]]:
+) -> Iterator[tuple[list[SweepEpisode], pd.DataFrame]]:
     """Yield (batch, rows) as each batch finishes, on the settings' backend."""
     if not batches:
         return

@@ -1,8 +1,9 @@
 """The Ray backend of `paretoscope.evaluate.sweep`: batches of episodes as Ray tasks.
 
-The batches are exactly the local backend's, and each is evaluated by the same function, so
-the same seeds give the same table on both. Connects to a running cluster by `address`
-(every node needs paretoscope installed), or starts a local Ray instance for the sweep.
+The batches are exactly the local backend's, and each is evaluated by the same function
+(`paretoscope.sweep_batch.evaluate_batch`), so the same seeds give the same table on both.
+Connects to a running cluster by `address` (every node needs paretoscope installed), or starts
+a local Ray instance for the sweep.
 """
 
 from __future__ import annotations
@@ -12,11 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from paretoscope.agents.base import Agent
 from paretoscope.errors import ParetoscopeError
+from paretoscope.sweep_batch import SweepEpisode, evaluate_batch
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from paretoscope.evaluate import EpisodeRequest
 
 
 def _import_ray() -> Any:
@@ -32,14 +32,12 @@ def _import_ray() -> Any:
 def run_batches_on_ray(
     agent: Agent,
     env_id: str,
-    batches: Sequence[list[EpisodeRequest]],
+    batches: Sequence[list[SweepEpisode]],
     horizon: int,
     address: str | None = None,
     gamma: float = 1.0,
-) -> Iterator[tuple[list[EpisodeRequest], pd.DataFrame]]:
+) -> Iterator[tuple[list[SweepEpisode], pd.DataFrame]]:
     """Yield (batch, rows) as each Ray task finishes."""
-    from paretoscope.evaluate import evaluate_batch
-
     ray = _import_ray()
     started_here = not ray.is_initialized()
     if started_here:

@@ -19,13 +19,22 @@ import tempfile
 import uuid
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from paretoscope.errors import ParetoscopeError
 
+if TYPE_CHECKING:
+    from paretoscope.envs import EnvSpec
+
 KEY_COLUMN = "episode_key"
 _SHARD_SUFFIX = ".parquet"
+
+
+def objective_columns(prefix: str, spec: EnvSpec) -> list[str]:
+    """Column names like `return_run`, `return_energy` for the env's objectives, in order."""
+    return [f"{prefix}_{name}" for name in spec.objective_names]
 
 
 def episode_key(

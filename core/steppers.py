@@ -27,8 +27,8 @@ from paretoscope.envs.d4morl.physics import D4MORLPhysics, instability_count
 from paretoscope.envs.episode_random import GLOBAL_NUMPY_DRAWS, global_numpy_random, seed_ore
 from paretoscope.envs.mo_gymnasium_suite import TASKS
 from paretoscope.envs.registry import REGISTRY
+from paretoscope.envs.render_modes import env_id_renders_rgb
 from paretoscope.errors import ParetoscopeError
-from paretoscope.render.env_frames import env_id_renders_rgb
 
 
 @dataclass
@@ -255,19 +255,19 @@ class _IdleEnvs:
     def reusable(spec: EnvSpec) -> bool:
         return (
             spec.id in _SUITE_IDS
-            and REGISTRY.entry(spec.id).make is None
+            and REGISTRY.get(spec.id).make is None
             and not _is_image(spec.obs_shape)
         )
 
     def take(self, env_id: str, count: int) -> list[gym.Env]:
         with self._lock:
-            if self._registration is not REGISTRY.entry(env_id):
+            if self._registration is not REGISTRY.get(env_id):
                 return []
             taken, self._envs = self._envs[:count], self._envs[count:]
             return taken
 
     def give_back(self, env_id: str, envs: list[gym.Env]) -> None:
-        registration = REGISTRY.entry(env_id)
+        registration = REGISTRY.get(env_id)
         with self._lock:
             stale: list[gym.Env] = []
             if self._registration is not registration:  # another id (or registered anew)

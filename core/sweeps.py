@@ -19,7 +19,7 @@ import pandas as pd
 from paretoscope.agents.base import Agent
 from paretoscope.catalog import SweepPlan
 from paretoscope.envs import get_spec
-from paretoscope.results_store import ResultsStore
+from paretoscope.results_store import ResultsStore, objective_columns
 from paretoscope.settings import SweepSettings
 
 # Rows of one agent call in a sweep. Every agent is batch-invariant (row i's action does not
@@ -95,8 +95,6 @@ class SweepRequest:
 def objective_arrays(table: pd.DataFrame, env_id: str) -> dict[str, np.ndarray]:
     """preferences, targets, returns (N, n_obj), seeds (N,) and explicit-target flags (N,)
     from a sweep table."""
-    from paretoscope.evaluate import objective_columns
-
     spec = get_spec(env_id)
     if len(table) == 0:
         empty = np.zeros((0, spec.n_obj))
@@ -124,8 +122,6 @@ def objective_arrays(table: pd.DataFrame, env_id: str) -> dict[str, np.ndarray]:
 def mean_per_preference(table: pd.DataFrame, env_id: str) -> dict[str, np.ndarray]:
     """Episodes averaged per (preference, target): what a front shows, one point each (its
     seed: the smallest of the episodes averaged)."""
-    from paretoscope.evaluate import objective_columns
-
     spec = get_spec(env_id)
     if len(table) == 0:
         return objective_arrays(table, env_id)

@@ -153,7 +153,7 @@ def _codecs_encode(text: str, encoding: str = "utf-8") -> bytes:
 
 @functools.cache
 def _numpy_allowed() -> dict[str, Any]:
-    from paretoscope.data.safe_pickle import numpy_globals
+    from paretoscope.safe_pickle import numpy_globals
 
     return numpy_globals()
 

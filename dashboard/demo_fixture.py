@@ -49,7 +49,7 @@ def build_tiny_assets(
     from paretoscope.agents.conditioned import create_agent
     from paretoscope.agents.policy_set import PolicySetAgent
     from paretoscope.agents.target_model import published_target_model
-    from paretoscope.data import collect
+    from paretoscope.collect import collect
     from paretoscope.envs import get_spec
     from paretoscope.evaluate import sweep
     from paretoscope.results_store import ResultsStore

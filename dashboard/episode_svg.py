@@ -1,9 +1,9 @@
 """One episode's reward chart as a small static SVG picture: the chart beside a live stream and
 a finished video.
 
-The same two panels as `figures.episode_figure` (reward per step above, cumulative return below,
-one line per objective), drawn as plain SVG: the browser shows it as an image, in a few
-milliseconds, where a Plotly chart costs its page ~0.5 s of main-thread work each time it is
+The same two panels as `figures.episode.episode_figure` (reward per step above, cumulative
+return below, one line per objective), drawn as plain SVG: the browser shows it as an image, in
+a few milliseconds, where a Plotly chart costs its page ~0.5 s of main-thread work each time it is
 drawn (measured in headless Chromium) — once per move for every viewer in a room. The
 interactive Plotly chart is a toggle away on a finished recording.
 """
@@ -15,7 +15,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from paretoscope.dashboard.figures import PALETTE, episode_series
+from paretoscope.dashboard.figures.episode import episode_series
+from paretoscope.dashboard.figures.style import PALETTE
 
 WIDTH, HEIGHT = 640, 360
 LEFT, RIGHT, TOP, BOTTOM = 64, 12, 34, 34  # margins around the plot area

@@ -15,8 +15,10 @@ at the rate the page may show (`paretoscope.dashboard.pool.live_shown_rate`, sha
 stream),
 always the newest one when the viewer's connection was slow, and ends with the job or when the
 run closes the feed. The route is added to Streamlit's own server by `install` (called by
-`paretoscope.dashboard.serve` before the server starts); where it is not (AppTest, a bare
-``streamlit run``) pages show frames as `st.image` messages, as before.
+`paretoscope.dashboard.serve` before the server starts, through
+`paretoscope.dashboard.streamlit_internals`); where it is not (AppTest, a bare ``streamlit run``,
+a Streamlit whose routes cannot be edited) pages show frames as `st.image` messages, as
+before.
 
 Explore's picture is a *channel* instead (`Feeds.channel`): one feed per session and place,
 opened by the page once and kept across its runs, that a run points at the job it follows
@@ -46,8 +48,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from paretoscope.dashboard import streamlit_internals as internals
 from paretoscope.dashboard.jobs import Job
-from paretoscope.dashboard.server_routes import edit_routes
 from paretoscope.dashboard.trace import mark
 from paretoscope.pacing.display import MOST, Throttle
 
@@ -69,7 +71,8 @@ LATE_LOOK_SECONDS = 0.2
 # response that says nothing for a minute or so).
 KEEPALIVE_SECONDS = 20.0
 
-_installed = False
+_taken = False  # `install` has chained the feed's route onto the server's routes
+_served = False  # the server this process runs built its routes with the feed's
 
 
 class Feed:
@@ -161,8 +164,9 @@ def shared_feeds() -> Feeds:
 
 
 def installed() -> bool:
-    """Whether this process's Streamlit server serves feeds (`install`)."""
-    return _installed
+    """Whether this process's Streamlit server serves feeds (`install`, and the server has
+    built its routes)."""
+    return _served
 
 
 def frame_bytes(image: Any, step: int, episode: int = 1) -> bytes:
@@ -310,9 +314,9 @@ async def feed_frames(
 
 def _base_path() -> str:
     """The server's base URL path (``server.baseUrlPath``), as "/base" or ""."""
-    from streamlit import config
+    import streamlit as st
 
-    base = str(config.get_option("server.baseUrlPath") or "").strip("/")
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
     return f"/{base}" if base else ""
 
 
@@ -322,38 +326,31 @@ def feed_url(token: str) -> str:
 
 
 def feed_route() -> Any:
-    """The Starlette route that serves feeds: ``GET [base]FEED_PATH{token}``."""
-    from starlette.requests import Request
-    from starlette.responses import PlainTextResponse, Response, StreamingResponse
-    from starlette.routing import Route
-
+    """The server's route that serves feeds: ``GET [base]FEED_PATH{token}``."""
     from paretoscope.dashboard.pool import live_shown_rate
 
-    async def serve(request: Request) -> Response:
-        token = request.path_params["token"]
+    def open_feed(token: str) -> AsyncIterator[bytes] | None:
         feed = _feeds.get(token)
         if feed is None:
-            return PlainTextResponse("no such live stream (it ended)", status_code=404)
-        return StreamingResponse(
-            feed_frames(feed, lambda: _feeds.get(token) is feed, live_shown_rate),
-            media_type="application/octet-stream",
-            # Not compressed (JPEGs do not shrink, and a compressor would hold frames back),
-            # not cached, not sniffed.
-            headers={
-                "Cache-Control": "no-store",
-                "Content-Encoding": "identity",
-                "X-Content-Type-Options": "nosniff",
-            },
-        )
+            return None
+        return feed_frames(feed, lambda: _feeds.get(token) is feed, live_shown_rate)
 
-    return Route(_base_path() + FEED_PATH + "{token}", serve, methods=["GET"])
+    return internals.byte_stream_route(
+        _base_path() + FEED_PATH + "{token}", open_feed, "no such live stream (it ended)"
+    )
+
+
+def _with_feed_route(routes: list[Any]) -> list[Any]:
+    global _served
+    _served = True
+    return [feed_route(), *routes]  # before Streamlit's catch-all for its frontend's files
 
 
 def install() -> bool:
-    """Add the feed route to the Streamlit server this process will start (before Streamlit's
-    catch-all for static files). False, and pages keep `st.image` frames, where this Streamlit
-    has no such hook."""
-    global _installed
-    if not _installed:
-        _installed = edit_routes(lambda routes: [feed_route(), *routes])
-    return _installed
+    """Add the feed route to the Streamlit server this process will start. False, and pages
+    keep `st.image` frames, where this Streamlit's routes cannot be edited
+    (`streamlit_internals.SERVER_ROUTES`)."""
+    global _taken
+    if not _taken:
+        _taken = internals.edit_server_routes(_with_feed_route)
+    return _taken

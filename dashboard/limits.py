@@ -10,17 +10,18 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from paretoscope.cli.dashboard import (
-    ALLOWED_DIRS_ENV_VAR,
-    DEFAULT_MAX_UPLOAD_MB,
-    DEFAULT_VIDEO_CACHE_MB,
-    MAX_UPLOAD_ENV_VAR,
-    PLUGINS_ENV_VAR,
-    PRERENDER_ENV_VAR,
-    VIDEO_CACHE_ENV_VAR,
-    WORKERS_ENV_VAR,
-)
 from paretoscope.errors import ParetoscopeError
+
+# The variables `paretoscope dashboard` sets from its flags (`paretoscope.cli.dashboard`).
+WORKERS_ENV_VAR = "PARETOSCOPE_WORKERS"
+VIDEO_CACHE_ENV_VAR = "PARETOSCOPE_VIDEO_CACHE_MB"
+PRERENDER_ENV_VAR = "PARETOSCOPE_PRERENDER"
+MAX_UPLOAD_ENV_VAR = "PARETOSCOPE_MAX_UPLOAD_MB"
+ALLOWED_DIRS_ENV_VAR = "PARETOSCOPE_ALLOWED_DIRS"
+# The plug-ins of --agent, one per line (a plug-in's name holds colons, the path separator).
+PLUGINS_ENV_VAR = "PARETOSCOPE_PLUGINS"
+DEFAULT_MAX_UPLOAD_MB = 200
+DEFAULT_VIDEO_CACHE_MB = 256
 
 MEGABYTE = 1024 * 1024
 

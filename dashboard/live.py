@@ -15,8 +15,10 @@ whole episode's once a paced recording has simulated it, else a live one;
 free worker" when a live stream's first frame is late), and when the recording is stored the
 page reruns so the finished MP4 replaces the stream. Viewers asking for the same recording
 follow the same job. A viewer who moves on (a rerun) or leaves (the session stops) stops
-following at once (`stop_if_asked`); a job nobody follows is cancelled: a waiting one leaves
-the line, a running one stops at its next frame.
+following at once (`stop_if_asked`; within a second, and a move in a fragment only once the
+stream ends, on a Streamlit where what a run was asked cannot be read:
+`paretoscope.dashboard.streamlit_internals.PENDING_RERUN`); a job nobody follows is cancelled:
+a waiting one leaves the line, a running one stops at its next frame.
 """
 
 from __future__ import annotations
@@ -29,13 +31,13 @@ from typing import Any, NoReturn, TypeVar
 
 import numpy as np
 import streamlit as st
-from streamlit import runtime
 from streamlit.errors import StreamlitAPIException
 
 from paretoscope.agents.loaded import LoadedAgent, borrow_all
 from paretoscope.dashboard import frame_feed
+from paretoscope.dashboard import streamlit_internals as internals
 from paretoscope.dashboard.episode_svg import episode_svg
-from paretoscope.dashboard.figures import episode_figure
+from paretoscope.dashboard.figures.episode import episode_figure
 from paretoscope.dashboard.jobs import Job, Produce, shared_board
 from paretoscope.dashboard.messages import MESSAGE_LIMIT, inert
 from paretoscope.dashboard.pool import live_shown_rate, shared_pool
@@ -56,45 +58,29 @@ CHART_RATE = 2.0
 MOVE_POLL = 0.1
 # Seconds a live stream's first frame may take before the page says the server is busy.
 FIRST_FRAME_PATIENCE = 1.0
+# Seconds between the messages a stream painted by the feed sends where what Streamlit was
+# asked cannot be read (`stop_requested`): each is where Streamlit itself ends a run whose
+# viewer moved on or left.
+UNSEEN_MOVE_POLL = 1.0
 
 Result = TypeVar("Result")
 
 
-def _pending() -> tuple[str, Any]:
-    """What Streamlit was asked for this script run and has not acted on yet: the request's
-    state ("CONTINUE", "RERUN" or "STOP") and a rerun's data (None without one)."""
-    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-
-    run_context = get_script_run_ctx(suppress_warning=True)
-    requests = getattr(run_context, "script_requests", None)
-    state = getattr(getattr(requests, "_state", None), "value", "CONTINUE")
-    return state, getattr(requests, "_rerun_data", None)
-
-
-def _of_fragments(rerun: Any) -> bool:
-    """Whether a pending rerun is of fragments only, asked for by a widget in one (not by
-    `st.rerun(scope="fragment")` in a fragment's own run)."""
-    return bool(getattr(rerun, "fragment_id_queue", None)) and not getattr(
-        rerun, "is_fragment_scoped_rerun", False
-    )
-
-
 def stop_requested() -> bool:
     """True when Streamlit asked this script run to stop or rerun (the viewer moved on, or the
-    session closed) and has not acted on it yet."""
-    state, rerun = _pending()
-    if state == "RERUN":
-        # A rerun of other fragments does not interrupt this run (Streamlit's own rule).
-        return not _of_fragments(rerun)
-    return state == "STOP"
+    session closed) and has not acted on it yet. False where that cannot be read
+    (`streamlit_internals.pending_request`): Streamlit acts on it at the run's next message."""
+    pending = internals.pending_request()
+    return pending is not None and pending.stops_run
 
 
 def move_waits() -> bool:
     """True when the viewer acted in a fragment (moved Explore's preference, clicked its front)
     and that fragment's rerun waits: Streamlit starts it only once the run in progress ends, so
-    a live stream leaves then, at once. A timed rerun (`run_every`) waits its turn."""
-    state, rerun = _pending()
-    return state == "RERUN" and _of_fragments(rerun) and not getattr(rerun, "is_auto_rerun", False)
+    a live stream leaves then, at once. A timed rerun (`run_every`) waits its turn. False
+    where that cannot be read: the move then waits for the stream to end."""
+    pending = internals.pending_request()
+    return pending is not None and pending.fragment_waits
 
 
 def rerun_view() -> NoReturn:
@@ -305,7 +291,7 @@ def live_channel(where: Any, horizon: int) -> str | None:
     """Draw in `where` (first in a column that shows one episode at a time) the page's live
     picture, the same at every run, painted from this session's channel; returns the channel,
     for `live_places` and `follow_channel`. None (nothing drawn) without the feed route."""
-    if not (frame_feed.installed() and runtime.exists()):
+    if not frame_feed.installed():
         return None
     token = frame_feed.shared_feeds().channel(session_id(), "episode", session_is_active)
     live_frames(where, frame_feed.feed_url(token), horizon, "Live episode", channel=True)
@@ -324,7 +310,7 @@ def _place(job: Job, horizon: int, file_name: str, channel: str | None = None) -
     if channel is not None:
         follow_channel(channel, job)
         return LivePlaces(st.empty(), None, st.empty(), job, channel, channel=True)
-    if not (frame_feed.installed() and runtime.exists()):
+    if not frame_feed.installed():
         picture = st.empty()
         return LivePlaces(picture, picture, st.empty(), job)
     notice, picture, chart = st.empty(), st.empty(), st.empty()
@@ -401,7 +387,8 @@ def show_recording_live(
         places.chart,
     )
     notice = queued_notice(notice_slot)
-    followed = time.monotonic()
+    followed = touched = time.monotonic()
+    sees_moves = internals.pending_request() is not None
     try:
         frames_seen = 0
         frames_shown = 0
@@ -425,6 +412,10 @@ def show_recording_live(
                 notice(state.ahead)
                 noticed = time.monotonic()
             ahead_seen = state.ahead
+            poll_due = time.monotonic() - touched > UNSEEN_MOVE_POLL
+            if not sees_moves and feed is not None and not noticed and poll_due:
+                notice_slot.empty()  # nothing shown there: a message, and nothing changes
+                touched = time.monotonic()
             if state.frames != frames_seen and state.latest is not None:
                 frames_seen = state.frames
                 record = state.latest.record

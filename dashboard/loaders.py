@@ -6,8 +6,6 @@ cache miss runs in the worker pool like a rollout (`paretoscope.dashboard.live.c
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,45 +15,27 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from paretoscope.agents.loaded import LoadedAgent, load_asset_agent
+from paretoscope.agents.loaded import LoadedAgent
+from paretoscope.asset_agents import load_asset_agent
 from paretoscope.cache import RECORDINGS_SUBDIR, RESULTS_SUBDIR, cache_dir
 from paretoscope.catalog import (
     AgentAsset,
     AssetCatalog,
     DatasetAsset,
     SweepPlan,
-    default_assets_dir,
     discover_many,
 )
-from paretoscope.dashboard.limits import allowed_dirs, video_cache_bytes
+from paretoscope.dashboard.folders import assets_root, readable_roots
+from paretoscope.dashboard.limits import video_cache_bytes
 from paretoscope.dashboard.live import compute_in_pool
 from paretoscope.dashboard.memory import watch_library
 from paretoscope.dashboard.messages import inert
 from paretoscope.dashboard.paths import confine_catalog
 from paretoscope.dashboard.session import session_uploads
+from paretoscope.dashboard.stamps import mtime
 from paretoscope.recordings import RecordingLibrary
 from paretoscope.results_store import LayeredStore, layered_store
 from paretoscope.sweeps import SweepRequest, mean_per_preference, objective_arrays
-
-
-def assets_root() -> Path:
-    """``--assets DIR`` after ``--`` on the streamlit command line, else the default folder."""
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--assets", type=Path, default=None)
-    known, _ = parser.parse_known_args(sys.argv[1:])
-    return known.assets.expanduser() if known.assets else default_assets_dir()
-
-
-def readable_roots() -> list[Path]:
-    """The folders a user may read from: the assets folder and the ``--allow-dir`` folders."""
-    return [assets_root(), *allowed_dirs()]
-
-
-def hidden_folders() -> list[Path]:
-    """The server's own folders, cut from paths in messages: the assets folder and the cache
-    (a viewer sees `agents/x`, not where the server keeps it)."""
-    folders = [assets_root(), cache_dir()]
-    return [*folders, *(folder.resolve() for folder in folders)]
 
 
 def catalog() -> AssetCatalog:
@@ -122,16 +102,6 @@ def store(found: AssetCatalog) -> LayeredStore:
 def library(found: AssetCatalog) -> RecordingLibrary:
     """The recording library over the catalog's ``rollouts/`` and the cache's, one per process."""
     return _library(tuple(str(folder) for folder in found.rollout_dirs), str(cache_dir()))
-
-
-def mtime(path: Path) -> float:
-    try:
-        stamps = [path.stat().st_mtime]
-        if path.is_dir():
-            stamps += [child.stat().st_mtime for child in path.iterdir()]
-        return max(stamps)
-    except OSError:
-        return 0.0
 
 
 def _stamp(asset: AgentAsset) -> float:

@@ -19,12 +19,13 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import streamlit as st
-from streamlit.logger import get_logger
 
+from paretoscope.dashboard.folders import hidden_folders
+from paretoscope.dashboard.streamlit_internals import server_logger
 from paretoscope.errors import ParetoscopeError
 from paretoscope.text import printable
 
-log = get_logger("paretoscope")
+log = server_logger("paretoscope")
 
 # Longest user string shown whole, and longest message.
 VALUE_LIMIT = 120
@@ -73,8 +74,6 @@ def as_viewer_sees(text: str, hidden_folders: Sequence[Path] = ()) -> str:
 def show_problem(kind: str, what: str, message: object) -> None:
     """A message about `what` (may hold a user's name) saying `message` (core's text, may hold
     paths and user values): both inert, server folders cut."""
-    from paretoscope.dashboard.loaders import hidden_folders
-
     folders = hidden_folders()
     subject = as_viewer_sees(what, folders)
     text = as_viewer_sees(str(message), folders)

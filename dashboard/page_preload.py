@@ -12,42 +12,25 @@ script that, at the page's ``load`` event, adds a ``modulepreload`` link for eac
 the browser fetches and compiles them while it connects and the first run starts, and draws the
 widgets as their messages come. Named in the page's head instead, they were fetched alongside
 the page's own code and delayed its start by 0.2 s (launch -> slider: no earlier than without).
+Streamlit's frontend files, their names and the route that serves them are reached through
+`paretoscope.dashboard.streamlit_internals`; without them pages load the code on demand.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence, Set
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from paretoscope.dashboard.server_routes import edit_routes
+from paretoscope.dashboard import streamlit_internals as internals
 
-# The kinds of Streamlit element the dashboard's first page draws (its sidebar, the preference
-# slider, the spinner of its first rollout): their code is named ``<kind>.<hash>.js``.
-FIRST_PAGE_ELEMENTS = (
-    "Slider",
-    "Selectbox",
-    "NumberInput",
-    "Radio",
-    "TextInput",
-    "Button",
-    "FileUploader",
-    "Spinner",
-)
-# A frontend module's static imports of its siblings: ``import{a as b}from"./X.js"`` and
-# ``import"./X.js"`` (the dynamic ``import(`./X.js`)`` of lazily loaded code does not match).
-_STATIC_IMPORT = re.compile(rb'(?:\bfrom|\bimport)\s*"\./([\w.\-]+\.js)"')
-# The page's own code, which it loads anyway: ``<script src=...>``, ``<link href=...>``.
-_NAMED_IN_PAGE = re.compile(rb'(?:href|src)="\./static/js/([\w.\-]+\.js)"')
-_STATIC_ASSETS_ROUTE = "static-assets"  # Streamlit's mount of its frontend's files
 _PRELOAD_AT_LOAD = """<script>addEventListener("load", () => {
   for (const name of %s) {
     const link = document.createElement("link");
     link.rel = "modulepreload";
     link.crossOrigin = "";
-    link.href = "./static/js/" + name;
+    link.href = %s + name;
     document.head.appendChild(link);
   }
 });</script>"""
@@ -59,35 +42,13 @@ Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-def element_code(js_dir: Path, kinds: Sequence[str], loaded: Set[str] = frozenset()) -> list[str]:
-    """The files of `kinds`' code in `js_dir` and all they import, each after what it imports,
-    but for the `loaded` files (the page's own code: Streamlit's page names its entry module
-    and everything that imports). A kind with no file (another Streamlit) is left out."""
-    ordered: list[str] = []
-    seen: set[str] = set(loaded)
-
-    def visit(name: str) -> None:
-        if name in seen or not (js_dir / name).is_file():
-            return
-        seen.add(name)
-        for imported in _STATIC_IMPORT.findall((js_dir / name).read_bytes()):
-            visit(imported.decode())
-        ordered.append(name)
-
-    for kind in kinds:
-        for path in sorted(js_dir.glob(f"{kind}.*.js")):
-            visit(path.name)
-    return ordered
-
-
-def preload_script(static_dir: Path, kinds: Sequence[str] = FIRST_PAGE_ELEMENTS) -> bytes:
-    """The script that preloads `kinds`' code that the page does not load itself (empty when
-    there is none)."""
-    page = (static_dir / "index.html").read_bytes()
-    named = {name.decode() for name in _NAMED_IN_PAGE.findall(page)}
-    names = element_code(static_dir / "static" / "js", kinds, named)
+def preload_script(static_dir: Path, kinds: Sequence[str] = internals.FIRST_PAGE_ELEMENTS) -> bytes:
+    """The script that preloads `kinds`' code that the page in `static_dir` (Streamlit's
+    frontend) does not load itself (empty when there is none)."""
+    names = internals.element_code_to_preload(static_dir, kinds)
     # File names are letters, digits, dots, dashes and underscores: nothing that ends a script.
-    return (_PRELOAD_AT_LOAD % json.dumps(names)).encode() if names else b""
+    script = _PRELOAD_AT_LOAD % (json.dumps(names), json.dumps(internals.FRONTEND_JS_URL))
+    return script.encode() if names else b""
 
 
 def with_head_end(page: bytes, addition: bytes) -> bytes:
@@ -157,24 +118,19 @@ def _headers_for(headers: Sequence[tuple[bytes, bytes]], length: int) -> list[tu
     return [*kept, (b"content-length", str(length).encode())]
 
 
-def with_preloads(routes: list[Any], addition: bytes) -> list[Any]:
-    """`routes` with Streamlit's static files answering through `PreloadingPages`."""
-    for route in routes:
-        if getattr(route, "name", None) == _STATIC_ASSETS_ROUTE and hasattr(route, "app"):
-            route.app = PreloadingPages(route.app, addition)
-    return routes
-
-
 def install() -> bool:
     """Have the pages of the Streamlit server this process will start preload the first
-    page's widget code. False where this Streamlit has no hook for its routes."""
-    from streamlit import file_util
+    page's widget code. False where this Streamlit's frontend files or routes cannot be
+    reached (`streamlit_internals`: FRONTEND_FILES, SERVER_ROUTES)."""
+    static_dir = internals.frontend_dir()
+    if static_dir is None:
+        return False
 
     def edit(routes: list[Any]) -> list[Any]:
         try:
-            addition = preload_script(Path(file_util.get_static_dir()))
-        except OSError:  # no frontend files (a development install): nothing to preload
+            addition = preload_script(static_dir)
+        except OSError:  # the frontend's files went meanwhile: nothing to preload
             return routes
-        return with_preloads(routes, addition)
+        return internals.wrap_static_files(routes, lambda app: PreloadingPages(app, addition))
 
-    return edit_routes(edit)
+    return internals.edit_server_routes(edit)

@@ -1,66 +1,38 @@
 """Serve the dashboard: Streamlit's own command line, with the imports warmed around it.
 
 ``python -m paretoscope.dashboard.serve run dashboard/app.py [streamlit flags] -- --assets DIR`` is
-``python -m streamlit run ...`` that, in a thread once Streamlit's server listens, chooses the
-OpenGL backend and imports what the first page run needs before its first widget (pandas,
-plotly, the UI modules), then the rest (torch, the agents, evaluation, rendering) if no page
-starts within seconds: `paretoscope.dashboard.warmup` says why nothing heavy runs while a browser
-loads the
-page. It also adds the route that sends live streams' frames (`paretoscope.dashboard.frame_feed`),
-and has
-the page it sends fetch the first page's widget code early (`paretoscope.dashboard.page_preload`).
+``python -m streamlit run ...`` that first checks the Streamlit internals the dashboard uses
+(`paretoscope.dashboard.streamlit_internals`: one warning in the log for each one missing, whose
+slower path the dashboard then takes), then, in a thread once Streamlit's server listens,
+chooses the OpenGL backend and imports what the first page run needs before its first widget
+(pandas, plotly, the UI modules), then the rest (torch, the agents, evaluation, rendering) if
+no page starts within seconds: `paretoscope.dashboard.warmup` says why nothing heavy runs while
+a browser loads the page. It also adds the route that sends live streams' frames
+(`paretoscope.dashboard.frame_feed`), has the page it sends fetch the first page's widget code
+early (`paretoscope.dashboard.page_preload`), and skips Streamlit's check for a run without
+``streamlit run`` (`streamlit_internals.skip_direct_run_check`).
 """
 
 from __future__ import annotations
 
+import runpy
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from streamlit.web import cli
-
     from paretoscope.dashboard import frame_feed, memory, page_preload, warmup
+    from paretoscope.dashboard import streamlit_internals as internals
 
-    skip_direct_run_warning()
+    internals.check_all()
+    internals.skip_direct_run_check()
     frame_feed.install()
     page_preload.install()
-    warmup.start(after_listening=on_server_start(warmup.server_listening))
+    warmup.start(after_listening=internals.on_server_start(warmup.server_listening))
     memory.start_log_from_env()
 
     sys.argv = ["streamlit", *(sys.argv[1:] if argv is None else argv)]
-    cli.main(prog_name="streamlit")
-
-
-def on_server_start(callback: Callable[[], None]) -> bool:
-    """Call `callback` once the Streamlit server this process starts listens (after
-    Streamlit's own ``bootstrap._on_server_start``). False, and nothing is called, where this
-    Streamlit has no such step."""
-    from streamlit.web import bootstrap
-
-    streamlit_step = getattr(bootstrap, "_on_server_start", None)
-    if streamlit_step is None:
-        return False
-
-    def started(server: Any) -> None:
-        try:
-            streamlit_step(server)
-        finally:
-            callback()
-
-    bootstrap._on_server_start = started
-    return True
-
-
-def skip_direct_run_warning() -> None:
-    """Streamlit's first element in a process checks whether the app was run without
-    ``streamlit run``, through `inspect.stack()` on the script thread, which maps the file of
-    every imported module (2,500 here): 0.3-0.9 s before the first page's first widget. This
-    command always serves with ``streamlit run``, so the warning never applies."""
-    from streamlit import delta_generator
-
-    delta_generator._use_warning_has_been_displayed = True
+    runpy.run_module("streamlit", run_name="__main__")  # ``python -m streamlit``
 
 
 if __name__ == "__main__":

@@ -8,23 +8,17 @@ from pathlib import Path
 
 import streamlit as st
 
+from paretoscope.dashboard import streamlit_internals as internals
 from paretoscope.dashboard.uploads import SessionFolder, remove_stale_folders
 
 
 def session_id() -> str:
-    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-
-    run_context = get_script_run_ctx(suppress_warning=True)
-    return str(getattr(run_context, "session_id", "") or "anonymous")
+    return internals.session_id()
 
 
 def session_is_active(session_id: str) -> bool:
-    try:
-        from streamlit.runtime import Runtime
-
-        return bool(Runtime.instance().is_active_session(session_id))
-    except Exception:  # noqa: BLE001 - no runtime (AppTest): count every session as active
-        return True
+    """True where that cannot be known (no runtime: an AppTest)."""
+    return internals.session_is_active(session_id)
 
 
 def upload_dir() -> Path:

@@ -24,12 +24,11 @@ def mark(event: str, **fields: Any) -> None:
     path = os.environ.get(TRACE_ENV_VAR)
     if not path:
         return
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    from paretoscope.dashboard.streamlit_internals import run_session_id
 
-    run = get_script_run_ctx(suppress_warning=True)  # the server's event loop marks too
     line = {
         "t": time.monotonic(),
-        "session": None if run is None else run.session_id,
+        "session": run_session_id(),  # None on the server's event loop, which marks too
         "event": event,
         **fields,
     }
@@ -42,8 +41,7 @@ def mark_fragment_start() -> None:
     it at the top of the app (scope "app")."""
     if not os.environ.get(TRACE_ENV_VAR):
         return
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    from paretoscope.dashboard.streamlit_internals import fragment_run
 
-    run = get_script_run_ctx()
-    if run is not None and run.fragment_ids_this_run:
+    if fragment_run():
         mark("start", scope="fragment")

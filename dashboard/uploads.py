@@ -6,7 +6,8 @@ session (and never longer than the server).
   to the same limit, so the browser refuses bigger files before sending them; this check holds
   whatever the front end says).
 - Type: the name's suffix says what the file must be, and its first bytes must agree
-  (a safetensors header, a zip or pickle signature); anything else is refused.
+  (a safetensors header, a zip signature, or what the importer or dataset format that claims
+  the suffix checks: a pickle's for D4MORL); anything else is refused.
 - Place: one folder per server process made by `tempfile.mkdtemp` (mode 0700, readable by the
   server's user only), one folder per session below it; the session's folder is removed when
   the session ends (its state is released, or the janitor sees it gone) and everything at exit.
@@ -33,14 +34,10 @@ from pathlib import Path, PurePosixPath
 from paretoscope.agents.checkpoint_header import SINGLE_FILE_SUFFIX
 from paretoscope.agents.importers import check_import_signature, importer_suffixes
 from paretoscope.dashboard.limits import max_upload_bytes
+from paretoscope.data.formats import check_dataset_signature, dataset_suffixes
 from paretoscope.errors import ParetoscopeError
 
-# Paretoscope's own single files, then whatever the importers read (PEDA .ckpt, MORL-Baselines
-# .tar, an installed importer's).
-AGENT_SUFFIXES = (SINGLE_FILE_SUFFIX, *importer_suffixes())
-DATASET_SUFFIXES = (".pkl",)
 ARCHIVE_SUFFIXES = (".zip",)
-ACCEPTED_TYPES = [suffix[1:] for suffix in (*AGENT_SUFFIXES, *DATASET_SUFFIXES, *ARCHIVE_SUFFIXES)]
 # A zip may unpack to this many times the upload limit, in at most this many members.
 UNPACKED_FACTOR = 5
 MOST_ZIP_MEMBERS = 10_000
@@ -49,6 +46,19 @@ STALE_SECONDS = 300.0
 
 _root: Path | None = None
 _root_lock = threading.Lock()
+
+
+def agent_suffixes() -> tuple[str, ...]:
+    """Paretoscope's own single files, then whatever the importers read (PEDA .ckpt,
+    MORL-Baselines .tar, an installed importer's)."""
+    return (SINGLE_FILE_SUFFIX, *importer_suffixes())
+
+
+def accepted_types() -> list[str]:
+    """Every file ending an upload may have (without the dot): agents, the dataset formats'
+    files (D4MORL .pkl, an installed format's) and zipped folders."""
+    suffixes = (*agent_suffixes(), *dataset_suffixes(), *ARCHIVE_SUFFIXES)
+    return [suffix[1:] for suffix in dict.fromkeys(suffixes)]
 
 
 def human_bytes(count: int) -> str:
@@ -128,7 +138,6 @@ def check_signature(name: str, payload: bytes) -> None:
     """Refuse a file whose first bytes do not fit the type its suffix claims (each format's
     own module knows its signature)."""
     from paretoscope.agents.checkpoint_header import check_safetensors_signature
-    from paretoscope.data.d4morl import check_pickle_signature
 
     suffix = Path(name).suffix.lower()
     head = payload[:16]
@@ -136,8 +145,8 @@ def check_signature(name: str, payload: bytes) -> None:
         check_safetensors_signature(name, payload)
     elif suffix in importer_suffixes():
         check_import_signature(name, payload)
-    elif suffix in DATASET_SUFFIXES:
-        check_pickle_signature(name, head)
+    elif suffix in dataset_suffixes():
+        check_dataset_signature(name, payload)
     elif suffix == ".zip" and not (
         head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06")
     ):
@@ -163,16 +172,17 @@ def store_upload(folder: Path, file_name: str, payload: bytes, limit: int | None
             f"{name}: {human_bytes(len(payload))}, more than the upload limit of "
             f"{human_bytes(limit)} (paretoscope dashboard --max-upload-mb)"
         )
-    if suffix in AGENT_SUFFIXES:
+    if suffix in agent_suffixes():
         target = folder / "agents" / name
-    elif suffix in DATASET_SUFFIXES:
+    elif suffix in dataset_suffixes():
         target = folder / "datasets" / name
     elif suffix in ARCHIVE_SUFFIXES:
         check_signature(name, payload)
         return _store_zip(folder, name, payload, limit * UNPACKED_FACTOR)
     else:
+        datasets = " or ".join(dataset_suffixes())
         raise ParetoscopeError(
-            f"{name}: expected a .safetensors or .ckpt checkpoint, a .pkl dataset or a .zip"
+            f"{name}: expected a .safetensors or .ckpt checkpoint, a {datasets} dataset or a .zip"
         )
     check_signature(name, payload)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -21,9 +21,8 @@ from __future__ import annotations
 import contextlib
 import gc
 import importlib
-import logging
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 # What the first run of a page needs before its first widget (pandas, plotly, the UI modules:
 # the app's, the sidebar's and the Explore page's). pandas goes first and alone: plotly looks
@@ -33,7 +32,7 @@ FIRST_STAGE = (
     "plotly.graph_objects",
     "paretoscope.dashboard.sidebar",
     "paretoscope.dashboard.plugins",
-    "paretoscope.dashboard.figures",
+    "paretoscope.dashboard.figures.front",
     "paretoscope.dashboard.live",
     "paretoscope.dashboard.known_front",
 )
@@ -69,20 +68,6 @@ def import_all(modules: Sequence[str]) -> None:
                 one_policy_thread()  # the server renders: the renderer needs the cores
 
 
-@contextlib.contextmanager
-def _no_runtime_notes() -> Iterator[None]:
-    """The pages' ``st.cache_data`` check their parameters when imported, and log "No runtime
-    found" before the server has one: true and harmless (a cache's storage is chosen at its
-    first call, in a page run), so not logged."""
-    logger = logging.getLogger("streamlit.runtime.caching.cache_data_api")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
-
-
 def freeze_imports() -> None:
     """Leave what is alive now (the imported modules, before any session exists) out of every
     later garbage collection: a full collection walks every tracked object, and the imports
@@ -99,7 +84,9 @@ def prepare() -> None:
         from paretoscope.render.backend import ensure_gl_backend
 
         ensure_gl_backend()
-    with _no_runtime_notes():
+    from paretoscope.dashboard.streamlit_internals import cache_notes_quieted
+
+    with cache_notes_quieted():
         import_all(FIRST_STAGE)
     with contextlib.suppress(Exception):
         from paretoscope.dashboard.plugins import register_plugins

@@ -248,7 +248,8 @@ def test_one_sniffer_per_format_serves_discovery_the_cli_and_uploads(tmp_path: P
 
 
 def test_every_env_offers_the_builtin_random_agent_beside_the_folders(tmp_path: Path) -> None:
-    from paretoscope.catalog import BUILTIN_FORMAT, builtin_asset
+    from paretoscope.agents.builtin import BUILTIN_FORMAT
+    from paretoscope.catalog import builtin_asset
 
     _agent_dir(tmp_path, "cheetah", _config())
     catalog = discover_assets(tmp_path)
@@ -290,8 +291,8 @@ def test_a_folder_agent_called_random_hides_no_one(tmp_path: Path) -> None:
 def test_a_builtin_asset_loads_by_name_never_from_a_file_of_that_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from paretoscope.agents.loaded import load_asset_agent
     from paretoscope.agents.random_agent import RandomAgent
+    from paretoscope.asset_agents import load_asset_agent
     from paretoscope.catalog import builtin_asset
 
     monkeypatch.chdir(tmp_path)

@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -84,7 +85,14 @@ def test_the_server_starts_and_answers(tmp_path: Path) -> None:
                 time.sleep(0.3)
         assert answer == "ok"
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/") as reply:
-            assert "<html" in reply.read().decode().lower()
+            page = reply.read().decode()
+        assert "<html" in page.lower()
+        # The Streamlit internals' fast paths are taken (`streamlit_internals`): the page
+        # preloads the first page's widget code, and the feed's route answers.
+        assert 'link.rel = "modulepreload"' in page
+        with pytest.raises(urllib.error.HTTPError) as gone:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/_paretoscope/frames/no-such-feed")
+        assert gone.value.code == 404 and b"no such live stream" in gone.value.read()
     finally:
         # The server runs in its own session: stop the whole group, leave nothing behind.
         os.killpg(process.pid, signal.SIGTERM)
@@ -93,6 +101,9 @@ def test_the_server_starts_and_answers(tmp_path: Path) -> None:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+    assert process.stdout is not None
+    log = process.stdout.read().decode(errors="replace")
+    assert "streamlit_internals" not in log, log  # no hook missing from this Streamlit
 
 
 def _registered() -> tuple[str, ...]:

@@ -17,6 +17,7 @@ import pytest
 
 from paretoscope.cli import dashboard as dashboard_cli
 from tests.apptests import APP, TIMEOUT, page_ok
+from tests.registry_support import private_registries
 
 PLUGIN = "py:tests.plugin_examples:fruit_picker"
 FRUIT = "fruit-tree-v0"
@@ -29,10 +30,10 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     """The app on an empty assets folder with the fruit-picking plug-in, opened on Decide."""
     from streamlit.testing.v1 import AppTest
 
-    from paretoscope.agents import builtin
+    from paretoscope.agents.builtin import NAMED_AGENTS
     from paretoscope.dashboard import plugins
 
-    monkeypatch.setattr(builtin, "_NAMED", dict(builtin._NAMED))
+    private_registries(monkeypatch, NAMED_AGENTS)
     monkeypatch.setattr(plugins, "_failed", {})
     (tmp_path / "assets").mkdir()
     monkeypatch.setenv("PARETOSCOPE_ASSETS", str(tmp_path / "assets"))

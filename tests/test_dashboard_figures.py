@@ -8,30 +8,25 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from paretoscope.dashboard.figures import (
-    FrontSeries,
-    Marker,
+from paretoscope.dashboard.figures.dataset import (
     dataset_returns_figure,
-    dominated_region,
-    episode_figure,
-    front_figure,
-    hypervolume_figure,
-    polygon_area,
     preference_coverage_figure,
-    rtg_ratio_figure,
-    rtg_target_figure,
-    selected_custom_data,
-    target_grid,
-    ternary_figure,
 )
+from paretoscope.dashboard.figures.episode import episode_figure
+from paretoscope.dashboard.figures.front import FrontSeries, Marker, front_figure, target_grid
+from paretoscope.dashboard.figures.hypervolume import hypervolume_figure
+from paretoscope.dashboard.figures.preference import ternary_figure
+from paretoscope.dashboard.figures.rtg import rtg_ratio_figure, rtg_target_figure
+from paretoscope.dashboard.figures.selection import selected_custom_data
 from paretoscope.dashboard.tables import (
     AgentMetrics,
     best_per_column,
     metrics_table,
     styled_metrics,
 )
-from paretoscope.metrics import front_summary, hypervolume, rtg_following
+from paretoscope.metrics import front_summary, rtg_following
 from paretoscope.render.front_panel import HIGHLIGHT, FrontPanel
+from tests.polygons import polygon_area
 
 
 def _brute_force_undominated(points: np.ndarray) -> np.ndarray:
@@ -126,16 +121,6 @@ def test_selected_custom_data_reads_points_with_or_without_customdata() -> None:
         {"customdata": {"1": 5.27, "0": 70}},
     ]
     assert selected_custom_data(figure, selection) == [[0, 2], [0, 1], [70, 5]]
-
-
-@pytest.mark.parametrize("seed", range(5))
-def test_dominated_region_area_is_the_hypervolume(seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    points = rng.uniform(-2, 10, size=(25, 2))
-    reference = (0.5, -1.0)
-    region = dominated_region(points, reference)
-    assert polygon_area(region) == pytest.approx(hypervolume(points, reference), rel=1e-9)
-    assert dominated_region(np.array([[-5.0, -5.0]]), (0.0, 0.0)).shape == (0, 2)
 
 
 def test_hypervolume_figure_marks_reference_and_regions() -> None:

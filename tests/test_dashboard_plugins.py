@@ -17,6 +17,7 @@ import pytest
 from paretoscope.cli import dashboard as dashboard_cli
 from paretoscope.errors import ParetoscopeError
 from tests.conftest import REPO_DIR
+from tests.registry_support import private_registries
 
 APP = str(REPO_DIR / "dashboard" / "app.py")
 PLUGIN = "py:tests.plugin_examples:surface_then_dive"
@@ -27,10 +28,10 @@ DST = "deep-sea-treasure-v0"
 @pytest.fixture
 def registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """A private copy of the named-agent registry and of the dashboard's failure memo."""
-    from paretoscope.agents import builtin
+    from paretoscope.agents.builtin import NAMED_AGENTS
     from paretoscope.dashboard import plugins
 
-    monkeypatch.setattr(builtin, "_NAMED", dict(builtin._NAMED))
+    private_registries(monkeypatch, NAMED_AGENTS)
     monkeypatch.setattr(plugins, "_failed", {})
     yield
 

@@ -12,12 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from paretoscope.dashboard.figures.attainment import attainment_figure, eaf_difference_figure
 from paretoscope.dashboard.uncertainty import equal_runs
-from paretoscope.dashboard.uncertainty_figures import (
-    attainment_figure,
-    eaf_difference_figure,
-    staircase,
-)
 from paretoscope.metrics import (
     AttainmentSurfaces,
     EafDifference,
@@ -37,12 +33,6 @@ PREFERENCES = ["preference_run", "preference_energy"]
 TIMEOUT = 180
 
 # --- the figures -------------------------------------------------------------------------------
-
-
-def test_staircase_bounds_the_dominated_region() -> None:
-    line = staircase(np.array([[3.0, 1.0], [1.0, 3.0], [2.0, 2.0], [1.5, 1.5]]), (0.0, 0.0))
-    np.testing.assert_array_equal(line, [[0, 3], [1, 3], [1, 2], [2, 2], [2, 1], [3, 1], [3, 0]])
-    assert len(staircase(np.zeros((0, 2)), (0.0, 0.0))) == 0
 
 
 def test_attainment_figure_draws_three_levels_over_the_cloud() -> None:

@@ -8,16 +8,9 @@ import numpy as np
 import pytest
 
 from paretoscope.agents.base import Agent
-from paretoscope.data import (
-    AmateurAgent,
-    GaussianNoiseAgent,
-    collect,
-    episode_plan,
-    open_native,
-    read_d4morl,
-    sample_preferences,
-)
-from paretoscope.data.behaviour import behaviour_agent
+from paretoscope.agents.behaviour import AmateurAgent, GaussianNoiseAgent, behaviour_agent
+from paretoscope.collect import collect
+from paretoscope.data import episode_plan, open_native, read_d4morl, sample_preferences
 from paretoscope.errors import ParetoscopeError
 from paretoscope.rollout import rollout_batch
 from tests.test_data_support import CHEETAH, LinearTestAgent

@@ -15,15 +15,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from paretoscope.envs.render_modes import env_id_renders_rgb, renders_rgb
 from paretoscope.errors import ParetoscopeError
-from paretoscope.render.env_frames import (
-    BACKGROUND,
-    EnvFrames,
-    env_id_renders_rgb,
-    fit_frame,
-    renders_rgb,
-    text_frame,
-)
+from paretoscope.render.env_frames import BACKGROUND, EnvFrames, fit_frame, text_frame
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")

@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from paretoscope.dashboard.figures import FrontSeries, Marker, front_figure
+from paretoscope.dashboard.figures.front import FrontSeries, Marker, front_figure
 from paretoscope.dashboard.widgets.front_chart import chart_arguments
 
 NAMES = ("speed", "energy")

@@ -20,6 +20,8 @@ import paretoscope.metrics.utility as utility_module
 from paretoscope.errors import ParetoscopeError
 from paretoscope.metrics import (
     cardinality,
+    dominated_region,
+    dominated_staircase,
     expected_utility,
     front_summary,
     hypervolume,
@@ -35,6 +37,7 @@ from paretoscope.metrics import (
     rtg_following,
     sparsity,
 )
+from tests.polygons import polygon_area
 
 FAST = settings(max_examples=40, deadline=None)
 
@@ -246,6 +249,37 @@ def test_hypervolume_matches_grid_counting(points):
     reference = [0.0] * n_obj
     expected = grid_count_hypervolume(points, reference)
     assert hypervolume(points, reference) == pytest.approx(expected)
+
+
+# ---------------------------------------------------------------- the dominated region
+
+
+def test_dominated_region_hand_example():
+    # Staircase (3,1), (2,2), (1,3) over the origin, (1.5,1.5) dominated: walked with x
+    # descending from (3, 0), closed at the start; 3 + 2 + 1 = 6 unit cells.
+    region = dominated_region(np.array([[3.0, 1.0], [1.0, 3.0], [2.0, 2.0], [1.5, 1.5]]), (0, 0))
+    np.testing.assert_array_equal(
+        region, [[3, 0], [3, 1], [2, 1], [2, 2], [1, 2], [1, 3], [0, 3], [0, 0], [3, 0]]
+    )
+    assert polygon_area(region) == pytest.approx(6.0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_dominated_region_area_is_the_hypervolume(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    points = rng.uniform(-2, 10, size=(25, 2))
+    reference = (0.5, -1.0)
+    region = dominated_region(points, reference)
+    assert polygon_area(region) == pytest.approx(hypervolume(points, reference), rel=1e-9)
+    assert dominated_region(np.array([[-5.0, -5.0]]), (0.0, 0.0)).shape == (0, 2)
+
+
+def test_staircase_bounds_the_dominated_region() -> None:
+    line = dominated_staircase(
+        np.array([[3.0, 1.0], [1.0, 3.0], [2.0, 2.0], [1.5, 1.5]]), (0.0, 0.0)
+    )
+    np.testing.assert_array_equal(line, [[0, 3], [1, 3], [1, 2], [2, 2], [2, 1], [3, 1], [3, 0]])
+    assert len(dominated_staircase(np.zeros((0, 2)), (0.0, 0.0))) == 0
 
 
 # ---------------------------------------------------------------- properties

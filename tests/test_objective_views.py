@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from paretoscope.dashboard.objective_views import (
+from paretoscope.dashboard.figures.objectives import (
     ViewPoints,
     aspiration_figure,
     parallel_coordinates_figure,

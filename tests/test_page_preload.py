@@ -1,6 +1,6 @@
 """`paretoscope.dashboard.page_preload`: which frontend files a page preloads (hand-made module
-graphs and
-the installed Streamlit's own files), and the served page that asks for them (through
+graphs and the installed Streamlit's own files, read by
+`paretoscope.dashboard.streamlit_internals`), and the served page that asks for them (through
 Starlette's and Streamlit's own static file handlers)."""
 
 from __future__ import annotations
@@ -14,13 +14,12 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
-from paretoscope.dashboard.page_preload import (
+from paretoscope.dashboard.page_preload import PreloadingPages, preload_script, with_head_end
+from paretoscope.dashboard.streamlit_internals import (
     FIRST_PAGE_ELEMENTS,
-    PreloadingPages,
     element_code,
-    preload_script,
-    with_head_end,
-    with_preloads,
+    frontend_dir,
+    wrap_static_files,
 )
 from tests.asgi_client import Client
 
@@ -96,9 +95,8 @@ def test_the_script_names_what_the_page_does_not_load_itself(tmp_path: Path) -> 
 def test_the_installed_streamlit_has_every_first_page_kind_and_all_its_imports() -> None:
     """Against the installed Streamlit's frontend: a Streamlit upgrade that renames a kind's
     file, or a module graph this reading misses, fails here rather than preloading nothing."""
-    from streamlit import file_util
-
-    root = Path(file_util.get_static_dir())
+    root = frontend_dir()
+    assert root is not None
     js = root / "static" / "js"
     names = preloaded_names(preload_script(root))
     page = (root / "index.html").read_text()
@@ -141,14 +139,17 @@ def test_served_pages_carry_the_script_and_everything_else_passes_unchanged(
 
 def test_streamlit_s_own_static_files_serve_the_script_at_every_page_path() -> None:
     """Through the handler the Streamlit server uses (its SPA fallback included)."""
-    from streamlit import file_util
     from streamlit.web.server.starlette.starlette_static_routes import (
         create_streamlit_static_assets_routes,
     )
 
-    root = Path(file_util.get_static_dir())
+    root = frontend_dir()
+    assert root is not None
     script = preload_script(root)
-    routes = with_preloads(create_streamlit_static_assets_routes(base_url=None), script)
+    routes = wrap_static_files(
+        create_streamlit_static_assets_routes(base_url=None),
+        lambda app: PreloadingPages(app, script),
+    )
     client = Client(Starlette(routes=routes))
     for path in ("/", "/compare"):
         page = client.get(path)

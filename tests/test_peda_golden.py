@@ -18,7 +18,7 @@ import torch
 
 from paretoscope.agents.conditioned import ConditionedAgent, assemble_context
 from paretoscope.agents.peda import import_peda
-from paretoscope.agents.peda_constants import PEDA_OBSERVATION_STATISTICS
+from paretoscope.agents.peda.constants import PEDA_OBSERVATION_STATISTICS
 from tests.conftest import PEDA_FIXTURES
 
 TOLERANCE = 1e-5

@@ -20,6 +20,7 @@ from paretoscope.agents.builtin import (
 from paretoscope.agents.plugin import load_plugin
 from paretoscope.errors import ParetoscopeError
 from paretoscope.rollout import rollout_batch
+from tests.registry_support import install_distribution, private_registries
 
 DST = "deep-sea-treasure-v0"
 WALK = "py:tests.plugin_examples:walk_then_dive"
@@ -110,9 +111,9 @@ def test_the_fingerprint_follows_the_plugins_source(tmp_path: Path, monkeypatch)
 
 
 def test_a_registered_plugin_is_a_named_agent_for_the_envs_it_serves(monkeypatch) -> None:
-    import paretoscope.agents.builtin as builtin
+    from paretoscope.agents.builtin import NAMED_AGENTS
 
-    monkeypatch.setattr(builtin, "_NAMED", dict(builtin._NAMED))  # undone after the test
+    private_registries(monkeypatch, NAMED_AGENTS)  # undone after the test
     registered = register_plugin(WALK)
     assert registered.env_ids == (DST,)
     assert WALK in [agent.name for agent in named_agents(DST)]
@@ -123,22 +124,22 @@ def test_a_registered_plugin_is_a_named_agent_for_the_envs_it_serves(monkeypatch
 
 
 def test_installed_entry_points_add_agents_and_importers(tmp_path: Path, monkeypatch) -> None:
-    import paretoscope.agents.builtin as builtin
     from paretoscope.agents import importers
+    from paretoscope.agents.builtin import NAMED_AGENTS
 
-    dist = tmp_path / "my_agents-1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: my-agents\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text(
-        "[paretoscope.agents]\n"
-        "walker = tests.plugin_examples:walk_then_dive\n"
-        "peda-again = paretoscope.agents.peda_importer:IMPORTER\n"
-        "gone = tests.no_such_module:make\n"
+    install_distribution(
+        tmp_path,
+        "my-agents",
+        {
+            "paretoscope.agents": {
+                "walker": "tests.plugin_examples:walk_then_dive",
+                "peda-again": "paretoscope.agents.peda.importer:IMPORTER",
+                "gone": "tests.no_such_module:make",
+            }
+        },
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(builtin, "_entry_point_problems", None)
-    monkeypatch.setattr(builtin, "_NAMED", dict(builtin._NAMED))
-    monkeypatch.setattr(importers, "_IMPORTERS", dict(importers._IMPORTERS))
+    private_registries(monkeypatch, NAMED_AGENTS, importers.IMPORTERS)
     problems = register_entry_points()
     assert [p.split(":")[0] for p in problems] == ["entry point 'gone'"]
     assert "walker" in [agent.name for agent in named_agents(DST)]

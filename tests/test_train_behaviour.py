@@ -550,7 +550,8 @@ def _member(index: int, preference: Sequence[float], mean_return: Sequence[float
 
 
 def test_each_member_adopts_the_best_policy_on_its_own_objective(tmp_path: Path) -> None:
-    from paretoscope.train.behaviour import _transfer_policies, load_member
+    from paretoscope.train.behaviour import load_member
+    from paretoscope.train.behaviour.transfer import transfer_policies
 
     (tmp_path / "training").mkdir()
     # Hand-computed scores w_i·R_j (rows: member i, columns: policy j); R = (100, 0), (60, 60),
@@ -565,7 +566,7 @@ def test_each_member_adopts_the_best_policy_on_its_own_objective(tmp_path: Path)
         _member(2, [0.0, 1.0], [0.0, 90.0]),
         _member(3, [0.7, 0.3], [50.0, 50.0]),
     ]
-    _transfer_policies(tmp_path, PLAIN, states)
+    transfer_policies(tmp_path, PLAIN, states)
     assert [state.transfers for state in states] == [[], [], [], [(10, 0)]]
     np.testing.assert_array_equal(states[3].matrix, np.zeros((2, 8)))
     np.testing.assert_array_equal(states[3].stats.mean, np.zeros(8))
@@ -575,16 +576,16 @@ def test_each_member_adopts_the_best_policy_on_its_own_objective(tmp_path: Path)
     assert saved.transfers == [(10, 0)] and saved.evaluated
     assert not member_path(tmp_path, 0).exists()  # members that keep their policy: untouched
     # Replaying the transfer (a resumed round end) changes nothing.
-    _transfer_policies(tmp_path, PLAIN, states)
+    transfer_policies(tmp_path, PLAIN, states)
     assert [state.transfers for state in states] == [[], [], [], [(10, 0)]]
 
 
 def test_a_tie_keeps_the_members_own_policy(tmp_path: Path) -> None:
-    from paretoscope.train.behaviour import _transfer_policies
+    from paretoscope.train.behaviour.transfer import transfer_policies
 
     (tmp_path / "training").mkdir()
     states = [_member(0, [1.0, 0.0], [80.0, 0.0]), _member(1, [0.5, 0.5], [80.0, 10.0])]
-    _transfer_policies(tmp_path, PLAIN, states)
+    transfer_policies(tmp_path, PLAIN, states)
     assert states[0].transfers == []  # 80 vs 80: not strictly better
     assert states[1].transfers == []
 
@@ -794,7 +795,7 @@ def test_a_member_reward_trains_on_its_own_weights_and_caps(tmp_path: Path) -> N
     import json
 
     from paretoscope.train.ars import InProcessEpisodes, evaluate_policy
-    from paretoscope.train.behaviour import _eval_seeds
+    from paretoscope.train.behaviour.member import eval_seeds
 
     no_warm = {"warm_start": False, "iterations": 2}
     # Member 1 (preference 0.5, 0.5) on weights (1, 0) uncapped trains exactly like a member
@@ -820,7 +821,7 @@ def test_a_member_reward_trains_on_its_own_weights_and_caps(tmp_path: Path) -> N
     # the cap at 0 per step would have cut).
     state = load_member(member_path(tmp_path / "capped", 1))
     evaluation = np.asarray(state.eval_returns)
-    seeds = _eval_seeds(3, 1, 1)
+    seeds = eval_seeds(3, 1, 1)
     pool = InProcessEpisodes(MujocoRunner(SWIMMER))
     np.testing.assert_array_equal(
         evaluation, evaluate_policy(state.matrix, state.stats, seeds, pool, 30)
@@ -872,7 +873,9 @@ def test_a_member_with_its_own_reward_adopts_the_policy_best_on_that_reward(
     rolled out again on its evaluation seeds; the choice matches scores summed by hand from
     the env's own step() rewards, and differs from what its linear score would pick."""
     from paretoscope.train.ars import EpisodePool
-    from paretoscope.train.behaviour import MemberState, _eval_seeds, _transfer_policies
+    from paretoscope.train.behaviour import MemberState
+    from paretoscope.train.behaviour.member import eval_seeds
+    from paretoscope.train.behaviour.transfer import transfer_policies
 
     horizon = 40
     policies = [_linear_policy(SWIMMER, seed) for seed in (1, 2, 5)]
@@ -901,7 +904,7 @@ def test_a_member_with_its_own_reward_adopts_the_policy_best_on_that_reward(
         eval_episodes=2,
         member_rewards=(None, None, MemberReward((1.0, 0.0), (0.02, None))),
     )
-    seeds = _eval_seeds(settings.seed, 2, settings.eval_episodes)
+    seeds = eval_seeds(settings.seed, 2, settings.eval_episodes)
     by_hand, uncapped = [], []
     for matrix, mean, std in policies:
         stats = ObservationStats.of(np.stack([mean - std, mean + std]))
@@ -916,7 +919,7 @@ def test_a_member_with_its_own_reward_adopts_the_policy_best_on_that_reward(
     members = states()
     (tmp_path / "training").mkdir()
     with EpisodePool(SWIMMER, 1) as pool:
-        _transfer_policies(tmp_path, settings, members, pool, horizon)
+        transfer_policies(tmp_path, settings, members, pool, horizon)
     assert members[2].transfers == [(10, expected)]
     np.testing.assert_array_equal(members[2].matrix, policies[expected][0])
     # Members on their own preference still decide on the evaluations alone.

@@ -26,10 +26,10 @@ from paretoscope.agents.checkpoint import load
 from paretoscope.agents.conditioned import ConditionedAgent, ObservationNormalizer, create_agent
 from paretoscope.agents.target_model import fit_linear_target_model
 from paretoscope.cli import build_parser, main
+from paretoscope.collect import collect
 from paretoscope.data import (
     DatasetInfo,
     Trajectories,
-    collect,
     open_dataset,
     read_d4morl,
     write_d4morl,

@@ -69,26 +69,3 @@ def test_a_server_that_never_says_it_listens_is_prepared_anyway(
     warmup.start(modules=("torch",), idle_start=60, after_listening=True)
     warmup.page_started()
     assert fresh == ["prepared"] and 0.5 <= time.monotonic() - started < 5  # 0.2 + 0.3
-
-
-def test_serve_tells_once_streamlit_s_server_has_started(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`serve.on_server_start` runs after Streamlit's own start-up step, even a failing one."""
-    from streamlit.web import bootstrap
-
-    from paretoscope.dashboard import serve
-
-    steps: list[str] = []
-
-    def streamlit_step(server: object) -> None:
-        steps.append(f"streamlit {server}")
-        if server == "broken":
-            raise RuntimeError("no port")
-
-    monkeypatch.setattr(bootstrap, "_on_server_start", streamlit_step)
-    assert serve.on_server_start(lambda: steps.append("listening"))
-    bootstrap._on_server_start("server")
-    with pytest.raises(RuntimeError):
-        bootstrap._on_server_start("broken")
-    assert steps == ["streamlit server", "listening", "streamlit broken", "listening"]
-    monkeypatch.delattr(bootstrap, "_on_server_start")
-    assert not serve.on_server_start(lambda: steps.append("never"))

@@ -24,6 +24,8 @@ Contract (every kind keeps it):
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -139,3 +141,14 @@ class Agent(Protocol):
     ) -> np.ndarray: ...
 
     def initial_target(self, preferences: np.ndarray) -> np.ndarray: ...
+
+
+def agent_fingerprint(agent: Agent) -> str:
+    """What identifies the agent's behaviour: its own `fingerprint`, else a hash of its state."""
+    own = getattr(agent, "fingerprint", None)
+    if callable(own):
+        own = own()
+    if isinstance(own, str) and own:
+        return own
+    # In-memory agents built by this process: hashing their pickled state is deterministic.
+    return hashlib.sha256(pickle.dumps(agent)).hexdigest()[:32]

@@ -13,17 +13,19 @@ from __future__ import annotations
 
 import functools
 import os
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from paretoscope.agents.base import Agent
 from paretoscope.agents.random_agent import RANDOM_AGENT, RandomAgent
 from paretoscope.errors import ParetoscopeError
+from paretoscope.registry import Registry
 
 BUILTIN_FORMAT = "builtin"
 PLUGIN_FORMAT = "plugin"
+ENTRY_POINT_GROUP = "paretoscope.agents"
 
 
 @dataclass(frozen=True)
@@ -41,18 +43,52 @@ class NamedAgent:
         return self.env_ids is None or env_id in self.env_ids
 
 
-_NAMED: dict[str, NamedAgent] = {
-    RANDOM_AGENT: NamedAgent(
-        RANDOM_AGENT,
-        BUILTIN_FORMAT,
-        RandomAgent,
-        "random (uniform baseline)",
-        "paretoscope's built-in random agent: a baseline that needs no file",
+def _unknown_agent(name: object, known: list[str]) -> str:
+    return f"no agent named {name!r} (named agents: {', '.join(known)})"
+
+
+def _agent_from_entry_point(name: str, value: Any) -> NamedAgent | None:
+    """An installed package's entry point in ``paretoscope.agents``: an agent factory (named
+    here), or an importer (registered with the importers, where that name is still free)."""
+    from paretoscope.agents.importers import IMPORTERS, is_importer
+    from paretoscope.agents.plugin import build_plugin
+
+    if is_importer(value):
+        if name not in IMPORTERS:
+            IMPORTERS.register(name, value)
+        return None
+    if not callable(value):
+        raise ParetoscopeError("neither an agent factory nor an importer")
+    served = getattr(value, "env_ids", None)
+    return NamedAgent(
+        name,
+        PLUGIN_FORMAT,
+        functools.partial(build_plugin, name, value),
+        f"{name} (installed plug-in)",
+        "an agent an installed package declares (entry point paretoscope.agents)",
+        tuple(served) if served else None,
     )
-}
-BUILTIN_AGENTS: tuple[str, ...] = tuple(_NAMED)
-_entry_points_lock = threading.Lock()
-_entry_point_problems: list[str] | None = None
+
+
+NAMED_AGENTS: Registry[NamedAgent] = Registry(
+    "agent",
+    {
+        RANDOM_AGENT: NamedAgent(
+            RANDOM_AGENT,
+            BUILTIN_FORMAT,
+            RandomAgent,
+            "random (uniform baseline)",
+            "paretoscope's built-in random agent: a baseline that needs no file",
+        )
+    },
+    entry_point_group=ENTRY_POINT_GROUP,
+    from_entry_point=_agent_from_entry_point,
+    # Installed agents are the dashboard's offer (`register_entry_points`); the CLI names an
+    # agent by path or py:module:callable and never needs them.
+    load_entry_points_on_first_use=False,
+    unknown=_unknown_agent,
+)
+BUILTIN_AGENTS: tuple[str, ...] = tuple(NAMED_AGENTS.names())
 
 
 def is_builtin(name: str | os.PathLike[str]) -> bool:
@@ -61,14 +97,12 @@ def is_builtin(name: str | os.PathLike[str]) -> bool:
 
 def named_agents(env_id: str | None = None) -> list[NamedAgent]:
     """The named agents (for `env_id`: those that serve it), built-ins first."""
-    return [agent for agent in _NAMED.values() if env_id is None or agent.serves(env_id)]
+    return [agent for agent in NAMED_AGENTS.values() if env_id is None or agent.serves(env_id)]
 
 
 def named_agent(name: str) -> NamedAgent:
     """The named agent `name`, else a ParetoscopeError listing them."""
-    if name not in _NAMED:
-        raise ParetoscopeError(f"no agent named {name!r} (named agents: {', '.join(_NAMED)})")
-    return _NAMED[name]
+    return NAMED_AGENTS.get(name)
 
 
 def check_builtin(name: str) -> str:
@@ -104,34 +138,14 @@ def register_plugin(source: str) -> NamedAgent:
         "a plug-in policy named on the dashboard's command line (the user's own code)",
         tuple(served) if served else None,
     )
-    _NAMED[source] = agent
+    NAMED_AGENTS.register(source, agent, replace=True)  # the same source names the same code
     return agent
 
 
 def register_entry_points() -> list[str]:
     """Register, once per process, the agents and importers installed packages declare
     (entry-point group ``paretoscope.agents``); returns the messages of those that failed."""
-    global _entry_point_problems
-    with _entry_points_lock:
-        if _entry_point_problems is not None:
-            return _entry_point_problems
-        from paretoscope.agents.plugin import build_plugin, entry_point_plugins
-
-        found, problems = entry_point_plugins()
-        for entry in found:
-            if entry.name in _NAMED:
-                problems.append(f"entry point {entry.name!r}: the name is taken")
-                continue
-            _NAMED[entry.name] = NamedAgent(
-                entry.name,
-                PLUGIN_FORMAT,
-                functools.partial(build_plugin, entry.name, entry.factory),
-                f"{entry.name} (installed plug-in)",
-                "an agent an installed package declares (entry point paretoscope.agents)",
-                entry.env_ids,
-            )
-        _entry_point_problems = problems
-        return problems
+    return NAMED_AGENTS.load_entry_points()
 
 
 def load_agent(name_or_path: str | os.PathLike[str], env_id: str, device: str = "cpu") -> Agent:

@@ -43,7 +43,7 @@ from paretoscope.agents.conditioned import (
 from paretoscope.agents.target_model import LinearTargetModel
 from paretoscope.atomic import write_bytes_atomically
 from paretoscope.errors import ParetoscopeError
-from paretoscope.lazy import resolve
+from paretoscope.registry import Registry
 
 PathLike = str | os.PathLike[str]
 # (checkpoint path as given, its parsed config, device) -> agent
@@ -51,19 +51,22 @@ Loader = Callable[[Path, dict[str, Any], str], Agent]
 # (agent, destination directory) -> the directory written
 Saver = Callable[[Any, Path], Path]
 
-_LOADERS: dict[str, Loader | str] = {}
-_SAVERS: dict[str, Saver | str] = {}
+KIND_LOADERS: Registry[Loader] = Registry("agent kind")
+KIND_SAVERS: Registry[Saver] = Registry("checkpoint writer")
 
 
-def register_kind(kind: str, loader: Loader | str, saver: Saver | str | None = None) -> None:
-    """Teach `load` (and `save`) a kind. A string "module:function" is imported on first use."""
-    _LOADERS[kind] = loader
-    if saver is not None:
-        _SAVERS[kind] = saver
+def register_kind(
+    kind: str, loader: Loader | str, saver: Saver | str | None = None, replace: bool = False
+) -> None:
+    """Teach `load` (and `save`) a kind. A string "module:function" is imported on first use; a
+    kind already known is refused unless `replace`."""
+    KIND_LOADERS.register(kind, loader, replace=replace)
+    if saver is not None:  # a saver is registered with its kind's loader, never alone
+        KIND_SAVERS.register(kind, saver, replace=replace)
 
 
 def known_kinds() -> list[str]:
-    return sorted(_LOADERS)
+    return sorted(KIND_LOADERS.names())
 
 
 # --- reading -------------------------------------------------------------------------------------
@@ -104,7 +107,7 @@ def check_common_config(config: Mapping[str, Any], where: str) -> None:
             f"reads version {FORMAT_VERSION}"
         )
     kind = config.get("kind")
-    if kind not in _LOADERS:
+    if kind not in KIND_LOADERS:
         raise ParetoscopeError(f"{where}: kind is {kind!r}, expected one of {known_kinds()}")
     check_config_fits_env(config, where)
     if not isinstance(config.get("conditioning"), Mapping):
@@ -120,8 +123,7 @@ def load(path: PathLike, device: str = "cpu") -> Agent:
             "wrote it, import it with `paretoscope agent import FILE [--env ID] --out DIR`"
         )
     config = read_config(location)
-    loader = resolve(_LOADERS[config["kind"]])
-    return loader(location, config, device)
+    return KIND_LOADERS.get(config["kind"])(location, config, device)
 
 
 def parameter_count(path: PathLike) -> int:
@@ -144,12 +146,11 @@ def save(agent: Agent, path: PathLike, single_file: bool = False) -> Path:
     destination = Path(path)
     if isinstance(agent, ConditionedAgent):
         return _save_conditioned(agent, destination, single_file)
-    saver = _SAVERS.get(agent.spec.kind)
-    if saver is None:
+    if agent.spec.kind not in KIND_SAVERS:
         raise ParetoscopeError(f"save: no checkpoint writer for kind {agent.spec.kind!r}")
     if single_file:
         raise ParetoscopeError(f"save: kind {agent.spec.kind!r} is saved as a directory only")
-    return resolve(saver)(agent, destination)
+    return KIND_SAVERS.get(agent.spec.kind)(agent, destination)
 
 
 def versions() -> dict[str, str]:

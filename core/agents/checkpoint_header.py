@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from paretoscope.agents.formats import AgentHeader
+from paretoscope.agents.header import AgentHeader
 from paretoscope.errors import ParetoscopeError
 from paretoscope.jsonfile import read_json_object
 

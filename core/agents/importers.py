@@ -11,9 +11,10 @@ An importer is one module with one object that has
 - optionally ``inspect(path) -> dict``: what a closer (torch) look tells, for ``agent show``
   and the dashboard's form (PEDA's names ``env_candidates``, the envs its tensors fit).
 
-`register_importer` adds one (``"module:attribute"`` strings are imported when first used); the
-CLI (``paretoscope agent import``), asset discovery, the dashboard's import form and uploads
-all go through `sniff_import` and `import_agent`, so none of them names a format.
+`register_importer` adds one (``"module:attribute"`` strings are imported when first used), and
+so does an installed package's entry point in the group ``paretoscope.importers``. The CLI
+(``paretoscope agent import``), asset discovery, the dashboard's import form and uploads all go
+through `sniff_import` and `import_agent`, so none of them names a format.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from paretoscope.errors import ParetoscopeError
-from paretoscope.lazy import resolve
+from paretoscope.registry import Registry, with_members
 
 if TYPE_CHECKING:
     from paretoscope.agents.base import Agent
@@ -85,45 +86,50 @@ class Importer(Protocol):
     def convert(self, path: Path, answers: ImportAnswers) -> Agent: ...
 
 
-_IMPORTERS: dict[str, Importer | str] = {
-    "morl-baselines": "paretoscope.agents.morlb.importer:IMPORTER",
-    "peda": "paretoscope.agents.peda_importer:IMPORTER",
-}
+def is_importer(value: object) -> bool:
+    """Whether `value` looks like an importer (has ``sniff`` and ``convert``)."""
+    return callable(getattr(value, "sniff", None)) and callable(getattr(value, "convert", None))
 
 
-def register_importer(name: str, importer: Importer | str, replace_existing: bool = False) -> None:
+IMPORTERS: Registry[Importer] = Registry(
+    "importer",
+    {
+        "morl-baselines": "paretoscope.agents.morlb.importer:IMPORTER",
+        "peda": "paretoscope.agents.peda.importer:IMPORTER",
+    },
+    entry_point_group="paretoscope.importers",
+    from_entry_point=with_members(
+        "an importer", "name", "suffixes", "check_signature", "sniff", "convert"
+    ),
+)
+
+
+def register_importer(name: str, importer: Importer | str, replace: bool = False) -> None:
     """Add an importer (asked after the ones before it); ``"module:attribute"`` is imported when
-    first needed. An existing name is refused unless `replace_existing`."""
-    if name in _IMPORTERS and not replace_existing:
-        raise ParetoscopeError(f"importer {name!r} is already registered")
-    _IMPORTERS[name] = importer
+    first needed. An existing name is refused unless `replace`."""
+    IMPORTERS.register(name, importer, replace=replace)
 
 
 def importer_names() -> list[str]:
-    return list(_IMPORTERS)
+    return IMPORTERS.names()
 
 
 def get_importer(name: str) -> Importer:
-    if name not in _IMPORTERS:
-        raise ParetoscopeError(f"no importer {name!r} (importers: {', '.join(_IMPORTERS)})")
-    importer: Importer = resolve(_IMPORTERS[name])
-    return importer
+    return IMPORTERS.get(name)
 
 
 def importer_suffixes() -> tuple[str, ...]:
     """Every file ending some importer may claim (what uploads accept besides checkpoints)."""
     found: dict[str, None] = {}
-    for name in _IMPORTERS:
-        found.update(dict.fromkeys(get_importer(name).suffixes))
+    for importer in IMPORTERS.values():
+        found.update(dict.fromkeys(importer.suffixes))
     return tuple(found)
 
 
 def check_import_signature(name: str, payload: bytes) -> None:
     """Refuse an upload whose first bytes fit no importer that reads its suffix."""
     suffix = Path(name).suffix.lower()
-    readers = [
-        importer for importer in map(get_importer, _IMPORTERS) if suffix in importer.suffixes
-    ]
+    readers = [importer for importer in IMPORTERS.values() if suffix in importer.suffixes]
     first_refusal: ParetoscopeError | None = None
     for importer in readers:
         try:
@@ -138,8 +144,8 @@ def sniff_import(path: PathLike) -> ImportPlan | None:
     """The plan of the first importer that claims `path`; None when none does. Raises when one
     claims it but the file is damaged."""
     location = Path(path)
-    for name in _IMPORTERS:
-        plan = get_importer(name).sniff(location)
+    for importer in IMPORTERS.values():
+        plan = importer.sniff(location)
         if plan is not None:
             return plan
     return None
@@ -160,7 +166,7 @@ def import_agent(
     plan = sniff_import(location)
     if plan is None:
         raise ParetoscopeError(
-            f"{location}: no importer reads this file (importers: {', '.join(_IMPORTERS)}; "
+            f"{location}: no importer reads this file (importers: {', '.join(IMPORTERS.names())}; "
             "a paretoscope checkpoint is loaded as it is, without importing)"
         )
     answers = complete_answers(plan, ImportAnswers(env_id, kind, trust, dict(options or {})))

@@ -11,16 +11,10 @@ from __future__ import annotations
 import contextlib
 import copy
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from paretoscope.agents.base import Agent, AgentSpec
-from paretoscope.agents.formats import CHECKPOINT_FORMAT
-from paretoscope.errors import ParetoscopeError
-
-if TYPE_CHECKING:
-    from paretoscope.catalog import AgentAsset
 
 
 @dataclass
@@ -86,47 +80,3 @@ def borrow_all(agents: Sequence[LoadedAgent]) -> Iterator[list[Agent]]:
         for index in sorted(range(len(agents)), key=lambda i: (agents[i].name, i)):
             borrowed[index] = stack.enter_context(agents[index].borrow())
         yield [borrowed[index] for index in range(len(agents))]
-
-
-def load_asset_agent(
-    asset: AgentAsset,
-    env_id: str | None = None,
-    kind: str | None = None,
-    trust: bool = False,
-    options: Mapping[str, str] | None = None,
-) -> LoadedAgent:
-    """Load a catalog's agent: a paretoscope checkpoint as it is, another tool's file through
-    its importer (with `env_id`, `kind`, `trust` and `options` where the file does not say), a
-    built-in agent built by name for its env (never read from a file of that name)."""
-    from paretoscope.agents import load
-    from paretoscope.evaluate import agent_fingerprint
-
-    if asset.is_run:
-        from paretoscope.catalog import snapshot_asset
-        from paretoscope.runs.run import open_run
-
-        # A whole run acts as its last snapshot (the run's pages choose other steps): the
-        # folder's last, as the asset may be rebuilt from plain values without its steps.
-        run = open_run(asset.path)
-        last = snapshot_asset(asset, run.steps[-1], run)
-        return load_asset_agent(last, env_id, kind, trust, options)
-    if asset.builtin:
-        from paretoscope.agents.builtin import builtin_agent
-
-        chosen = env_id or asset.env_id
-        if chosen is None:
-            raise ParetoscopeError(f"built-in agent {asset.kind!r}: say which env it acts in")
-        agent: Agent = builtin_agent(asset.kind, chosen)
-    elif asset.format != CHECKPOINT_FORMAT:
-        from paretoscope.agents.importers import import_agent
-
-        agent = import_agent(
-            asset.path,
-            env_id or asset.env_id,
-            kind or asset.import_kind,
-            trust=trust,
-            options=options,
-        )
-    else:
-        agent = load(asset.path)
-    return LoadedAgent(agent=agent, fingerprint=agent_fingerprint(agent), name=asset.name)

@@ -14,7 +14,8 @@ its own command line (``paretoscope dashboard --agent py:...``) and from install
 
 An entry point of that group names either an agent factory (listed by the entry point's name;
 a factory may say which envs it serves with an ``env_ids`` attribute) or an importer (an
-object with ``sniff`` and ``convert``, `paretoscope.agents.importers`).
+object with ``sniff`` and ``convert``, `paretoscope.agents.importers`); `paretoscope.agents.builtin`
+registers them.
 """
 
 from __future__ import annotations
@@ -24,8 +25,7 @@ import importlib
 import inspect
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
-from importlib import metadata
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,6 @@ from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
 
 PLUGIN_PREFIX = "py:"
-ENTRY_POINT_GROUP = "paretoscope.agents"
 _DEFAULT_CONDITIONING = Conditioning(preference_in_state=True, return_conditioned=False)
 
 
@@ -194,42 +193,3 @@ def _source_digest(factory: Callable[..., Any]) -> str:
     if source is None or not Path(source).is_file():
         return ""
     return hashlib.sha256(Path(source).read_bytes()).hexdigest()[:16]
-
-
-# --- installed packages: entry points -------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class EntryPointAgent:
-    """An agent factory an installed package declares: its name, factory and envs."""
-
-    name: str
-    factory: Callable[[str], Any]
-    env_ids: tuple[str, ...] | None  # None: every env
-
-    def serves(self, env_id: str) -> bool:
-        return self.env_ids is None or env_id in self.env_ids
-
-
-def entry_point_plugins() -> tuple[list[EntryPointAgent], list[str]]:
-    """The agent factories of group ``paretoscope.agents`` (importers found there are
-    registered with `paretoscope.agents.importers`), and one message per entry point that failed."""
-    from paretoscope.agents.importers import importer_names, register_importer
-
-    agents: list[EntryPointAgent] = []
-    problems: list[str] = []
-    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            value = entry.load()
-        except Exception as error:  # noqa: BLE001 - an installed package's import may fail
-            problems.append(f"entry point {entry.name!r}: {type(error).__name__}: {error}")
-            continue
-        if callable(getattr(value, "sniff", None)) and callable(getattr(value, "convert", None)):
-            if entry.name not in importer_names():
-                register_importer(entry.name, value)
-        elif callable(value):
-            served = getattr(value, "env_ids", None)
-            agents.append(EntryPointAgent(entry.name, value, tuple(served) if served else None))
-        else:
-            problems.append(f"entry point {entry.name!r}: neither an agent factory nor importer")
-    return agents, problems

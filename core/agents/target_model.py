@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from paretoscope.agents.peda_constants import PEDA_PUBLISHED_CORNER_RETURNS
 from paretoscope.errors import ParetoscopeError
 
 
@@ -113,6 +112,19 @@ def fit_linear_target_model(
     solution, *_ = np.linalg.lstsq(prefs, rets, rcond=None)
     corner = tuple(tuple(float(value) for value in row) for row in solution.T)
     return LinearTargetModel(corner_returns=corner, source=source)
+
+
+# PEDA's published models (docs/reference.md#initial-target-at-evaluation), for the
+# expert_uniform D4MORL sets: expected return of objective i (row) at pure preference e_j
+# (column); linear in between.
+PEDA_PUBLISHED_CORNER_RETURNS: dict[str, tuple[tuple[float, ...], ...]] = {
+    "MO-HalfCheetah-v2": ((923.7, -95.5), (259.6, 578.5)),
+    "MO-Hopper-v2": ((611.3, 32.9), (74.4, 436.3)),
+    "MO-Hopper-v3": ((515.0, 194.4, -113.0), (149.1, 391.8, 81.8), (441.2, 458.9, 523.7)),
+    "MO-Walker2d-v2": ((517.1, 12.6), (122.9, 615.2)),
+    "MO-Ant-v2": ((513.3, 102.8), (157.5, 493.2)),
+    "MO-Swimmer-v2": ((314.5, 198.6), (156.3, 629.4)),
+}
 
 
 def published_target_model(env_id: str) -> LinearTargetModel | None:

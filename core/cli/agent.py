@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from paretoscope.agents.peda_importer import PEDA_TYPES
+from paretoscope.agents.peda.signature import PEDA_TYPES
 from paretoscope.errors import ParetoscopeError
 from paretoscope.text import for_terminal
 

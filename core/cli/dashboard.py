@@ -17,20 +17,21 @@ from pathlib import Path
 from typing import Any
 
 from paretoscope.catalog import ASSETS_ENV_VAR, default_assets_dir
+from paretoscope.dashboard.limits import (
+    ALLOWED_DIRS_ENV_VAR,
+    DEFAULT_MAX_UPLOAD_MB,
+    DEFAULT_VIDEO_CACHE_MB,
+    MAX_UPLOAD_ENV_VAR,
+    PLUGINS_ENV_VAR,
+    PRERENDER_ENV_VAR,
+    VIDEO_CACHE_ENV_VAR,
+    WORKERS_ENV_VAR,
+)
 from paretoscope.errors import ParetoscopeError
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8501
 CACHE_ENV_VAR = "PARETOSCOPE_CACHE"
-WORKERS_ENV_VAR = "PARETOSCOPE_WORKERS"
-VIDEO_CACHE_ENV_VAR = "PARETOSCOPE_VIDEO_CACHE_MB"
-PRERENDER_ENV_VAR = "PARETOSCOPE_PRERENDER"
-MAX_UPLOAD_ENV_VAR = "PARETOSCOPE_MAX_UPLOAD_MB"
-ALLOWED_DIRS_ENV_VAR = "PARETOSCOPE_ALLOWED_DIRS"
-# The plug-ins of --agent, one per line (a plug-in's name holds colons, the path separator).
-PLUGINS_ENV_VAR = "PARETOSCOPE_PLUGINS"
-DEFAULT_MAX_UPLOAD_MB = 200
-DEFAULT_VIDEO_CACHE_MB = 256
 
 
 def app_path() -> Path:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +16,10 @@ from paretoscope.text import for_terminal
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "data",
-        help="show, convert and collect datasets (D4MORL, Minari, native)",
+        help="show, convert and collect datasets (D4MORL, Minari, native, installed formats)",
         description="Offline multi-objective datasets: D4MORL pickles, Minari datasets with "
-        "vector rewards, and paretoscope's own memory-mapped format.",
+        "vector rewards, paretoscope's own memory-mapped format, and the formats installed "
+        "packages add.",
     )
     parser.set_defaults(func=lambda args: _print_help(parser))
     commands = parser.add_subparsers(dest="data_command", metavar="SUBCOMMAND")
@@ -28,22 +30,21 @@ def register(subparsers: Any) -> None:
         description="Environment, objectives, counts, return ranges, preference coverage, "
         "non-dominated trajectories and hypervolume. The summary is cached beside the data.",
     )
-    show.add_argument(
-        "path", help="native dataset dir, D4MORL .pkl, Minari dataset dir or minari:ID"
-    )
+    show.add_argument("path", help="a dataset of any registered format, or minari:ID")
     show.add_argument("--env", dest="env_id", help="env id when the source does not name it")
     show.add_argument("--json", action="store_true", help="print machine-readable JSON")
     show.set_defaults(func=run_show)
 
     convert = commands.add_parser(
         "convert",
-        help="convert between D4MORL, Minari and the native format",
-        description="Convert IN to OUT. OUT's format: --to, else minari:ID for Minari, a .pkl "
-        "name for D4MORL, anything else a native dataset directory.",
+        help="convert between dataset formats (D4MORL, Minari, native, ...)",
+        description="Convert IN to OUT. OUT's format: --to, else the format its prefix or "
+        "suffix names (minari:ID for Minari, a .pkl name for D4MORL), else a native dataset "
+        "directory.",
     )
     convert.add_argument("source", metavar="IN")
     convert.add_argument("destination", metavar="OUT")
-    convert.add_argument("--to", choices=("native", "d4morl", "minari"), help="output format")
+    convert.add_argument("--to", choices=_WritableFormats(), help="output format")
     convert.add_argument("--env", dest="env_id", help="env id when IN does not name it")
     convert.add_argument("--overwrite", action="store_true", help="replace an existing OUT")
     convert.set_defaults(func=run_convert)
@@ -83,11 +84,27 @@ def register(subparsers: Any) -> None:
     listing = commands.add_parser(
         "list",
         help="list the datasets in a directory",
-        description="List native datasets, D4MORL .pkl files and Minari datasets under DIR.",
+        description="List the datasets directly under DIR: native datasets, D4MORL .pkl "
+        "files, Minari datasets and those of installed formats.",
     )
     listing.add_argument("directory", nargs="?", default=".", metavar="DIR")
     listing.add_argument("--json", action="store_true", help="print machine-readable JSON")
     listing.set_defaults(func=run_list)
+
+
+class _WritableFormats:
+    """`--to`'s choices, read from the format registry only when argparse checks a value or
+    prints help (building the parser, for any command, scans no installed packages)."""
+
+    def __contains__(self, name: object) -> bool:
+        from paretoscope.data.formats import writable_formats
+
+        return name in writable_formats()
+
+    def __iter__(self) -> Iterator[str]:
+        from paretoscope.data.formats import writable_formats
+
+        return iter(writable_formats())
 
 
 def _print_help(parser: argparse.ArgumentParser) -> int:
@@ -217,7 +234,7 @@ def _load_agent(path: str) -> Any:
 
 
 def run_collect(args: argparse.Namespace) -> int:
-    from paretoscope.data.collect import collect
+    from paretoscope.collect import collect
 
     agent = _load_agent(args.agent)
     written = collect(
@@ -262,10 +279,12 @@ def find_datasets(directory: Path) -> list[dict[str, Any]]:
             continue
         if header is None:
             continue
-        record: dict[str, Any] = {"path": str(entry), "format": header.format}
-        if header.format != "minari":
-            record["env_id"] = header.env_id
-        if header.format == "native":
+        record: dict[str, Any] = {
+            "path": str(entry),
+            "format": header.format,
+            "env_id": header.env_id,
+        }
+        if header.n_trajectories is not None:
             record["trajectories"] = header.n_trajectories
         record.update(header.extra)
         found.append(record)

@@ -1,5 +1,6 @@
-"""Offline multi-objective datasets: the `Trajectories` model, readers and writers (D4MORL,
-Minari, the native format), summaries, conversion and collection.
+"""Offline multi-objective datasets: the `Trajectories` model, the registry of formats (D4MORL,
+Minari, the native format, installed ones), summaries, conversion and collection plans
+(collecting a dataset with an agent is `paretoscope.collect`).
 
 Typical use::
 
@@ -9,9 +10,8 @@ Typical use::
     trajectories = open_dataset("hopper-expert-uniform")    # memory-mapped columns
 """
 
-from paretoscope.data.behaviour import AmateurAgent, GaussianNoiseAgent, behaviour_agent
-from paretoscope.data.collect import collect, episode_plan
-from paretoscope.data.convert import TARGET_FORMATS, convert, target_format
+from paretoscope.data.collection_plan import episode_plan
+from paretoscope.data.convert import convert, target_format
 from paretoscope.data.d4morl import (
     D4MORLFile,
     D4MORLName,
@@ -20,6 +20,15 @@ from paretoscope.data.d4morl import (
     parse_d4morl_name,
     read_d4morl,
     write_d4morl,
+)
+from paretoscope.data.formats import (
+    DatasetFormat,
+    DatasetHeader,
+    TrajectoryStream,
+    dataset_formats,
+    register_dataset_format,
+    sniff_dataset,
+    writable_formats,
 )
 from paretoscope.data.minari_io import read_minari, write_minari
 from paretoscope.data.native import (
@@ -43,21 +52,20 @@ from paretoscope.data.trajectories import DatasetInfo, Trajectories, Trajectory
 __all__ = [
     "DISTRIBUTION_NAMES",
     "FORMAT_VERSION",
-    "TARGET_FORMATS",
-    "AmateurAgent",
     "D4MORLFile",
     "D4MORLName",
+    "DatasetFormat",
+    "DatasetHeader",
     "DatasetInfo",
     "DatasetSummary",
-    "GaussianNoiseAgent",
     "NativeWriter",
     "Trajectories",
     "Trajectory",
+    "TrajectoryStream",
     "TrajectoryTable",
-    "behaviour_agent",
-    "collect",
     "convert",
     "d4morl_file_name",
+    "dataset_formats",
     "dataset_summary",
     "detect_format",
     "episode_plan",
@@ -69,10 +77,13 @@ __all__ = [
     "parse_d4morl_name",
     "read_d4morl",
     "read_minari",
+    "register_dataset_format",
     "sample_preferences",
+    "sniff_dataset",
     "summarize",
     "summarize_trajectories",
     "target_format",
+    "writable_formats",
     "write_d4morl",
     "write_minari",
     "write_native",

@@ -1,41 +1,43 @@
-"""Convert between dataset formats; D4MORL and Minari to native stream trajectory by trajectory.
+"""Convert between dataset formats; any format with ``write`` is a target
+(`paretoscope.data.formats`).
 
-D4MORL -> native is the conversion that matters for size: the pickle must be loaded whole (it
-is one object), but each trajectory is written and dropped in turn, so the converter never
-holds two copies of the data. Other directions go through in-memory `Trajectories`, except that
-a native source is memory-mapped.
+A source whose format can stream (D4MORL, Minari) is written to a format that can take a
+stream (native) trajectory by trajectory: for D4MORL the pickle must be loaded whole (it is one
+object), but each trajectory is written and dropped in turn, so the converter never holds two
+copies of the data. Other directions go through `Trajectories` (a native source is
+memory-mapped).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import cast
 
-from paretoscope.data.d4morl import load_d4morl, write_d4morl
-from paretoscope.data.minari_io import MINARI_PREFIX, iter_minari, write_minari
-from paretoscope.data.native import NativeWriter, write_native
-from paretoscope.data.progress import counter_bar
-from paretoscope.data.sources import detect_format, open_dataset
+from paretoscope.data.formats import (
+    DEFAULT_OUTPUT_FORMAT,
+    DatasetWriter,
+    format_of,
+    get_dataset_format,
+    writable_formats,
+)
 from paretoscope.errors import ParetoscopeError
 
-TargetFormat = Literal["native", "d4morl", "minari"]
-TARGET_FORMATS: tuple[str, ...] = ("native", "d4morl", "minari")
 
-
-def target_format(destination: str | Path, to: str | None = None) -> TargetFormat:
-    """The output format: `to` when given, else ``minari:`` ids, ``.pkl`` files, native."""
+def target_format(destination: str | Path, to: str | None = None) -> str:
+    """The output format's name: `to` when given, else the writable format whose prefix
+    (``minari:``) or suffix (``.pkl``) `destination` has, else native."""
+    names = writable_formats()
     if to is not None:
-        if to not in TARGET_FORMATS:
-            raise ParetoscopeError(
-                f"output format {to!r}: expected one of {', '.join(TARGET_FORMATS)}"
-            )
-        return to  # type: ignore[return-value]
+        if to not in names:
+            raise ParetoscopeError(f"output format {to!r}: expected one of {', '.join(names)}")
+        return to
     text = str(destination)
-    if text.startswith(MINARI_PREFIX):
-        return "minari"
-    if text.endswith(".pkl"):
-        return "d4morl"
-    return "native"
+    for name in names:
+        format = get_dataset_format(name)
+        prefix = getattr(format, "prefix", "")
+        if (prefix and text.startswith(prefix)) or any(map(text.endswith, format.suffixes)):
+            return name
+    return DEFAULT_OUTPUT_FORMAT
 
 
 def convert(
@@ -51,51 +53,22 @@ def convert(
     Nothing is written when the source is invalid: D4MORL files are validated whole before
     the first trajectory is written, and outputs appear only once complete.
     """
-    source_format = detect_format(source)
-    output = target_format(destination, to)
-    if output == "minari" and str(destination).startswith(MINARI_PREFIX):
-        destination = str(destination)[len(MINARI_PREFIX) :]
-    if output == "native" and source_format == "d4morl":
-        return _d4morl_to_native(source, destination, env_id, overwrite, progress)
-    if output == "native" and source_format == "minari":
-        return _minari_to_native(source, destination, env_id, overwrite, progress)
-    trajectories = open_dataset(source, env_id=env_id, progress=progress)
-    if output == "native":
-        return write_native(trajectories, destination, overwrite=overwrite, progress=progress)
-    if output == "d4morl":
-        return write_d4morl(trajectories, destination, overwrite=overwrite, progress=progress)
-    return write_minari(trajectories, str(destination), progress=progress)
-
-
-def _d4morl_to_native(
-    source: str | Path, destination: str | Path, env_id: str | None, overwrite: bool, progress: bool
-) -> Path:
-    loaded = load_d4morl(source, env_id=env_id, progress=progress)
-    bar = counter_bar(loaded.n_trajectories, "converting", progress, "traj")
-    with (
-        bar,
-        NativeWriter(
+    reader = format_of(source)
+    writer = get_dataset_format(target_format(destination, to))
+    stream = getattr(reader, "stream", None)
+    write_stream = getattr(writer, "write_stream", None)
+    if callable(stream) and callable(write_stream):
+        written: Path = write_stream(
+            stream(source, env_id=env_id, progress=progress),
             destination,
-            loaded.info,
-            store_next_observations=not loaded.next_observations_derivable,
             overwrite=overwrite,
-            validate=False,  # load_d4morl validated every trajectory already
-        ) as writer,
-    ):
-        for trajectory in loaded.trajectories(release=True):
-            writer.append(trajectory)
-            bar.update(1)
-    return Path(destination)
+            progress=progress,
+        )
+        return written
+    trajectories = reader.open(source, env_id=env_id, progress=progress)
+    return cast(DatasetWriter, writer).write(
+        trajectories, destination, overwrite=overwrite, progress=progress
+    )
 
 
-def _minari_to_native(
-    source: str | Path, destination: str | Path, env_id: str | None, overwrite: bool, progress: bool
-) -> Path:
-    info, trajectories = iter_minari(source, env_id=env_id, progress=progress)
-    with NativeWriter(destination, info, overwrite=overwrite, validate=False) as writer:
-        for trajectory in trajectories:  # validated by iter_minari
-            writer.append(trajectory)
-    return Path(destination)
-
-
-__all__ = ["TARGET_FORMATS", "convert", "target_format"]
+__all__ = ["convert", "target_format"]

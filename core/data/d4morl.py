@@ -3,7 +3,7 @@
 A file is a list with one ``defaultdict(list)`` per trajectory holding float64 arrays
 ``observations``, ``actions``, ``next_observations``, ``preference`` (the same row on every
 step), ``raw_rewards`` (T, n_obj) and bool ``terminals`` (see
-docs/reference.md#d4morl-dataset-files). Files are read with `paretoscope.data.safe_pickle`, never
+docs/reference.md#d4morl-dataset-files). Files are read with `paretoscope.safe_pickle`, never
 with
 plain `pickle.load`.
 """
@@ -21,9 +21,8 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from paretoscope.data.formats import DatasetHeader
+from paretoscope.data.formats import DatasetHeader, TrajectoryStream
 from paretoscope.data.progress import progress_bar
-from paretoscope.data.safe_pickle import load_restricted
 from paretoscope.data.trajectories import (
     DatasetInfo,
     Trajectories,
@@ -33,6 +32,7 @@ from paretoscope.data.trajectories import (
 )
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.safe_pickle import load_restricted
 
 # Keys of one trajectory, in the order PEDA's collection script writes them.
 D4MORL_KEYS = (
@@ -344,3 +344,56 @@ def write_d4morl(
     finally:
         temporary.unlink(missing_ok=True)
     return path
+
+
+# --- the format, as registered in paretoscope.data.formats --------------------------------------
+
+
+def stream_d4morl(
+    path: str | Path, env_id: str | None = None, progress: bool = False
+) -> TrajectoryStream:
+    """A D4MORL pickle, validated whole, then handed out trajectory by trajectory (each raw
+    entry dropped once handed out: the pickle is one object and must be loaded whole)."""
+    loaded = load_d4morl(path, env_id, progress=progress)
+    return TrajectoryStream(
+        loaded.info,
+        loaded.trajectories(release=True),
+        count=loaded.n_trajectories,
+        store_next_observations=not loaded.next_observations_derivable,
+    )
+
+
+class D4MORLFormat:
+    """PEDA's benchmark pickles, ``{env}_{count}_{quality}_{distribution}.pkl``."""
+
+    name = "d4morl"
+    description = "a D4MORL .pkl file"
+    suffixes = (".pkl",)
+
+    def check_signature(self, name: str, payload: bytes) -> None:
+        check_pickle_signature(name, payload[:16])
+
+    def sniff(self, path: Path) -> DatasetHeader | None:
+        return sniff_d4morl(path)
+
+    def open(
+        self, source: str | Path, env_id: str | None = None, progress: bool = False
+    ) -> Trajectories:
+        return read_d4morl(source, env_id=env_id, progress=progress)
+
+    def stream(
+        self, source: str | Path, env_id: str | None = None, progress: bool = False
+    ) -> TrajectoryStream:
+        return stream_d4morl(source, env_id=env_id, progress=progress)
+
+    def write(
+        self,
+        trajectories: Trajectories,
+        destination: str | Path,
+        overwrite: bool = False,
+        progress: bool = False,
+    ) -> Path:
+        return write_d4morl(trajectories, destination, overwrite=overwrite, progress=progress)
+
+
+FORMAT = D4MORLFormat()

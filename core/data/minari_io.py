@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from paretoscope.data.formats import DatasetHeader
+from paretoscope.data.formats import DatasetHeader, TrajectoryStream
 from paretoscope.data.progress import progress_bar
 from paretoscope.data.trajectories import DatasetInfo, Trajectories, Trajectory, check_trajectory
 from paretoscope.envs import REGISTRY, get_spec
@@ -346,3 +346,49 @@ def write_minari(
             {_METADATA_KEY: {"format_version": 1, "info": info.to_dict()}}
         )
         return Path(dataset.storage.data_path).parent
+
+
+# --- the format, as registered in paretoscope.data.formats --------------------------------------
+
+
+class MinariFormat:
+    """A local Minari dataset with vector rewards (a folder, or ``minari:<dataset id>``)."""
+
+    name = "minari"
+    description = "a Minari dataset (a folder with data/metadata.json, or minari:ID)"
+    suffixes: tuple[str, ...] = ()  # a folder: not uploaded
+    prefix = MINARI_PREFIX
+
+    def check_signature(self, name: str, payload: bytes) -> None:
+        raise ParetoscopeError(f"{name}: a Minari dataset is a folder; it cannot be uploaded")
+
+    def sniff(self, path: Path) -> DatasetHeader | None:
+        return sniff_minari(path)
+
+    def open(
+        self, source: str | Path, env_id: str | None = None, progress: bool = False
+    ) -> Trajectories:
+        return read_minari(source, env_id=env_id, progress=progress)
+
+    def stream(
+        self, source: str | Path, env_id: str | None = None, progress: bool = False
+    ) -> TrajectoryStream:
+        info, trajectories = iter_minari(source, env_id=env_id, progress=progress)
+        return TrajectoryStream(info, trajectories)  # iter_minari shows its own bar
+
+    def data_files(self, source: str | Path) -> list[Path]:
+        data_path = minari_data_path(source)
+        return [data_path / "main_data.hdf5", data_path / "metadata.json"]
+
+    def write(
+        self,
+        trajectories: Trajectories,
+        destination: str | Path,
+        overwrite: bool = False,
+        progress: bool = False,
+    ) -> Path:
+        """Minari never replaces a dataset: an existing id is refused whatever `overwrite`."""
+        return write_minari(trajectories, str(destination), progress=progress)
+
+
+FORMAT = MinariFormat()

@@ -20,7 +20,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from paretoscope.data.formats import DatasetHeader
+from paretoscope.data.formats import DatasetHeader, TrajectoryStream
 from paretoscope.data.summary import SUMMARY_VERSION, DatasetSummary, TrajectoryTable, summarize
 from paretoscope.data.trajectories import (
     DatasetInfo,
@@ -467,7 +467,74 @@ def native_summary(path: str | Path) -> DatasetSummary:
     return summary
 
 
+def write_native_stream(
+    stream: TrajectoryStream, path: str | Path, overwrite: bool = False, progress: bool = False
+) -> Path:
+    """Write a dataset read once (`TrajectoryStream`) as a native dataset, one trajectory at a
+    time: never two copies of the data."""
+    from paretoscope.data.progress import progress_bar
+
+    with NativeWriter(
+        path,
+        stream.info,
+        store_next_observations=stream.store_next_observations,
+        overwrite=overwrite,
+        validate=False,  # the stream's reader checked every trajectory already
+    ) as writer:
+        shown = stream.count is not None and progress  # else the reader shows its own bar
+        for trajectory in progress_bar(
+            stream.trajectories, "converting", shown, "traj", total=stream.count
+        ):
+            writer.append(trajectory)
+    return Path(path)
+
+
+class NativeFormat:
+    """paretoscope's own format, as registered in `paretoscope.data.formats`."""
+
+    name = "native"
+    description = f"a paretoscope dataset folder ({HEADER_FILE})"
+    suffixes: tuple[str, ...] = ()  # a folder: uploaded zipped
+
+    def check_signature(self, name: str, payload: bytes) -> None:
+        raise ParetoscopeError(f"{name}: a native dataset is a folder; upload it as a .zip")
+
+    def sniff(self, path: Path) -> DatasetHeader | None:
+        return sniff_native(path)
+
+    def open(
+        self, source: str | Path, env_id: str | None = None, progress: bool = False
+    ) -> Trajectories:
+        return open_native(source)
+
+    def summary(
+        self, source: str | Path, env_id: str | None = None, progress: bool = False
+    ) -> DatasetSummary:
+        return native_summary(source)
+
+    def write(
+        self,
+        trajectories: Trajectories,
+        destination: str | Path,
+        overwrite: bool = False,
+        progress: bool = False,
+    ) -> Path:
+        return write_native(trajectories, destination, overwrite=overwrite, progress=progress)
+
+    def write_stream(
+        self,
+        stream: TrajectoryStream,
+        destination: str | Path,
+        overwrite: bool = False,
+        progress: bool = False,
+    ) -> Path:
+        return write_native_stream(stream, destination, overwrite=overwrite, progress=progress)
+
+
+FORMAT = NativeFormat()
+
 __all__ = [
+    "FORMAT",
     "FORMAT_NAME",
     "FORMAT_VERSION",
     "NativeWriter",
@@ -479,4 +546,5 @@ __all__ = [
     "open_native",
     "read_header",
     "write_native",
+    "write_native_stream",
 ]

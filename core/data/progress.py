@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any, BinaryIO, TypeVar
+from typing import TypeVar
 
 from tqdm import tqdm
 
@@ -25,42 +25,6 @@ def progress_bar(
         iterable, desc=description, unit=unit, total=total, disable=None, dynamic_ncols=True
     ) as bar:
         yield from bar
-
-
-class ReadProgress:
-    """A binary file wrapper that advances a bytes bar as it is read (for `pickle.load`)."""
-
-    def __init__(self, file: BinaryIO, total: int, description: str, enabled: bool) -> None:
-        self._file = file
-        self._bar = tqdm(
-            total=total,
-            desc=description,
-            unit="B",
-            unit_scale=True,
-            disable=None if enabled else True,
-            dynamic_ncols=True,
-        )
-
-    def read(self, size: int = -1) -> bytes:
-        data = self._file.read(size)
-        self._bar.update(len(data))
-        return data
-
-    def readinto(self, buffer: Any) -> int:
-        count: int = self._file.readinto(buffer)  # type: ignore[attr-defined]
-        self._bar.update(count or 0)
-        return count
-
-    def readline(self, size: int = -1) -> bytes:
-        data = self._file.readline(size)
-        self._bar.update(len(data))
-        return data
-
-    def peek(self, size: int = 0) -> bytes:
-        return self._file.peek(size)  # type: ignore[attr-defined]
-
-    def close(self) -> None:
-        self._bar.close()
 
 
 def counter_bar(total: int, description: str, enabled: bool, unit: str = "it") -> tqdm:

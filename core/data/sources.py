@@ -1,9 +1,10 @@
-"""Open any supported dataset by its path, and get its summary, cached beside the data.
+"""Open any dataset by its path, and get its summary, cached beside the data.
 
-Sources: a native dataset directory, a D4MORL ``.pkl`` file, a Minari dataset directory or
-``minari:<dataset id>``. A native dataset keeps its summary inside its directory; for the
-others a sidecar ``.npz`` (no pickle inside) sits next to the data, keyed by the source's size
-and modification time, so opening an unchanged source again skips reading it.
+A source is whatever a registered format (`paretoscope.data.formats`) claims: a native dataset
+directory, a D4MORL ``.pkl`` file, a Minari dataset directory or ``minari:<dataset id>``, an
+installed format's file. A format may cache its own summary (native: inside its directory);
+for the others a sidecar ``.npz`` (no pickle inside) sits next to the data, keyed by the data
+files' sizes and modification times, so opening an unchanged source again skips reading it.
 """
 
 from __future__ import annotations
@@ -11,19 +12,11 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
-from paretoscope.data.d4morl import check_input_file, load_d4morl, read_d4morl
-from paretoscope.data.minari_io import (
-    MINARI_PREFIX,
-    is_minari_dataset,
-    iter_minari,
-    minari_data_path,
-    read_minari,
-)
-from paretoscope.data.native import is_native_dataset, native_summary, open_native
+from paretoscope.data.formats import DatasetFormat, format_of, read_stream
 from paretoscope.data.summary import (
     SUMMARY_VERSION,
     DatasetSummary,
@@ -33,71 +26,66 @@ from paretoscope.data.summary import (
 from paretoscope.data.trajectories import Trajectories
 from paretoscope.errors import ParetoscopeError
 
-SourceFormat = Literal["native", "d4morl", "minari"]
-SIDECAR_SUFFIX = ".paretoscope-summary.npz"
-MINARI_SIDECAR = "paretoscope-summary.npz"
+SIDECAR_SUFFIX = ".paretoscope-summary.npz"  # beside a single-file dataset
+SIDECAR_NAME = "paretoscope-summary.npz"  # inside a dataset folder
 
 
-def detect_format(source: str | Path) -> SourceFormat:
-    """Which reader `source` needs; a `ParetoscopeError` for anything unreadable."""
-    if str(source).startswith(MINARI_PREFIX):
-        return "minari"
-    path = Path(source)
-    if not path.exists():
-        raise ParetoscopeError(f"{path}: no such file or directory")
-    if path.is_dir():
-        if is_native_dataset(path):
-            return "native"
-        if is_minari_dataset(path):
-            return "minari"
-        raise ParetoscopeError(
-            f"{path}: is a directory but neither a paretoscope dataset (no "
-            "paretoscope-dataset.json) nor a Minari dataset (no data/metadata.json); a D4MORL "
-            "dataset is a single .pkl file"
-        )
-    check_input_file(path)
-    return "d4morl"
+def detect_format(source: str | Path) -> str:
+    """The name of the format that reads `source`; a `ParetoscopeError` for anything no
+    registered format reads."""
+    return format_of(source).name
 
 
 def open_dataset(
     source: str | Path, env_id: str | None = None, progress: bool = False
 ) -> Trajectories:
     """`source` as `Trajectories`: memory-mapped for native datasets, in memory otherwise."""
-    kind = detect_format(source)
-    if kind == "native":
-        return open_native(source)
-    if kind == "minari":
-        return read_minari(source, env_id=env_id, progress=progress)
-    return read_d4morl(source, env_id=env_id, progress=progress)
+    return format_of(source).open(source, env_id=env_id, progress=progress)
 
 
 def dataset_summary(
     source: str | Path, env_id: str | None = None, progress: bool = False
 ) -> DatasetSummary:
     """The summary of `source`, from its cache when the source has not changed since."""
-    kind = detect_format(source)
-    if kind == "native":
-        return native_summary(source)
-    if kind == "minari":
-        data_path = minari_data_path(source)
-        sidecar = data_path / MINARI_SIDECAR
-        key = _cache_key([data_path / "main_data.hdf5", data_path / "metadata.json"], env_id)
-    else:
-        path = Path(source)
-        sidecar = path.with_name(path.name + SIDECAR_SUFFIX)
-        key = _cache_key([path], env_id)
-    cached = _read_sidecar(sidecar, key)
+    format = format_of(source)
+    own = getattr(format, "summary", None)
+    if callable(own):
+        summary: DatasetSummary = own(source, env_id=env_id, progress=progress)
+        return summary
+    sidecar, watched = _summary_cache(format, source)
+    key = _cache_key(watched, env_id)
+    cached = _read_sidecar(sidecar, key) if sidecar is not None else None
     if cached is not None:
         return cached
     # Stream the trajectories into the small table: never a second copy of the data.
-    if kind == "minari":
-        info, trajectories = iter_minari(source, env_id=env_id, progress=progress)
-    else:
-        loaded = load_d4morl(source, env_id=env_id, progress=progress)
-        info, trajectories = loaded.info, loaded.trajectories(release=True)
-    summary = summarize(TrajectoryTable.from_stream(trajectories, info.horizon), info)
-    _write_sidecar(sidecar, key, summary)
+    stream = read_stream(format, source, env_id=env_id, progress=progress)
+    summary = summarize(
+        TrajectoryTable.from_stream(stream.trajectories, stream.info.horizon), stream.info
+    )
+    if sidecar is not None:
+        _write_sidecar(sidecar, key, summary)
     return summary
+
+
+def _summary_cache(format: DatasetFormat, source: str | Path) -> tuple[Path | None, list[Path]]:
+    """Where the summary of `source` is cached (None: nowhere) and the files it depends on:
+    beside a single-file source, else in the folder of the format's data files (by default the
+    files directly inside the source's folder)."""
+    path = Path(source)
+    data_files = getattr(format, "data_files", None)
+    if callable(data_files):
+        watched: list[Path] = list(data_files(source))
+    elif path.is_file():
+        watched = [path]
+    else:
+        watched = sorted(
+            entry
+            for entry in path.iterdir()
+            if entry.is_file() and not entry.name.startswith(".") and entry.name != SIDECAR_NAME
+        )
+    if path.is_file():
+        return path.with_name(path.name + SIDECAR_SUFFIX), watched
+    return (watched[0].parent / SIDECAR_NAME if watched else None), watched
 
 
 def _cache_key(files: list[Path], env_id: str | None) -> str:

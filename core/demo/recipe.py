@@ -30,7 +30,7 @@ from paretoscope.settings import (
 
 @dataclass(frozen=True)
 class DatasetRecipe:
-    """A dataset collected from the behaviour policies (`paretoscope.data.collect`), D4MORL
+    """A dataset collected from the behaviour policies (`paretoscope.collect`), D4MORL
     style."""
 
     quality: str  # expert | amateur

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import difflib
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from paretoscope.envs.spec import EnvSpec, Family
 from paretoscope.errors import ParetoscopeError
+from paretoscope.registry import Registry
 
 if TYPE_CHECKING:
     import gymnasium as gym
@@ -53,39 +54,18 @@ class Registration:
         return self._spec
 
 
-class _Registry:
-    """Registrations by id, in registration order; `in` and iteration work on the ids."""
-
-    def __init__(self) -> None:
-        self._entries: dict[str, Registration] = {}
-
-    def __contains__(self, env_id: object) -> bool:
-        return env_id in self._entries
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._entries)
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def add(self, registration: Registration, replace: bool) -> None:
-        if registration.env_id in self._entries and not replace:
-            raise ParetoscopeError(
-                f"register: {registration.env_id!r} is already registered (pass replace=True)"
-            )
-        self._entries[registration.env_id] = registration
-
-    def entry(self, env_id: str) -> Registration:
-        try:
-            return self._entries[env_id]
-        except (KeyError, TypeError):
-            raise ParetoscopeError(_unknown_id_message(env_id, list(self._entries))) from None
-
-    def entries(self) -> list[Registration]:
-        return list(self._entries.values())
+def _unknown_id_message(env_id: object, known: list[str]) -> str:
+    text = env_id if isinstance(env_id, str) else str(env_id)
+    close = difflib.get_close_matches(text, known, n=3, cutoff=0.5)
+    if not close:  # case and separators are the usual slips: MO-HalfCheetah vs mo-halfcheetah
+        folded = {name.lower().replace("_", "-"): name for name in known}
+        close = difflib.get_close_matches(text.lower().replace("_", "-"), list(folded), n=3)
+        close = [folded[name] for name in close]
+    hint = f"; closest: {', '.join(close)}" if close else ""
+    return f"unknown environment id {env_id!r}{hint} (`paretoscope envs` lists all {len(known)})"
 
 
-REGISTRY = _Registry()
+REGISTRY: Registry[Registration] = Registry("environment", unknown=_unknown_id_message)
 _lock = threading.RLock()
 
 
@@ -108,40 +88,29 @@ def register(
         family = spec.family
     elif family is None:
         raise ParetoscopeError(f"register: {env_id!r} needs its family when the spec is lazy")
-    REGISTRY.add(Registration(env_id, family, spec, make), replace)
+    REGISTRY.register(env_id, Registration(env_id, family, spec, make), replace=replace)
 
 
 def list_ids(family: Family | None = None) -> list[str]:
     """Registered ids (of one family), in registration order; builds no spec."""
-    return [entry.env_id for entry in REGISTRY.entries() if family in (None, entry.family)]
+    return [entry.env_id for entry in REGISTRY.values() if family in (None, entry.family)]
 
 
 def list_specs(family: Family | None = None) -> list[EnvSpec]:
     """All registered specs (of one family), D4MORL first, in registration order."""
-    return [entry.spec() for entry in REGISTRY.entries() if family in (None, entry.family)]
+    return [entry.spec() for entry in REGISTRY.values() if family in (None, entry.family)]
 
 
 def get_spec(env_id: str) -> EnvSpec:
     """The spec of `env_id`; an unknown id raises `ParetoscopeError` naming the closest ids."""
-    return REGISTRY.entry(env_id).spec()
+    return REGISTRY.get(env_id).spec()
 
 
 def make_env(env_id: str, render_mode: str | None = None, **kwargs: Any) -> gym.Env:
     """Build the environment `env_id`: `step` returns a float32 reward vector of shape (n_obj,)."""
-    entry = REGISTRY.entry(env_id)
+    entry = REGISTRY.get(env_id)
     if entry.make is not None:
         return entry.make(render_mode=render_mode, **kwargs)
     from paretoscope.envs.dependencies import mo_gymnasium_make
 
     return mo_gymnasium_make(env_id, render_mode=render_mode, **kwargs)
-
-
-def _unknown_id_message(env_id: object, known: list[str]) -> str:
-    text = env_id if isinstance(env_id, str) else str(env_id)
-    close = difflib.get_close_matches(text, known, n=3, cutoff=0.5)
-    if not close:  # case and separators are the usual slips: MO-HalfCheetah vs mo-halfcheetah
-        folded = {name.lower().replace("_", "-"): name for name in known}
-        close = difflib.get_close_matches(text.lower().replace("_", "-"), list(folded), n=3)
-        close = [folded[name] for name in close]
-    hint = f"; closest: {', '.join(close)}" if close else ""
-    return f"unknown environment id {env_id!r}{hint} (`paretoscope envs` lists all {len(known)})"

@@ -5,7 +5,8 @@ Dominance and the front (`non_dominated`, `pareto_front`), indicators of one fro
 (`expected_utility`, `maximum_utility_loss`), regret against a reference front per preference
 (`regret_per_preference` for a set of points, `sweep_regret` for one return per preference),
 distances to a reference front (`igd`, `igd_plus`), preference vectors (`preference_grid`,
-`random_preferences`), RTG following (`rtg_following`), all of a front's distances to a
+`random_preferences`), the region a 2-D front dominates as shapes to draw (`dominated_region`,
+`dominated_staircase`), RTG following (`rtg_following`), all of a front's distances to a
 known optimal one (`compare_with_front`), and uncertainty across seeds: attainment surfaces of
 the runs (`attainment_surfaces`), where one agent's EAF beats another's (`eaf_difference`) and
 bootstrapped intervals of the mean front's metrics (`bootstrap_front_metrics`). Bad input raises
@@ -30,6 +31,7 @@ from paretoscope.metrics.indicators import (
     sparsity,
 )
 from paretoscope.metrics.preferences import preference_grid, random_preferences
+from paretoscope.metrics.region import dominated_region, dominated_staircase
 from paretoscope.metrics.rtg import RtgFollowing, rtg_following
 from paretoscope.metrics.uncertainty import Interval, bootstrap_front_metrics
 from paretoscope.metrics.utility import (
@@ -51,6 +53,8 @@ __all__ = [
     "FrontSummary",
     "RtgFollowing",
     "cardinality",
+    "dominated_region",
+    "dominated_staircase",
     "expected_utility",
     "front_summary",
     "hypervolume",

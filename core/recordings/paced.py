@@ -23,7 +23,7 @@ import math
 import time
 from collections.abc import Callable, Generator
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -33,7 +33,6 @@ from paretoscope.pacing.display import smooth_frames
 from paretoscope.pacing.gate import FrameGate
 from paretoscope.pacing.scheduler import Kind
 from paretoscope.pacing.share import CoreShare, simulation_share
-from paretoscope.recordings.episode import EpisodeRequest
 from paretoscope.recordings.lanes import FrameCallback, LiveFrame, RecordingWriter, playback_rate
 from paretoscope.recordings.recording import Recording
 from paretoscope.render.backend import ensure_gl_backend
@@ -56,6 +55,31 @@ UNMETERED_SECONDS = 1.0
 # Each recording is its own stream, even of a key being recorded already (a viewer who left
 # and came back may start one while the old one winds down).
 _streams = itertools.count()
+
+
+class PacedEpisode(Protocol):
+    """What a paced recording reads of its request (`paretoscope.recordings.EpisodeRequest`)."""
+
+    @property
+    def env_id(self) -> str: ...
+    @property
+    def preference(self) -> tuple[float, ...]: ...
+    @property
+    def target(self) -> tuple[float, ...] | None: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def horizon(self) -> int: ...
+    @property
+    def every(self) -> int: ...
+    @property
+    def label(self) -> str: ...
+
+    def key(self) -> str: ...
+
+    def meta(self) -> dict[str, Any]: ...
 
 
 class _Kept:
@@ -117,7 +141,7 @@ class _Kept:
 
 
 def record_paced(
-    request: EpisodeRequest,
+    request: PacedEpisode,
     agent: Agent,
     gate: FrameGate,
     on_frame: FrameCallback | None,

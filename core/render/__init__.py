@@ -15,13 +15,8 @@ from typing import TYPE_CHECKING, Any
 from paretoscope.render.backend import RenderingUnavailable, ensure_gl_backend
 
 if TYPE_CHECKING:
-    from paretoscope.render.env_frames import (
-        EnvFrames,
-        env_id_renders_rgb,
-        fit_frame,
-        renders_rgb,
-        text_frame,
-    )
+    from paretoscope.envs.render_modes import env_id_renders_rgb, renders_rgb
+    from paretoscope.render.env_frames import EnvFrames, fit_frame, text_frame
     from paretoscope.render.frames import (
         FrameRecord,
         caption_lines,
@@ -34,9 +29,9 @@ if TYPE_CHECKING:
 
 _LAZY_NAMES = {
     "EnvFrames": "paretoscope.render.env_frames",
-    "env_id_renders_rgb": "paretoscope.render.env_frames",
+    "env_id_renders_rgb": "paretoscope.envs.render_modes",
     "fit_frame": "paretoscope.render.env_frames",
-    "renders_rgb": "paretoscope.render.env_frames",
+    "renders_rgb": "paretoscope.envs.render_modes",
     "text_frame": "paretoscope.render.env_frames",
     "DEFAULT_SIZE": "paretoscope.render.renderer",
     "FrameRenderer": "paretoscope.render.renderer",

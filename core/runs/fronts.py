@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from paretoscope.errors import ParetoscopeError
+from paretoscope.results_store import objective_columns
 
 if TYPE_CHECKING:
     from paretoscope.runs.run import LoggedFront
@@ -40,7 +41,6 @@ def step_fronts(table: pd.DataFrame, env_id: str) -> list[StepFront]:
     """One front per step of a run's sweep table, ordered by step: the mean return over seeds
     of each preference (and target, as `step_metrics` groups them), in the table's order."""
     from paretoscope.envs import get_spec
-    from paretoscope.evaluate import objective_columns
 
     spec = get_spec(env_id)
     preference_columns = objective_columns("preference", spec)

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from paretoscope.agents.formats import CHECKPOINT_FORMAT
+from paretoscope.agents.header import CHECKPOINT_FORMAT
 from paretoscope.errors import ParetoscopeError
 from paretoscope.runs.layout import SNAPSHOTS_DIR, step_in_name
 from paretoscope.runs.run import RunNotice, Snapshot, TrainingRun, ordered

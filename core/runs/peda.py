@@ -58,7 +58,7 @@ class PedaRunReader(ImportedRunReader):
 
 def read_rollout_log(path: Path, step: int, n_obj: int | None = None) -> LoggedFront:
     """One ``step=N_rollout.pkl``: its preferences and mean returns, checked."""
-    from paretoscope.data.safe_pickle import load_restricted
+    from paretoscope.safe_pickle import load_restricted
 
     if path.stat().st_size > _MOST_LOG_BYTES:
         raise ParetoscopeError(f"{path}: {path.stat().st_size} bytes, too large for a rollout log")

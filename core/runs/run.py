@@ -9,7 +9,8 @@ A run format is one module with one object (`RunReader`) that has
 - optionally ``logged_fronts(run) -> (fronts, notices)``: evaluations the trainer itself saved
   beside its checkpoints (PEDA's ``logs/step=N_rollout.pkl``), shown without re-running.
 
-`register_run_format` adds one; `sniff_run` and `open_run` ask them in turn, so the CLI, asset
+`register_run_format` adds one, and so does an installed package's entry point in the group
+``paretoscope.run_formats``; `sniff_run` and `open_run` ask them in turn, so the CLI, asset
 discovery and the dashboard never name a format.
 
 Every snapshot of a run must be the same env and the same architecture: `check_consistent`
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from paretoscope.errors import ParetoscopeError
-from paretoscope.lazy import resolve
+from paretoscope.registry import Registry, with_members
 
 if TYPE_CHECKING:
     from paretoscope.agents.base import Agent
@@ -134,30 +135,30 @@ class RunReader(Protocol):
     ) -> Agent: ...
 
 
-_READERS: dict[str, RunReader | str] = {
-    "paretoscope": "paretoscope.runs.native:READER",
-    "peda": "paretoscope.runs.peda:READER",
-    "morl-baselines": "paretoscope.runs.morlb:READER",
-}
+RUN_FORMATS: Registry[RunReader] = Registry(
+    "run format",
+    {
+        "paretoscope": "paretoscope.runs.native:READER",
+        "peda": "paretoscope.runs.peda:READER",
+        "morl-baselines": "paretoscope.runs.morlb:READER",
+    },
+    entry_point_group="paretoscope.run_formats",
+    from_entry_point=with_members("a run format", "name", "agent_format", "sniff", "load"),
+)
 
 
-def register_run_format(name: str, reader: RunReader | str, replace_existing: bool = False) -> None:
+def register_run_format(name: str, reader: RunReader | str, replace: bool = False) -> None:
     """Add a run format (asked after the ones before it); ``"module:attribute"`` is imported
-    when first needed. An existing name is refused unless `replace_existing`."""
-    if name in _READERS and not replace_existing:
-        raise ParetoscopeError(f"run format {name!r} is already registered")
-    _READERS[name] = reader
+    when first needed. An existing name is refused unless `replace`."""
+    RUN_FORMATS.register(name, reader, replace=replace)
 
 
 def run_format_names() -> list[str]:
-    return list(_READERS)
+    return RUN_FORMATS.names()
 
 
 def get_run_reader(name: str) -> RunReader:
-    if name not in _READERS:
-        raise ParetoscopeError(f"no run format {name!r} (formats: {', '.join(_READERS)})")
-    reader: RunReader = resolve(_READERS[name])
-    return reader
+    return RUN_FORMATS.get(name)
 
 
 def sniff_run(path: str | Path) -> TrainingRun | None:
@@ -165,8 +166,8 @@ def sniff_run(path: str | Path) -> TrainingRun | None:
     location = Path(path)
     if not location.is_dir():
         return None
-    for name in _READERS:
-        run = get_run_reader(name).sniff(location)
+    for reader in RUN_FORMATS.values():
+        run = reader.sniff(location)
         if run is not None:
             return run
     return None

@@ -15,18 +15,18 @@ import streamlit as st
 from paretoscope.catalog import AgentAsset
 from paretoscope.dashboard import loaders, runs, sidebar, uncertainty, url_state
 from paretoscope.dashboard import preferences as prefs
-from paretoscope.dashboard.figures import FrontSeries, front_figure
+from paretoscope.dashboard.figures.attainment import eaf_difference_figure
+from paretoscope.dashboard.figures.front import FrontSeries, front_figure
+from paretoscope.dashboard.figures.training import METRICS, runs_curve_figure
 from paretoscope.dashboard.known_front import describe_front
 from paretoscope.dashboard.live import show_recording_live
 from paretoscope.dashboard.messages import guard, inert, show_problem
-from paretoscope.dashboard.run_figures import METRICS, runs_curve_figure
 from paretoscope.dashboard.tables import (
     AgentMetrics,
     distinct_labels,
     metrics_table,
     styled_metrics,
 )
-from paretoscope.dashboard.uncertainty_figures import eaf_difference_figure
 from paretoscope.dashboard.widgets import charts
 from paretoscope.dashboard.widgets.preference_control import preference_control
 from paretoscope.envs import EnvSpec

@@ -8,11 +8,15 @@ import pandas as pd
 import streamlit as st
 
 from paretoscope.dashboard import loaders, sidebar, url_state
-from paretoscope.dashboard.figures import dataset_returns_figure, preference_coverage_figure
+from paretoscope.dashboard.figures.dataset import (
+    dataset_returns_figure,
+    preference_coverage_figure,
+)
+from paretoscope.dashboard.folders import hidden_folders
 from paretoscope.dashboard.live import show_recording_live
 from paretoscope.dashboard.messages import as_viewer_sees, describe, guard, inert
 from paretoscope.dashboard.widgets import charts
-from paretoscope.data.collect import collected_env_seed
+from paretoscope.data.collection_plan import collected_env_seed
 from paretoscope.recordings import ReplayRequest
 
 ctx = sidebar.context()
@@ -30,7 +34,7 @@ if sidebar.need(ctx, agent=False):
             summary = loaders.dataset_summary(asset)
         if summary is not None:
             info = summary.info
-            where = info.source or as_viewer_sees(str(asset.path), loaders.hidden_folders())
+            where = info.source or as_viewer_sees(str(asset.path), hidden_folders())
             facts = [asset.label, where, info.behaviour, info.preference_distribution]
             st.caption(" · ".join(inert(fact) for fact in facts if fact))
             columns = st.columns(5)

@@ -13,15 +13,15 @@ import streamlit as st
 
 from paretoscope.dashboard import loaders, sidebar
 from paretoscope.dashboard import preferences as prefs
-from paretoscope.dashboard.live import show_recording_live
-from paretoscope.dashboard.messages import describe, guard
-from paretoscope.dashboard.objective_views import (
+from paretoscope.dashboard.figures.objectives import (
     ViewPoints,
     aspiration_figure,
     parallel_coordinates_figure,
     parallel_scaled,
     scatter_matrix_figure,
 )
+from paretoscope.dashboard.live import show_recording_live
+from paretoscope.dashboard.messages import describe, guard
 from paretoscope.dashboard.widgets.conventions import NORMALISATION_LABELS
 from paretoscope.dashboard.widgets.linked_views import linked_views, view_arguments
 from paretoscope.decision import (

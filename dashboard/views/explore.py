@@ -8,7 +8,7 @@ import streamlit as st
 
 from paretoscope.dashboard import loaders, sidebar, trace, url_state
 from paretoscope.dashboard import preferences as prefs
-from paretoscope.dashboard.figures import FrontSeries, Marker, front_figure, target_grid
+from paretoscope.dashboard.figures.front import FrontSeries, Marker, front_figure, target_grid
 from paretoscope.dashboard.jobs import Job
 from paretoscope.dashboard.known_front import describe_front, indicator_values, indicators_text
 from paretoscope.dashboard.limits import prerender_enabled

@@ -9,7 +9,7 @@ import streamlit as st
 
 from paretoscope.dashboard import loaders, sidebar
 from paretoscope.dashboard import preferences as prefs
-from paretoscope.dashboard.figures import FrontSeries, front_figure
+from paretoscope.dashboard.figures.front import FrontSeries, front_figure
 from paretoscope.dashboard.known_front import describe_front, indicators_text
 from paretoscope.dashboard.live import show_recording_live
 from paretoscope.dashboard.messages import guard

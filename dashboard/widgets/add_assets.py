@@ -12,13 +12,14 @@ import streamlit as st
 
 from paretoscope.agents.importers import ImportPlan
 from paretoscope.catalog import AgentAsset, AssetCatalog, read_manifest, write_manifest
+from paretoscope.dashboard.folders import readable_roots
 from paretoscope.dashboard.limits import max_upload_bytes
-from paretoscope.dashboard.loaders import mtime, readable_roots
 from paretoscope.dashboard.messages import guard, inert
 from paretoscope.dashboard.paths import is_inside, resolve_user_path
 from paretoscope.dashboard.session import session_uploads, upload_dir
+from paretoscope.dashboard.stamps import mtime
 from paretoscope.dashboard.uploads import (
-    ACCEPTED_TYPES,
+    accepted_types,
     human_bytes,
     store_upload,
     upload_root_if_made,
@@ -41,7 +42,7 @@ def add_assets_panel(found: AssetCatalog) -> None:
                 st.rerun()
         env_names = list_ids()  # ids only: building every spec to list names costs seconds
         st.selectbox(
-            "Env of uploaded D4MORL files whose name does not say",
+            "Env of uploaded datasets whose name does not say (D4MORL files)",
             env_names,
             key="_upload_env",
         )
@@ -52,7 +53,7 @@ def add_assets_panel(found: AssetCatalog) -> None:
             f"at most {human_bytes(limit)} each",
             accept_multiple_files=True,
             key="_uploads",
-            type=ACCEPTED_TYPES,
+            type=accepted_types(),
         )
         for uploaded in files or []:
             done = st.session_state.setdefault("_uploaded_ids", set())
@@ -67,19 +68,27 @@ def add_assets_panel(found: AssetCatalog) -> None:
                         f"limit of {human_bytes(limit)}"
                     )
                 done.add(marker)  # a refused file is reported once, not on every rerun
-                store_upload(upload_dir(), uploaded.name, uploaded.getvalue(), limit)
-                if uploaded.name.endswith(".pkl"):
-                    _note_upload_env(Path(uploaded.name).stem, st.session_state["_upload_env"])
+                stored = store_upload(upload_dir(), uploaded.name, uploaded.getvalue(), limit)
+                if _dataset_without_env(stored):
+                    _note_upload_env(stored.stem, st.session_state["_upload_env"])
                 st.rerun()
         for pending in found.pending_agents():
             _import_form(pending)
 
 
-def _note_upload_env(name: str, env_id: str) -> None:
-    from paretoscope.data.d4morl import parse_d4morl_name
+def _dataset_without_env(path: Path) -> bool:
+    """Whether `path` is a dataset file whose name and header do not say its env (a D4MORL
+    file named otherwise than ``{env}_{count}_...pkl``): the env chosen above is noted for it."""
+    from paretoscope.data.formats import sniff_dataset
 
-    if parse_d4morl_name(f"{name}.pkl") is not None:
-        return
+    try:
+        header = sniff_dataset(path)
+    except ParetoscopeError:
+        return False  # unreadable: discovery lists the problem
+    return path.is_file() and header is not None and header.env_id is None
+
+
+def _note_upload_env(name: str, env_id: str) -> None:
     folder = upload_dir()
     manifest = read_manifest(folder)
     notes = dict(manifest.get("datasets") or {})

@@ -12,7 +12,7 @@ from paretoscope.envs import EnvSpec
 
 def clicked_points(figure: Any, event: Any) -> list[list[int]]:
     """The ``customdata`` of the points a `st.plotly_chart(..., on_select="rerun")` returned."""
-    from paretoscope.dashboard.figures import selected_custom_data
+    from paretoscope.dashboard.figures.selection import selected_custom_data
 
     try:
         points = event["selection"]["points"]

@@ -10,14 +10,16 @@ draws it while still loading (3 of 6 first loads of a minecart page, measured wi
 play, unless it already has.
 
 The file is served by Streamlit's media endpoint exactly as `st.video` serves it (registered
-for this session under `coordinates`, dropped when a run no longer shows it)."""
+for this session under `coordinates`, dropped when a run no longer shows it), through
+`paretoscope.dashboard.streamlit_internals.media_url`; without it, `st.video` plays it."""
 
 from __future__ import annotations
 
 import html
 
 import streamlit as st
-from streamlit import runtime
+
+from paretoscope.dashboard.streamlit_internals import media_url
 
 # The attribute the browser tests and benchmarks find the episode's player by.
 TEST_ID = "episodeVideo"
@@ -59,8 +61,8 @@ def episode_video(video: bytes, label: str, coordinates: str) -> None:
     takes the keyboard's focus in turn). `coordinates` names the place on the page (unique
     among the videos a page shows): the file is this session's for as long as a run draws it
     there. `label` is read out by screen readers."""
-    if not runtime.exists():  # a bare script run (no server): Streamlit's own player
+    url = media_url(video, "video/mp4", coordinates)
+    if url is None:  # a bare script run (no server), or no media hook: Streamlit's own player
         st.video(video, format="video/mp4", autoplay=True, loop=True, muted=True)
         return
-    url = runtime.get_instance().media_file_mgr.add(video, "video/mp4", coordinates)
     st.html(player_markup(url, label), unsafe_allow_javascript=True)

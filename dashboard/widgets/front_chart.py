@@ -1,8 +1,8 @@
 """The Explore page's front as a Streamlit component: a plotly figure whose marker traces
-(`figures.MOVING_TRACES`: this rollout, the target) and arrows move in place in the browser when
-the rest of the figure is unchanged. `st.plotly_chart` redraws a whole figure when any of it
-changes, and a slider move changes only its markers: that redraw was the largest part of a
-viewer's time from a move to its first frame (docs/dashboard.md, "Many viewers").
+(`figures.front.MOVING_TRACES`: this rollout, the target) and arrows move in place in the
+browser when the rest of the figure is unchanged. `st.plotly_chart` redraws a whole figure when
+any of it changes, and a slider move changes only its markers: that redraw was the largest part
+of a viewer's time from a move to its first frame (docs/dashboard.md, "Many viewers").
 
 It reports a click as `st.plotly_chart(..., on_select="rerun", selection_mode="points")` does,
 ``{"selection": {"points": [...]}}`` (read it with `charts.clicked_points`), plus a ``nonce``."""
@@ -17,7 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.io.json import to_json_plotly
 
-from paretoscope.dashboard.figures import MOVING_TRACES
+from paretoscope.dashboard.figures.front import MOVING_TRACES
 from paretoscope.dashboard.widgets.plotly_component import plotly_component
 
 _FILES = ("index.html", "front_chart.js")
@@ -67,6 +67,6 @@ def chart_arguments(figure: go.Figure) -> dict[str, Any]:
 
 
 def front_chart(figure: go.Figure, key: str) -> dict[str, Any] | None:
-    """Draw `figure` (the page's front, `figures.front_figure`); returns the last click's
+    """Draw `figure` (the page's front, `figures.front.front_figure`); returns the last click's
     selection, or None before the first one (a new `key` forgets it)."""
     return plotly_component("front_chart", _FILES)(**chart_arguments(figure), key=key, default=None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paretoscope.agents.loaded import load_asset_agent
+from paretoscope.asset_agents import load_asset_agent
 from paretoscope.catalog import discover_assets
 from paretoscope.dashboard.paths import confine_catalog
 from paretoscope.dashboard.uploads import store_upload

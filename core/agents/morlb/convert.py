@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from paretoscope.agents.morlb.agents import MorlbAgent, Parts, build_agent
-from paretoscope.agents.morlb.importer import Algorithm
+from paretoscope.agents.morlb.algorithms import Algorithm
 from paretoscope.agents.morlb.layers import SequentialLayout, read_layout
 from paretoscope.envs import EnvSpec
 from paretoscope.errors import ParetoscopeError

@@ -15,7 +15,6 @@ Algorithms (``--kind``): capql, gpi-pd-continuous, envelope, gpi-ls, gpi-pd, mor
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from paretoscope.agents.base import Agent
@@ -27,6 +26,7 @@ from paretoscope.agents.importers import (
     file_sha256,
     option_number,
 )
+from paretoscope.agents.morlb.algorithms import ALGORITHMS
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
 from paretoscope.pickle_scan import PickleScan, check_torch_signature, scan_torch_file
@@ -38,28 +38,6 @@ PCN_MODELS = (
 )
 
 
-@dataclass(frozen=True)
-class Algorithm:
-    """One MORL-Baselines algorithm: its name, what it becomes, what it is."""
-
-    name: str
-    kind: str  # the paretoscope kind (paretoscope.agents.morlb.agents)
-    label: str
-
-
-ALGORITHMS: dict[str, Algorithm] = {
-    algorithm.name: algorithm
-    for algorithm in (
-        Algorithm("capql", "morlb_actor", "CAPQL"),
-        Algorithm("gpi-pd-continuous", "morlb_actor", "GPI-PD (continuous actions)"),
-        Algorithm("envelope", "morlb_envelope", "Envelope Q-learning"),
-        Algorithm("gpi-ls", "morlb_gpi", "GPI-LS"),
-        Algorithm("gpi-pd", "morlb_gpi", "GPI-PD (discrete actions)"),
-        Algorithm("morld", "morlb_actor_set", "MORL/D"),
-        Algorithm("pcn", "morlb_pcn", "PCN"),
-        Algorithm("pgmorl", "morlb_actor_set", "PGMORL (archive saved as documented)"),
-    )
-}
 MEMBER_CHOICES = ("archive", "population", "all")
 
 

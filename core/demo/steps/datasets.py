@@ -1,4 +1,4 @@
-"""The datasets step: episodes collected from an env's behaviour set (`paretoscope.data.collect`),
+"""The datasets step: episodes collected from an env's behaviour set (`paretoscope.collect`),
 D4MORL style."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def dataset_step(build: DemoBuild, env: EnvRecipe, dataset: DatasetRecipe) -> St
 
     def run() -> dict[str, Any]:
         from paretoscope.agents import load
-        from paretoscope.data.collect import collect
+        from paretoscope.collect import collect
 
         if (folder / "paretoscope-dataset.json").is_file():
             raise ParetoscopeError(

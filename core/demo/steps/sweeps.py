@@ -120,7 +120,7 @@ def sweep_step(
 def seeds_held_out(env: EnvRecipe, plan: SweepPlan) -> bool:
     """Whether no seed of `plan` reset an episode of the env's datasets (the offline agents
     learnt from those episodes, so a sweep on their seeds would replay what they saw)."""
-    from paretoscope.data.collect import episode_plan
+    from paretoscope.data.collection_plan import episode_plan
 
     n_obj = get_spec(env.env_id).n_obj
     used: set[int] = set()

@@ -1,6 +1,5 @@
 """Figures of a training run: the front at one step with the earlier ones fading behind it,
-hypervolume and expected utility over the steps, and several runs' curves together. Pure
-functions from numbers to plotly figures (no Streamlit), like `paretoscope.dashboard.figures`."""
+hypervolume and expected utility over the steps, and several runs' curves together."""
 
 from __future__ import annotations
 
@@ -11,12 +10,11 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from paretoscope.dashboard.figures import (
+from paretoscope.dashboard.figures.labels import plotly_text, point_text
+from paretoscope.dashboard.figures.style import (
     CURRENT_COLOUR,
     PALETTE,
-    _axis_title,
-    _text,
-    point_text,
+    axis_title,
     reference_marker,
 )
 from paretoscope.metrics import non_dominated
@@ -120,8 +118,8 @@ def evolution_figure(
         height=height,
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
         title={"text": f"Front at step {step}", "x": 0.0},
-        xaxis={"title": _axis_title(objective_names, a), "range": x_range},
-        yaxis={"title": _axis_title(objective_names, b), "range": y_range},
+        xaxis={"title": axis_title(objective_names, a), "range": x_range},
+        yaxis={"title": axis_title(objective_names, b), "range": y_range},
         legend={"orientation": "h", "y": -0.15},
     )
     return figure
@@ -189,7 +187,7 @@ def runs_curve_figure(
                 x=metrics[STEP_COLUMN].to_numpy(dtype=np.int64),
                 y=metrics[column].to_numpy(dtype=np.float64),
                 mode="lines+markers",
-                name=_text(label),
+                name=plotly_text(label),
                 line={"color": PALETTE[index % len(PALETTE)], "width": 2},
             )
         )

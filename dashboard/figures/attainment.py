@@ -1,6 +1,5 @@
 """Figures of the spread across seeds: attainment surfaces over the episode cloud, and where
-one agent's EAF beats another's. Pure functions from numbers to plotly figures (no
-Streamlit), like `paretoscope.dashboard.figures`."""
+one agent's EAF beats another's."""
 
 from __future__ import annotations
 
@@ -9,8 +8,14 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from paretoscope.dashboard.figures import CLOUD_COLOUR, PALETTE, _text
-from paretoscope.metrics import AttainmentSurfaces, EafDifference, non_dominated
+from paretoscope.dashboard.figures.labels import plotly_text
+from paretoscope.dashboard.figures.style import CLOUD_COLOUR, PALETTE
+from paretoscope.metrics import (
+    AttainmentSurfaces,
+    EafDifference,
+    dominated_staircase,
+    non_dominated,
+)
 from paretoscope.metrics.attainment import median_level
 
 # Line style per attainment level: the median solid, best and worst dashed.
@@ -19,22 +24,6 @@ LEVEL_STYLES = {
     "median": {"color": "#1f77b4", "dash": "solid"},
     "worst": {"color": "#d62728", "dash": "dash"},
 }
-
-
-def staircase(points: np.ndarray, floor: Sequence[float]) -> np.ndarray:
-    """The boundary of the region that (2-D, maximised) `points` dominate, as a line (K, 2):
-    from the left edge at the top point's height, down each step, to the bottom edge at the
-    right-most point; `floor` is where the edges stop (below and left of every point)."""
-    values = np.asarray(points, dtype=np.float64).reshape(-1, 2)
-    if len(values) == 0:
-        return np.zeros((0, 2))
-    front = np.unique(values[non_dominated(values)], axis=0)  # x ascending, so y descending
-    line = [(floor[0], front[0][1])]
-    for index, (x, y) in enumerate(front):
-        line.append((x, y))
-        below = front[index + 1][1] if index + 1 < len(front) else floor[1]
-        line.append((x, below))
-    return np.asarray(line, dtype=np.float64)
 
 
 def _on_axes(surface: np.ndarray, n_obj: int, axes: tuple[int, int]) -> np.ndarray:
@@ -98,7 +87,7 @@ def attainment_figure(
             )
         )
     for level in surfaces.levels:
-        line = staircase(shown[level], floor)
+        line = dominated_staircase(shown[level], floor)
         if len(line) == 0:
             continue
         figure.add_trace(
@@ -180,7 +169,7 @@ def eaf_difference_figure(
                     chosen,
                     floor,
                     colour,
-                    f"{_text(name)} better by {value:.0%} of runs",
+                    f"{plotly_text(name)} better by {value:.0%} of runs",
                     opacity=0.2 + 0.7 * float(value),
                 )
             )

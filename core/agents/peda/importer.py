@@ -2,9 +2,8 @@
 
 PEDA saves ``torch.save({'model': ..., 'optimizer': ...}, 'ckpt/step=N.ckpt')`` with no
 metadata, so a file says neither its env nor, by name, its type (dt, rvs, bc). The type is read
-from the pickle's key names (`paretoscope.pickle_scan`, no torch), the env from a D4MORL id in the
-path
-when there is one; the rest is asked. `paretoscope.agents.peda` does the import itself.
+from the pickle's key names (`signature`, `paretoscope.pickle_scan`, no torch), the env from a
+D4MORL id in the path when there is one; the rest is asked. `reader` does the import itself.
 """
 
 from __future__ import annotations
@@ -12,36 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from paretoscope.agents.base import Agent
-from paretoscope.agents.importers import (
-    ImportAnswers,
-    ImportPlan,
-    Question,
-    env_id_in_path,
-    option_number,
-)
+from paretoscope.agents.importers import ImportAnswers, ImportPlan, Question, option_number
+from paretoscope.agents.peda.signature import PEDA_SUFFIXES, PEDA_TYPES, env_in_path, type_from_keys
 from paretoscope.envs import list_ids
 from paretoscope.errors import ParetoscopeError
 from paretoscope.pickle_scan import check_torch_signature, scan_torch_file
-
-PEDA_SUFFIXES = (".ckpt", ".pt", ".pth")
-PEDA_TYPES = ("dt", "rvs", "bc")
-# One key that each type's state_dict always has, to tell them apart.
-SIGNATURE_KEYS = {
-    "dt": "embed_state.weight",
-    "rvs": "model.action_net.weight",
-    "bc": "model.0.weight",
-}
-
-
-def type_from_keys(keys: frozenset[str] | set[str]) -> str | None:
-    """ "dt", "rvs" or "bc" when exactly one type's signature key is among `keys`."""
-    found = [name for name, key in SIGNATURE_KEYS.items() if key in keys]
-    return found[0] if len(found) == 1 else None
-
-
-def env_in_path(path: Path) -> str | None:
-    """A D4MORL env id that is a folder of `path` (PEDA's run directories name it)."""
-    return env_id_in_path(path, "d4morl")
 
 
 class PedaImporter:
@@ -77,7 +51,7 @@ class PedaImporter:
 
     def inspect(self, path: Path) -> dict[str, object]:
         """What the tensors say (torch): the type, the D4MORL envs they fit, size, steps."""
-        from paretoscope.agents.peda import inspect_peda
+        from paretoscope.agents.peda.reader import inspect_peda
 
         info = inspect_peda(path)
         return {
@@ -90,7 +64,7 @@ class PedaImporter:
         }
 
     def convert(self, path: Path, answers: ImportAnswers) -> Agent:
-        from paretoscope.agents.peda import import_peda
+        from paretoscope.agents.peda.reader import import_peda
 
         if answers.env_id is None or answers.kind is None:
             raise ParetoscopeError(f"{path.name}: say which env and PEDA type it is for")

@@ -12,9 +12,10 @@ import collections
 import os
 import pickle
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, BinaryIO, cast
 
 import numpy as np
+from tqdm import tqdm
 
 try:  # numpy >= 2
     from numpy._core import multiarray as _multiarray
@@ -23,8 +24,43 @@ except ImportError:  # pragma: no cover - numpy 1.x
     from numpy.core import multiarray as _multiarray  # type: ignore[no-redef]
     from numpy.core import numeric as _numeric  # type: ignore[no-redef]
 
-from paretoscope.data.progress import ReadProgress
 from paretoscope.errors import ParetoscopeError
+
+
+class ReadProgress:
+    """A binary file wrapper that advances a bytes bar as it is read (for `pickle.load`)."""
+
+    def __init__(self, file: BinaryIO, total: int, description: str, enabled: bool) -> None:
+        self._file = file
+        self._bar = tqdm(
+            total=total,
+            desc=description,
+            unit="B",
+            unit_scale=True,
+            disable=None if enabled else True,
+            dynamic_ncols=True,
+        )
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._file.read(size)
+        self._bar.update(len(data))
+        return data
+
+    def readinto(self, buffer: Any) -> int:
+        count: int = self._file.readinto(buffer)  # type: ignore[attr-defined]
+        self._bar.update(count or 0)
+        return count
+
+    def readline(self, size: int = -1) -> bytes:
+        data = self._file.readline(size)
+        self._bar.update(len(data))
+        return data
+
+    def peek(self, size: int = 0) -> bytes:
+        return self._file.peek(size)  # type: ignore[attr-defined]
+
+    def close(self) -> None:
+        self._bar.close()
 
 
 class RefusedPickle(pickle.UnpicklingError):

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import plotly.graph_objects as go
 
-from paretoscope.dashboard.figures import _text
+from paretoscope.dashboard.figures.labels import plotly_text
 
 SHORTFALL_COLOUR = "#d62728"  # an objective below its aspiration
 MET_COLOUR = "#2ca02c"
@@ -89,7 +89,7 @@ def _mark_rows(points: ViewPoints) -> list[tuple[str, np.ndarray]]:
 def scatter_matrix_figure(points: ViewPoints, height: int | None = None) -> go.Figure:
     """Every objective pair below the diagonal (one `splom`): objective j across, i up.
     Non-dominated policies filled, dominated hollow; marks and the aspiration in every panel."""
-    names = [_text(name) for name in points.objective_names]
+    names = [plotly_text(name) for name in points.objective_names]
     k = len(names)
 
     def splom(values: np.ndarray, **style: object) -> dict:
@@ -274,7 +274,7 @@ def parallel_coordinates_figure(points: ViewPoints, height: int = 420) -> go.Fig
         "hovermode": "closest",
         "xaxis": {
             "tickvals": list(range(k)),
-            "ticktext": [_text(name) for name in names],
+            "ticktext": [plotly_text(name) for name in names],
             "range": [-0.3, k - 0.7],
             "showgrid": True,
             "gridcolor": "#888",
@@ -291,7 +291,7 @@ def aspiration_figure(objective_names: Sequence[str], relative_difference: np.nd
     """One bar per objective: how far the picked policy lies above (green) or below (red) the
     aspiration, in units of that objective's range on the front."""
     values = np.asarray(relative_difference, dtype=np.float64)
-    names = [_text(name) for name in objective_names]
+    names = [plotly_text(name) for name in objective_names]
     colours = [MET_COLOUR if value >= 0 else SHORTFALL_COLOUR for value in values]
     return go.Figure(
         go.Bar(

@@ -1,14 +1,17 @@
-"""PEDA's fixed constants, as numbers: its per-env observation normalisation and published
-linear target models.
+"""PEDA's fixed constants, as numbers: its return scale, horizon and context lengths, and its
+per-env observation normalisation.
 
 The observation mean and variance are the ones PEDA normalises every evaluation state with
-(`state_norm_params` in its code; the appended preference uses mean 0 and std 1). The target
-models are those of docs/reference.md#initial-target-at-evaluation: for the expert_uniform
-D4MORL sets, the expected return of objective i (row) when the agent is asked for the pure
-preference e_j (column).
+(`state_norm_params` in its code; the appended preference uses mean 0 and std 1). PEDA's
+published linear target models are `paretoscope.agents.target_model.published_target_model`.
 """
 
 from __future__ import annotations
+
+PEDA_SCALE = 1000.0
+PEDA_MAX_EPISODE_LENGTH = 500
+PEDA_EVAL_CONTEXT = 5
+PEDA_TRAIN_CONTEXT = 20
 
 # Observation mean and variance per env (obs part only), float64 as PEDA stores them.
 PEDA_OBSERVATION_STATISTICS: dict[str, dict[str, tuple[float, ...]]] = {
@@ -230,14 +233,4 @@ PEDA_OBSERVATION_STATISTICS: dict[str, dict[str, tuple[float, ...]]] = {
             10.684866014656158,
         ),
     },
-}
-
-# Expected return of objective i (row) at pure preference e_j (column); linear in between.
-PEDA_PUBLISHED_CORNER_RETURNS: dict[str, tuple[tuple[float, ...], ...]] = {
-    "MO-HalfCheetah-v2": ((923.7, -95.5), (259.6, 578.5)),
-    "MO-Hopper-v2": ((611.3, 32.9), (74.4, 436.3)),
-    "MO-Hopper-v3": ((515.0, 194.4, -113.0), (149.1, 391.8, 81.8), (441.2, 458.9, 523.7)),
-    "MO-Walker2d-v2": ((517.1, 12.6), (122.9, 615.2)),
-    "MO-Ant-v2": ((513.3, 102.8), (157.5, 493.2)),
-    "MO-Swimmer-v2": ((314.5, 198.6), (156.3, 629.4)),
 }

@@ -1,8 +1,9 @@
 """Collect a D4MORL-style dataset by rolling out an agent over sampled preferences.
 
 Seeded and reproducible: episode i's preference, env seed and (amateur) action noise depend only
-on (seed, i), never on the batch size. Episodes stream into a native dataset batch by batch;
-a D4MORL pickle can be written from it afterwards.
+on (seed, i), never on the batch size (`paretoscope.data.collection_plan`). Episodes stream into
+a native dataset batch by batch; a D4MORL pickle can be written from it afterwards. A service:
+it drives agents (`paretoscope.agents.behaviour`) through rollouts into the data formats.
 """
 
 from __future__ import annotations
@@ -13,47 +14,15 @@ from typing import Any
 import numpy as np
 
 from paretoscope.agents.base import Agent
-from paretoscope.data.behaviour import behaviour_agent, check_behaviour
+from paretoscope.agents.behaviour import behaviour_agent, check_behaviour
+from paretoscope.data.collection_plan import episode_plan
 from paretoscope.data.d4morl import write_d4morl
 from paretoscope.data.native import NativeWriter, open_native
-from paretoscope.data.preferences import DISTRIBUTION_NAMES, check_bounds, sample_preferences
+from paretoscope.data.preferences import DISTRIBUTION_NAMES, check_bounds
 from paretoscope.data.progress import counter_bar
 from paretoscope.data.trajectories import DatasetInfo, Trajectory
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
-
-
-def episode_plan(
-    seed: int, count: int, n_obj: int, distribution: str, bounds: object = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per episode: preference (count, n_obj), env seed (count,) and noise seed (count,)."""
-    preferences = sample_preferences(
-        distribution, count, n_obj, np.random.default_rng([seed, 0]), bounds
-    )
-    env_seeds = np.random.default_rng([seed, 1]).integers(0, 2**31 - 1, size=count)
-    noise_seeds = np.random.default_rng([seed, 2]).integers(0, 2**63 - 1, size=count)
-    return preferences, env_seeds, noise_seeds
-
-
-def collected_env_seed(info: DatasetInfo, preference: np.ndarray) -> int | None:
-    """The env seed a paretoscope collection used for its episode with `preference`, or None
-    (D4MORL files and other sources do not record their reset states)."""
-    extra = info.extra or {}
-    if "seed" not in extra or "episodes_requested" not in extra:
-        return None
-    try:
-        preferences, env_seeds, _ = episode_plan(
-            int(extra["seed"]),
-            int(extra["episodes_requested"]),
-            info.n_obj,
-            info.preference_distribution or "uniform",
-            extra.get("preference_bounds"),
-        )
-    except (ParetoscopeError, ValueError, TypeError, KeyError):
-        return None
-    wanted = np.asarray(preference, dtype=np.float64).reshape(1, -1)
-    matches = np.flatnonzero((np.abs(preferences - wanted) < 1e-12).all(axis=1))
-    return int(env_seeds[matches[0]]) if len(matches) else None
 
 
 def collect(
@@ -80,7 +49,7 @@ def collect(
 
     Preferences come from the D4MORL `distribution` within `preference_bounds` ((n_obj, 2)
     [low, high] rows; [0, 1] each when None), actions get the `quality`'s noise, and expert ones
-    Gaussian noise of `action_noise` times half the action range (`paretoscope.data.behaviour`).
+    Gaussian noise of `action_noise` times half the action range (`paretoscope.agents.behaviour`).
     Episodes that diverge before their first step are left out (counted in the info's
     ``extra``). With `d4morl_out`, also writes the same data as a D4MORL pickle. Returns `out`.
     """

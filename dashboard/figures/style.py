@@ -1,0 +1,45 @@
+"""The look every figure shares: its colours, when a cloud goes to WebGL or is thinned, axis
+titles and the reference point's marker."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+
+PALETTE = (
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#9467bd",
+    "#ff7f0e",
+    "#17becf",
+    "#8c564b",
+    "#e377c2",
+)
+CLOUD_COLOUR = "rgba(120, 120, 120, 0.25)"
+CURRENT_COLOUR = "#ffb000"
+TARGET_COLOUR = "#e7298a"
+KNOWN_FRONT_COLOUR = "#333333"
+
+
+# Above this many points a 2-D cloud is drawn with WebGL.
+WEBGL_THRESHOLD = 2000
+# The cloud is subsampled (deterministically) above this many points.
+CLOUD_LIMIT = 20000
+
+
+def reference_marker(reference: Sequence[float], axes: Sequence[int]) -> go.Scatter:
+    """The hypervolume's reference point, a black cross on the objectives `axes`."""
+    return go.Scatter(
+        x=[reference[axes[0]]],
+        y=[reference[axes[1]]],
+        mode="markers",
+        name="reference point",
+        marker={"color": "black", "size": 13, "symbol": "x"},
+    )
+
+
+def axis_title(objective_names: Sequence[str], index: int) -> str:
+    """The title of the axis showing objective `index`."""
+    return f"{objective_names[index]} return"

@@ -1,0 +1,136 @@
+"""paretoscope as a user installs it: a plain (non-editable) wheel of this checkout, installed into
+a folder of its own and imported from outside the repository. One namespace, `paretoscope`,
+nothing named `core` or `dashboard`, and `paretoscope dashboard` opens the bundled demo it
+ships."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO_DIR
+from tests.e2e.conftest import ServerProcess, free_port, serving
+
+pytestmark = pytest.mark.slow
+TIMEOUT_MS = 90_000
+
+
+# What a wheel is built from. Built from a copy: setuptools writes its metadata beside the
+# sources, and a stale copy in the checkout would shadow the installed one.
+SOURCES = ("setup.py", "pyproject.toml", "README.md", "core", "dashboard", "assets")
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    source = tmp_path_factory.mktemp("source")
+    for name in SOURCES:
+        if (REPO_DIR / name).is_dir():
+            ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+            shutil.copytree(REPO_DIR / name, source / name, ignore=ignore)
+        else:
+            shutil.copy2(REPO_DIR / name, source / name)
+    folder = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation"]
+        + ["--wheel-dir", str(folder), str(source)],
+        check=True,
+        timeout=600,
+    )
+    (built,) = folder.glob("paretoscope-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel installed into a folder that only PYTHONPATH names (its dependencies are this
+    environment's)."""
+    target = tmp_path_factory.mktemp("site")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-compile"]
+        + ["--target", str(target), str(wheel)],
+        check=True,
+        timeout=600,
+    )
+    return target
+
+
+def _environment(installed: Path) -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=str(installed), MUJOCO_GL="egl")
+
+
+def test_the_wheel_holds_one_top_level_package(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    top_level = {name.split("/")[0] for name in names}
+    assert {name for name in top_level if not name.endswith(".dist-info")} == {"paretoscope"}
+    # The app, its components and the bundled demo travel inside it.
+    for expected in (
+        "paretoscope/dashboard/app.py",
+        "paretoscope/dashboard/views/explore.py",
+        "paretoscope/dashboard/components/front_chart/index.html",
+        "paretoscope/assets/manifest.json",
+        "paretoscope/py.typed",
+    ):
+        assert expected in names
+
+
+def test_import_paretoscope_from_outside_the_checkout(installed: Path, tmp_path: Path) -> None:
+    probe = textwrap.dedent(
+        """
+        import importlib.util, json
+        import paretoscope
+        from paretoscope.catalog import bundled_assets_dir
+        from paretoscope.cli.dashboard import app_path
+        print(json.dumps({
+            "file": paretoscope.__file__,
+            "core": importlib.util.find_spec("core") is None,
+            "dashboard": importlib.util.find_spec("dashboard") is None,
+            "assets": str(bundled_assets_dir()),
+            "app": str(app_path()),
+        }))
+        """
+    )
+    reply = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        env=_environment(installed),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    found = json.loads(reply.stdout.strip().splitlines()[-1])
+    assert Path(found["file"]).resolve().is_relative_to(installed.resolve())
+    assert found["core"] and found["dashboard"]
+    assets = Path(found["assets"])
+    assert assets.resolve().is_relative_to(installed.resolve())
+    assert (assets / "manifest.json").is_file()
+    assert Path(found["app"]).resolve().is_relative_to(installed.resolve())
+
+
+def test_installed_dashboard_opens_the_bundled_demo(
+    installed: Path, tmp_path: Path, browser: object
+) -> None:
+    port = free_port()
+    cache = str(tmp_path / "cache")
+    environment = dict(_environment(installed), PARETOSCOPE_CACHE=cache, PARETOSCOPE_PRERENDER="0")
+    command = [sys.executable, "-m", "paretoscope", "dashboard", "--port", str(port)]
+    process = ServerProcess(command, port, environment, cwd=tmp_path)
+    with serving((process, f"http://127.0.0.1:{port}")) as url:
+        page = browser.new_page()  # type: ignore[attr-defined]
+        try:
+            page.goto(url, timeout=TIMEOUT_MS)
+            # The bundled demo's default view: HalfCheetah with its offline MORvS agent.
+            page.locator('[data-testid="stSlider"]').first.wait_for(timeout=TIMEOUT_MS)
+            page.get_by_text("MO-HalfCheetah-v2").first.wait_for(timeout=TIMEOUT_MS)
+            page.get_by_text("MORvS").first.wait_for(timeout=TIMEOUT_MS)
+        finally:
+            page.close()
