@@ -71,7 +71,7 @@ class DemoBuild:
     # fingerprints of finished upstream artefacts
     def agent_fingerprint(self, name: str, needed_by: str) -> str:
         from paretoscope.agents import load
-        from paretoscope.evaluate import agent_fingerprint
+        from paretoscope.agents.base import agent_fingerprint
 
         folder = self.agent_dir(name)
         if not (folder / "config.json").is_file():
