@@ -19,8 +19,8 @@ os.environ.setdefault("MUJOCO_GL", "egl")
 import numpy as np  # noqa: E402
 
 from paretoscope.envs import get_spec  # noqa: E402
+from paretoscope.settings import ARSConfig  # noqa: E402
 from paretoscope.train.ars import (  # noqa: E402
-    ARSConfig,
     EpisodePool,
     GymRunner,
     InProcessEpisodes,

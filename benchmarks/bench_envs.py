@@ -41,6 +41,7 @@ from paretoscope.agents.random_agent import RandomAgent  # noqa: E402
 from paretoscope.envs import get_spec  # noqa: E402
 from paretoscope.evaluate import shutdown_worker_pools, sweep  # noqa: E402
 from paretoscope.metrics import preference_grid  # noqa: E402
+from paretoscope.settings import SweepSettings  # noqa: E402
 
 ENV_IDS = ("deep-sea-treasure-v0", "minecart-v0", "mo-lunar-lander-v3")
 # Mean random episode: ~9, ~160 and ~95 steps; about 1 s of the plain loop, several of a sweep.
@@ -105,10 +106,11 @@ def timed_sweep(
     agent = sighted_random(env_id) if every_episode else RandomAgent(env_id)
     load = os.getloadavg()[0]
     started = time.perf_counter()
-    table = sweep(
-        agent, env_id, granularity=granularity, seeds=seeds, backend="local", workers=workers,
-        batch_size=batch_size, progress=False, store=None,
+    settings = SweepSettings(
+        granularity=granularity, seeds=seeds, backend="local", workers=workers,
+        batch_size=batch_size,
     )  # fmt: skip
+    table = sweep(agent, env_id, settings, progress=False, store=None)
     seconds = time.perf_counter() - started
     return Rate(len(table), int(table["length"].sum()), seconds, load)
 
@@ -116,8 +118,9 @@ def timed_sweep(
 def warm_pool(env_id: str, workers: int) -> int:
     """Start the pool's workers and their imports with a tiny sweep; its episode count."""
     agent = RandomAgent(env_id)
-    table = sweep(agent, env_id, granularity=1, seeds=range(2 * workers), horizon=5,
-                  workers=workers, batch_size=1, progress=False)  # fmt: skip
+    settings = SweepSettings(granularity=1, seeds=range(2 * workers), horizon=5,
+                             workers=workers, batch_size=1)  # fmt: skip
+    table = sweep(agent, env_id, settings, progress=False)
     return len(table)
 
 

@@ -33,6 +33,7 @@ from paretoscope.envs.d4morl import load_physics  # noqa: E402
 from paretoscope.evaluate import sweep  # noqa: E402
 from paretoscope.metrics import preference_grid  # noqa: E402
 from paretoscope.rollout import rollout_batch  # noqa: E402
+from paretoscope.settings import SweepSettings  # noqa: E402
 
 ENV_ID = "MO-HalfCheetah-v2"
 
@@ -100,15 +101,16 @@ def main() -> None:
 
     two_batches = preference_grid(2, 2 * args.rows - 1)
     # Start the worker processes first: the figure is throughput, not interpreter start-up.
-    sweep(agent, ENV_ID, preferences=two_batches[:2], horizon=5, workers=2, batch_size=1,
-          progress=False)  # fmt: skip
+    warm = SweepSettings(preferences=two_batches[:2], horizon=5, workers=2, batch_size=1)
+    sweep(agent, ENV_ID, warm, progress=False)
     timings = {}
     for workers in (1, 2):
         started = time.perf_counter()
-        sweep(
-            agent, ENV_ID, preferences=two_batches, episodes=1, horizon=args.horizon,
-            workers=workers, batch_size=args.rows, progress=False,
+        settings = SweepSettings(
+            preferences=two_batches, episodes=1, horizon=args.horizon, workers=workers,
+            batch_size=args.rows,
         )  # fmt: skip
+        sweep(agent, ENV_ID, settings, progress=False)
         timings[workers] = time.perf_counter() - started
 
     print(f"MO-HalfCheetah-v2, MORvS 3x512 on CPU, {args.rows} rows x {args.horizon} steps")

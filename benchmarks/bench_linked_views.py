@@ -69,9 +69,11 @@ def server_share(granularity: int, repeats: int = 7) -> dict[str, float]:
     from paretoscope.decision import aspiration_pick, decision_marks
     from paretoscope.evaluate import sweep
     from paretoscope.metrics import non_dominated
+    from paretoscope.settings import SweepSettings
     from paretoscope.sweeps import mean_per_preference
 
-    table = sweep(load_agent(PLUGIN, ENV), ENV, granularity=granularity, seeds=[0], progress=False)
+    settings = SweepSettings(granularity=granularity, seeds=[0])
+    table = sweep(load_agent(PLUGIN, ENV), ENV, settings, progress=False)
     returns = mean_per_preference(table, ENV)["returns"]
     names = [f"objective {i}" for i in range(returns.shape[1])]
     timings: dict[str, list[float]] = {"marks": [], "figures + JSON": [], "pick": []}

@@ -26,8 +26,9 @@ from paretoscope.agents.conditioned import create_agent
 from paretoscope.agents.target_model import fit_linear_target_model
 from paretoscope.data import DatasetInfo, Trajectories
 from paretoscope.envs import get_spec
+from paretoscope.settings import OfflineTrainingSettings
 from paretoscope.train.batches import BATCH_BUILDERS, TrainingData, sample_steps
-from paretoscope.train.offline import OFFLINE_KINDS, OfflineConfig, train_offline
+from paretoscope.train.offline import OFFLINE_KINDS, train_offline
 
 WARMUP_STEPS = 10
 # Steps per measurement: enough to time a few seconds of each kind on one CPU core.
@@ -65,7 +66,7 @@ def training_rate(kind: str, data: Trajectories, steps: int, device: str) -> tup
             kind,
             data,
             Path(folder) / kind,
-            OfflineConfig(steps=steps, checkpoint_every=10 * steps),
+            OfflineTrainingSettings(steps=steps, checkpoint_every=10 * steps),
             device=device,
             progress=False,
             on_step=stamp,

@@ -17,7 +17,6 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing import get_context
-from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -38,41 +37,26 @@ from paretoscope.metrics import (
 )
 from paretoscope.results_store import KEY_COLUMN, ResultsStore, episode_key, objective_columns
 from paretoscope.rollout import check_agent_fits, check_horizon, check_preferences
+from paretoscope.settings import SweepSettings
 from paretoscope.sweep_batch import SweepEpisode, evaluate_batch
-
-Backend = Literal["local", "ray"]
 
 # A finished batch waits for others until this many rows or seconds, then all go in one shard.
 _SHARD_ROWS = 64
 _SHARD_SECONDS = 2.0
 
 
-def build_requests(
-    spec: EnvSpec,
-    preferences: np.ndarray | None,
-    granularity: int | None,
-    episodes: int,
-    seeds: Sequence[int] | None,
-    targets: np.ndarray | None,
-) -> list[SweepEpisode]:
-    """Validate a sweep request and expand it to one `SweepEpisode` per episode."""
-    if (preferences is None) == (granularity is None):
-        raise ParetoscopeError("give either preferences or granularity (exactly one)")
-    if preferences is None:
-        assert granularity is not None
-        grid = preference_grid(spec.n_obj, granularity)
+def build_requests(spec: EnvSpec, settings: SweepSettings) -> list[SweepEpisode]:
+    """Validate a sweep's preferences and targets and expand them to one `SweepEpisode` per
+    episode."""
+    if settings.preferences is None:
+        assert settings.grid is not None
+        grid = preference_grid(spec.n_obj, settings.grid)
     else:
-        grid = check_preferences(preferences, spec.n_obj)
-    if seeds is None:
-        if int(episodes) < 1:
-            raise ParetoscopeError(f"episodes: expected at least 1, got {episodes}")
-        seeds = list(range(int(episodes)))
-    seed_list = [int(seed) for seed in seeds]
-    if not seed_list:
-        raise ParetoscopeError("seeds: expected at least one seed")
+        grid = check_preferences(np.asarray(settings.preferences), spec.n_obj)
+    seed_list = list(settings.episode_seeds)
     target_rows: list[tuple[float, ...] | None] = [None] * len(grid)
-    if targets is not None:
-        target_array = np.asarray(targets, dtype=np.float64)
+    if settings.targets is not None:
+        target_array = np.asarray(settings.targets, dtype=np.float64)
         if target_array.shape != grid.shape or not np.isfinite(target_array).all():
             raise ParetoscopeError(
                 f"targets: expected finite values of shape {grid.shape} (one target per "
@@ -101,22 +85,14 @@ def _key_of(
 
 
 def count_missing(
-    agent: Agent,
-    env_id: str,
-    store: ResultsStore | None,
-    preferences: np.ndarray | None = None,
-    granularity: int | None = None,
-    episodes: int = 1,
-    seeds: Sequence[int] | None = None,
-    targets: np.ndarray | None = None,
-    horizon: int | None = None,
-    gamma: float = 1.0,
+    agent: Agent, env_id: str, settings: SweepSettings, store: ResultsStore | None = None
 ) -> int:
-    """How many episodes of the same `sweep` `store` does not hold yet (what it would compute)."""
+    """How many episodes of `sweep(agent, env_id, settings)` `store` does not hold yet (what
+    the sweep would compute)."""
     spec = get_spec(env_id)
-    requests = build_requests(spec, preferences, granularity, episodes, seeds, targets)
-    horizon = check_horizon(horizon, spec)
-    gamma = check_gamma(gamma)
+    requests = build_requests(spec, settings)
+    horizon = check_horizon(settings.horizon, spec)
+    gamma = check_gamma(settings.gamma)
     fingerprint = agent_fingerprint(agent)
     keys = {_key_of(fingerprint, env_id, request, horizon, gamma) for request in requests}
     if store is None:
@@ -128,39 +104,31 @@ def count_missing(
 def sweep(
     agent: Agent,
     env_id: str,
-    preferences: np.ndarray | None = None,
-    granularity: int | None = None,
-    episodes: int = 1,
-    seeds: Sequence[int] | None = None,
-    targets: np.ndarray | None = None,
-    horizon: int | None = None,
-    backend: Backend = "local",
-    workers: int | None = None,
-    address: str | None = None,
+    settings: SweepSettings | None = None,
+    *,
     store: ResultsStore | None = None,
     agent_id: str | None = None,
-    batch_size: int = 64,
     progress: bool = True,
-    gamma: float = 1.0,
 ) -> pd.DataFrame:
     """Evaluate `agent` on `env_id` at every (preference, seed) and return one row per episode.
 
-    `gamma` discounts the returns (reward of step t counts gamma**t); it is a column of the
-    table and part of each episode's key, so sweeps at different discounts never mix.
-
-    Preferences come from `preferences` (M, n_obj) or `preference_grid(n_obj, granularity)`;
-    seeds are `seeds` or 0..episodes-1, the same for every preference; `targets` (M, n_obj)
-    overrides the agent's initial target per preference. `backend="local"` shards batches
-    over `workers` processes (default: all cores; 1 runs in this process); `backend="ray"`
-    uses a Ray cluster at `address` (or a local one). Same seeds give the same table.
+    `settings` (`paretoscope.settings.SweepSettings`; its defaults without it) says which:
+    its ``preferences`` (M, n_obj) or the grid ``preference_grid(n_obj, granularity)``; its
+    seeds (``seeds``, or ``seed`` .. ``seed + episodes - 1``), the same for every preference;
+    ``targets`` (M, n_obj) override the agent's initial target per preference. ``gamma``
+    discounts the returns (reward of step t counts gamma**t); it is a column of the table and
+    part of each episode's key, so sweeps at different discounts never mix.
+    ``backend="local"`` shards batches of ``batch_size`` episodes over ``workers`` processes
+    (default: all cores; 1 runs in this process); ``backend="ray"`` uses a Ray cluster at
+    ``address`` (or a local one). Same settings give the same table. With a `store`, episodes
+    it holds are read, not recomputed; `agent_id` names the agent in the table.
     """
+    settings = settings or SweepSettings()
     spec = get_spec(env_id)
     check_agent_fits(agent, env_id)
-    requests = build_requests(spec, preferences, granularity, episodes, seeds, targets)
-    horizon = check_horizon(horizon, spec)
-    gamma = check_gamma(gamma)
-    if batch_size < 1:
-        raise ParetoscopeError(f"batch_size: expected at least 1, got {batch_size}")
+    requests = build_requests(spec, settings)
+    horizon = check_horizon(settings.horizon, spec)
+    gamma = check_gamma(settings.gamma)
     fingerprint = agent_fingerprint(agent)
     name = agent_id or f"{agent.spec.kind}-{fingerprint[:8]}"
     keys = [_key_of(fingerprint, env_id, request, horizon, gamma) for request in requests]
@@ -183,7 +151,7 @@ def sweep(
         table[KEY_COLUMN] = [key_of[request] for request in batch]
         return table
 
-    batches = list(_chunks(simulated, batch_size))
+    batches = list(_chunks(simulated, settings.batch_size))
     computed: list[pd.DataFrame] = []
     unstored: list[pd.DataFrame] = []
     last_write = time.monotonic()
@@ -203,9 +171,7 @@ def sweep(
         disable=not progress,
     ) as bar:
         try:
-            for batch, table in _run_batches(
-                agent, env_id, batches, horizon, gamma, backend, workers, address
-            ):
+            for batch, table in _run_batches(agent, env_id, batches, horizon, gamma, settings):
                 computed.append(finish(batch, table))
                 unstored.append(computed[-1])
                 bar.update(len(computed[-1]))
@@ -282,23 +248,17 @@ def _run_batches(
     batches: list[list[SweepEpisode]],
     horizon: int,
     gamma: float,
-    backend: Backend,
-    workers: int | None,
-    address: str | None,
+    settings: SweepSettings,
 ) -> Iterator[tuple[list[SweepEpisode], pd.DataFrame]]:
-    """Yield (batch, rows) as each batch finishes, on the chosen backend."""
+    """Yield (batch, rows) as each batch finishes, on the settings' backend."""
     if not batches:
         return
-    if backend == "ray":
+    if settings.backend == "ray":
         from paretoscope.ray_backend import run_batches_on_ray
 
-        yield from run_batches_on_ray(agent, env_id, batches, horizon, address, gamma)
+        yield from run_batches_on_ray(agent, env_id, batches, horizon, settings.address, gamma)
         return
-    if backend != "local":
-        raise ParetoscopeError(f"backend: expected 'local' or 'ray', got {backend!r}")
-    worker_count = (os.cpu_count() or 1) if workers is None else int(workers)
-    if worker_count < 1:
-        raise ParetoscopeError(f"workers: expected at least 1, got {workers}")
+    worker_count = (os.cpu_count() or 1) if settings.workers is None else settings.workers
     worker_count = min(worker_count, len(batches))
     if worker_count == 1:
         for batch in batches:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -21,6 +20,7 @@ from paretoscope.agents.base import Agent
 from paretoscope.catalog import SweepPlan
 from paretoscope.envs import get_spec
 from paretoscope.results_store import ResultsStore, objective_columns
+from paretoscope.settings import SweepSettings
 
 # Rows of one agent call in a sweep. Every agent is batch-invariant (row i's action does not
 # depend on the other rows, bit for bit: paretoscope.agents.invariant), so a stored row is exactly
@@ -63,36 +63,32 @@ class SweepRequest:
         )
         return "sweep-" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
 
-    def _grid(self) -> dict[str, Any]:
-        preferences = None if self.preferences is None else np.asarray(self.preferences)
-        return {
-            "preferences": preferences,
-            "granularity": None if preferences is not None else self.plan.granularity,
-            "seeds": list(self.plan.seeds),
-            "targets": None if self.targets is None else np.asarray(self.targets),
-            "horizon": sweep_horizon(self.plan, self.env_id),
-            "gamma": float(self.gamma),
-        }
+    def settings(self) -> SweepSettings:
+        """The sweep's settings: the grid or preferences, seeds, horizon and discount, one
+        process and batches of `SWEEP_BATCH_SIZE` (as every stored row replays)."""
+        return SweepSettings(
+            granularity=self.plan.granularity if self.preferences is None else None,
+            preferences=self.preferences,
+            targets=self.targets,
+            seeds=self.plan.seeds,
+            horizon=sweep_horizon(self.plan, self.env_id),
+            gamma=float(self.gamma),
+            workers=1,
+            batch_size=SWEEP_BATCH_SIZE,
+        )
 
     def missing(self, agent: Agent, store: ResultsStore | None) -> int:
         """Episodes of the sweep that `store` lacks (0: `run` only reads)."""
         from paretoscope.evaluate import count_missing
 
-        return count_missing(agent, self.env_id, store, **self._grid())
+        return count_missing(agent, self.env_id, self.settings(), store)
 
     def run(self, agent: Agent, store: ResultsStore | None) -> pd.DataFrame:
         """The sweep's table: stored episodes reused, the missing ones evaluated (and stored)."""
         from paretoscope.evaluate import sweep
 
         return sweep(
-            agent,
-            self.env_id,
-            **self._grid(),
-            store=store,
-            agent_id=self.name,
-            workers=1,
-            batch_size=SWEEP_BATCH_SIZE,
-            progress=False,
+            agent, self.env_id, self.settings(), store=store, agent_id=self.name, progress=False
         )
 
 

@@ -49,6 +49,7 @@ def build_tiny_assets(
     from paretoscope.envs import get_spec
     from paretoscope.evaluate import sweep
     from paretoscope.results_store import ResultsStore
+    from paretoscope.settings import SweepSettings
 
     folder = Path(root)
     agents_dir = folder / "agents"
@@ -118,18 +119,14 @@ def build_tiny_assets(
 
         for name, plan in plans.items():
             agent = load(agents_dir / name)
-            sweep(
-                agent,
-                agent.spec.env_id,
+            settings = SweepSettings(
                 granularity=plan.granularity,
-                seeds=list(plan.seeds),
+                seeds=plan.seeds,
                 horizon=plan.horizon,
-                store=store,
-                agent_id=name,
                 workers=1,
                 batch_size=1,  # as the dashboard sweeps: a clicked point replays exactly
-                progress=False,
             )
+            sweep(agent, agent.spec.env_id, settings, store=store, agent_id=name, progress=False)
     finally:
         torch.set_num_threads(previous_threads)
 

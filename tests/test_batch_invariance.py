@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -217,15 +218,19 @@ def test_sweep_stores_the_same_returns_at_any_batch_size_and_replays(
     from paretoscope.metrics import preference_grid
     from paretoscope.results_store import KEY_COLUMN, ResultsStore
     from paretoscope.rollout import rollout_batch, stream_rollout
+    from paretoscope.settings import SweepSettings
 
     agent = sweep_agents()[kind]
     spec = get_spec(HOPPER)
     preferences = preference_grid(spec.n_obj, 5)  # 21 preferences x 4 seeds: batches of 64 + 20
-    options = dict(preferences=preferences, seeds=[0, 1, 2, 3], horizon=20, workers=1,
-                   progress=False)  # fmt: skip
+    settings = SweepSettings(preferences=preferences, seeds=[0, 1, 2, 3], horizon=20, workers=1)
     batched_store, single_store = ResultsStore(tmp_path / "b64"), ResultsStore(tmp_path / "b1")
-    batched = sweep(agent, HOPPER, batch_size=64, store=batched_store, **options)
-    single = sweep(agent, HOPPER, batch_size=1, store=single_store, **options)
+    batched = sweep(
+        agent, HOPPER, replace(settings, batch_size=64), store=batched_store, progress=False
+    )
+    single = sweep(
+        agent, HOPPER, replace(settings, batch_size=1), store=single_store, progress=False
+    )
     returns = objective_columns("return", spec)
     assert len(batched) == len(single) == 84
     assert list(batched[KEY_COLUMN]) == list(single[KEY_COLUMN])

@@ -27,6 +27,7 @@ from paretoscope.catalog import bundled_assets_dir, discover_assets
 from paretoscope.envs import get_spec
 from paretoscope.evaluate import agent_fingerprint, objective_columns, sweep
 from paretoscope.results_store import ResultsStore
+from paretoscope.settings import SweepSettings
 
 ASSETS = bundled_assets_dir()
 MANIFEST = json.loads((ASSETS / "manifest.json").read_text(encoding="utf-8"))
@@ -88,9 +89,7 @@ def test_stored_episodes_replay_exactly(name: str) -> None:
     for index in picks:
         row = rows.iloc[int(index)]
         preference = row[preference_columns].to_numpy(dtype=np.float64)[None, :]
-        replay = sweep(
-            agent,  # type: ignore[arg-type]
-            env_id,
+        settings = SweepSettings(
             preferences=preference,
             seeds=[int(row["seed"])],
             horizon=int(row["horizon"]),
@@ -98,8 +97,8 @@ def test_stored_episodes_replay_exactly(name: str) -> None:
             gamma=float(row["gamma"]) if "gamma" in row and pd.notna(row["gamma"]) else 1.0,
             batch_size=1,
             workers=1,
-            progress=False,
         )
+        replay = sweep(agent, env_id, settings, progress=False)  # type: ignore[arg-type]
         assert len(replay) == 1
         # Stored from batches of 64, replayed alone: bit for bit (batch-invariant agents).
         np.testing.assert_array_equal(
@@ -120,16 +119,14 @@ def _replays_alone_and_batched_alike(agent: object, rows: pd.DataFrame) -> None:
     preferences = picks[objective_columns("preference", spec)].to_numpy(dtype=np.float64)
 
     def run(rows_of: np.ndarray) -> np.ndarray:
-        table = sweep(
-            agent,  # type: ignore[arg-type]
-            env_id,
+        settings = SweepSettings(
             preferences=rows_of,
             seeds=[int(picks["seed"].iloc[0])],
             horizon=int(picks["horizon"].iloc[0]),
             batch_size=64,
             workers=1,
-            progress=False,
         )
+        table = sweep(agent, env_id, settings, progress=False)  # type: ignore[arg-type]
         return table[objective_columns("return", spec)].to_numpy(dtype=np.float64)
 
     alone = np.concatenate([run(preferences[i : i + 1]) for i in range(len(preferences))])

@@ -58,10 +58,12 @@ def _sweep_means(granularity: int) -> tuple[np.ndarray, np.ndarray]:
     """The plug-in's mean returns per preference, by core's own sweep (a different path)."""
     from paretoscope.agents.builtin import load_agent
     from paretoscope.evaluate import sweep
+    from paretoscope.settings import SweepSettings
     from paretoscope.sweeps import mean_per_preference
 
     agent = load_agent(PLUGIN, FRUIT)
-    table = sweep(agent, FRUIT, granularity=granularity, seeds=[0], progress=False, workers=1)
+    settings = SweepSettings(granularity=granularity, seeds=[0], workers=1)
+    table = sweep(agent, FRUIT, settings, progress=False)
     points = mean_per_preference(table, FRUIT)
     return points["preferences"], points["returns"]
 

@@ -91,6 +91,7 @@ def test_any_env_opens_with_the_random_agent_and_its_exact_front(
     from paretoscope.envs.known_fronts import known_front
     from paretoscope.evaluate import sweep
     from paretoscope.metrics import compare_with_front
+    from paretoscope.settings import SweepSettings
     from paretoscope.sweeps import mean_per_preference
     from tests.apptests import episode_chart
 
@@ -107,7 +108,8 @@ def test_any_env_opens_with_the_random_agent_and_its_exact_front(
     assert "known front (exact)" in _trace_names(at)
     front = known_front(DST, 1.0)
     np.testing.assert_array_equal(_known_front_points(at), front.points)
-    table = sweep(RandomAgent(DST), DST, granularity=20, seeds=[0], workers=1, progress=False)
+    settings = SweepSettings(granularity=20, seeds=[0], workers=1)
+    table = sweep(RandomAgent(DST), DST, settings, progress=False)
     points = mean_per_preference(table, DST)
     expected = compare_with_front(points["returns"], points["preferences"], front.points)
     (indicators,) = [text for text in captions(at) if text.startswith("Known front (exact")]
@@ -190,13 +192,13 @@ def test_a_bad_gamma_in_the_link_is_noted_and_ignored(no_assets: Path, value: st
 def test_the_metrics_page_shows_the_indicators_at_the_sidebar_gamma(no_assets: Path) -> None:
     from paretoscope.envs.known_fronts import known_front
     from paretoscope.evaluate import summarize, sweep
+    from paretoscope.settings import SweepSettings
 
     at = _app({"env": DST, "agent": "random", "gamma": "0.95"})
     at.switch_page("views/rtg.py").run()
     page_ok(at)
-    table = sweep(
-        RandomAgent(DST), DST, granularity=20, seeds=[0], workers=1, progress=False, gamma=0.95
-    )
+    settings = SweepSettings(granularity=20, seeds=[0], workers=1, gamma=0.95)
+    table = sweep(RandomAgent(DST), DST, settings, progress=False)
     summary = summarize(table, DST)
     assert summary.known_front is not None and summary.against_known is not None
     assert any("Returns are discounted by γ = 0.95." in text for text in captions(at))

@@ -73,12 +73,14 @@ def _independent_sweeps(run_folder: Path, steps: list[int] | None = None) -> pd.
     (granularity 20, seed 0, the env's horizon), with its step: no dashboard code involved."""
     from paretoscope.agents.importers import ImportAnswers
     from paretoscope.evaluate import sweep
+    from paretoscope.settings import SweepSettings
 
     run = open_run(run_folder)
     tables = []
     for step in run.steps if steps is None else steps:
         agent = run.load(run.snapshot(step), ImportAnswers(env_id=DST))
-        table = sweep(agent, DST, granularity=20, seeds=[0], workers=1, progress=False)
+        settings = SweepSettings(granularity=20, seeds=[0], workers=1)
+        table = sweep(agent, DST, settings, progress=False)
         tables.append(table.assign(**{STEP_COLUMN: step}))
     return pd.concat(tables, ignore_index=True)
 

@@ -123,6 +123,7 @@ def assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from paretoscope.agents import load
     from paretoscope.evaluate import sweep
     from paretoscope.results_store import ResultsStore
+    from paretoscope.settings import SweepSettings
     from tests.demo_fixture import build_tiny_assets
 
     folder = build_tiny_assets(
@@ -133,13 +134,9 @@ def assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
     sweep(
         load(folder / "agents" / "cheetah-morvs"),
         CHEETAH,
-        granularity=20,
-        seeds=list(SEEDS),
-        horizon=HORIZON,
+        SweepSettings(granularity=20, seeds=SEEDS, horizon=HORIZON, workers=1, batch_size=1),
         store=ResultsStore(folder / "results"),
         agent_id="cheetah-morvs",
-        workers=1,
-        batch_size=1,
         progress=False,
     )
     manifest = json.loads((folder / "manifest.json").read_text())

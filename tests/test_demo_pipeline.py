@@ -24,10 +24,15 @@ from paretoscope.demo.ledger import LEDGER_FILE
 from paretoscope.demo.manifest import TABLE_HEADER, folder_size, human_size
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.settings import DemoBuildSettings
 
 
 def quiet(_: str) -> None:
     return None
+
+
+def only(*steps: str) -> DemoBuildSettings:
+    return DemoBuildSettings(steps=steps)
 
 
 FIXTURE_ENVELOPE = (
@@ -352,28 +357,30 @@ def test_changed_settings_are_refused_or_continued(built: Path, tmp_path: Path) 
     datasets = (replace(cheetah.datasets[0], episodes=7), *cheetah.datasets[1:])
     changed = replace(QUICK, envs=(replace(cheetah, datasets=datasets), *QUICK.envs[1:]))
     with pytest.raises(ParetoscopeError, match=r"dataset:halfcheetah-expert-uniform.*episodes"):
-        build_demo(out, changed, steps=["datasets"], progress=False, log=quiet)
+        build_demo(out, changed, only("datasets"), progress=False, log=quiet)
 
     # More training steps for an agent whose optimizer state was dropped: trained again.
-    agents = (replace(cheetah.agents[0], steps=cheetah.agents[0].steps + 5), *cheetah.agents[1:])
+    morvs = cheetah.agents[0]
+    longer_training = replace(morvs.settings, steps=morvs.settings.steps + 5)
+    agents = (replace(morvs, settings=longer_training), *cheetah.agents[1:])
     changed = replace(QUICK, envs=(replace(cheetah, agents=agents), *QUICK.envs[1:]))
-    report = build_demo(out, changed, steps=["agents", "sweeps"], progress=False, log=quiet)
+    report = build_demo(out, changed, only("agents", "sweeps"), progress=False, log=quiet)
     status = {outcome.id: outcome.status for outcome in report.outcomes}
     assert status["agent:halfcheetah-morvs"] == "continued"
     assert status["sweep:halfcheetah-morvs"] == "continued"  # a new agent: its episodes added
     assert status["agent:halfcheetah-bc"] == status["sweep:halfcheetah-bc"] == "skipped"
     config = json.loads((out / "agents" / "halfcheetah-morvs" / "config.json").read_text())
-    assert config["training"]["steps"] == cheetah.agents[0].steps + 5
+    assert config["training"]["steps"] == morvs.settings.steps + 5
 
     # A larger ARS budget continues the behaviour set ...
     longer = replace(cheetah.behaviour, iterations=cheetah.behaviour.iterations + 1)
     changed = replace(QUICK, envs=(replace(cheetah, behaviour=longer), *QUICK.envs[1:]))
-    report = build_demo(out, changed, steps=["behaviour"], progress=False, log=quiet)
+    report = build_demo(out, changed, only("behaviour"), progress=False, log=quiet)
     assert report.outcomes[0].status == "continued"
     assert report.outcomes[1].status == "skipped"  # the Hopper set did not change
     # ... and the datasets collected from the old policies are then out of date: refused.
     with pytest.raises(ParetoscopeError, match="agent_fingerprint"):
-        build_demo(out, changed, steps=["datasets"], progress=False, log=quiet)
+        build_demo(out, changed, only("datasets"), progress=False, log=quiet)
     assert any(line.startswith("changed") for line in demo_status(out, changed))
 
 
@@ -389,14 +396,8 @@ def test_env_filter_builds_one_env_and_names_unknown_ones(
 ) -> None:
     out = tmp_path / "assets"
     cheetah = QUICK.envs[0]
-    report = build_demo(
-        out,
-        QUICK,
-        steps=["behaviour", "datasets"],
-        progress=False,
-        log=quiet,
-        envs=[cheetah.env_id],
-    )
+    chosen = DemoBuildSettings(steps=("behaviour", "datasets"), envs=(cheetah.env_id,))
+    report = build_demo(out, QUICK, chosen, progress=False, log=quiet)
     assert [outcome.id for outcome in report.outcomes] == [
         f"behaviour:{cheetah.behaviour_name}",
         *(f"dataset:{cheetah.dataset_name(dataset)}" for dataset in cheetah.datasets),

@@ -24,6 +24,7 @@ from paretoscope.errors import ParetoscopeError
 from paretoscope.evaluate import summarize, sweep
 from paretoscope.results_store import episode_key
 from paretoscope.rollout import rollout_batch, stream_rollout
+from paretoscope.settings import SweepSettings
 
 
 class ScriptedAgent:
@@ -250,18 +251,9 @@ def test_a_missing_package_is_named(monkeypatch) -> None:
 
 def test_a_sweep_at_a_discount_is_keyed_apart_and_measured_against_the_known_front() -> None:
     agent = RandomAgent("deep-sea-treasure-v0")
-    plain = sweep(
-        agent, "deep-sea-treasure-v0", granularity=4, seeds=[0, 1], workers=1, progress=False
-    )
-    discounted = sweep(
-        agent,
-        "deep-sea-treasure-v0",
-        granularity=4,
-        seeds=[0, 1],
-        workers=1,
-        progress=False,
-        gamma=0.9,
-    )
+    settings = SweepSettings(granularity=4, seeds=[0, 1], workers=1)
+    plain = sweep(agent, "deep-sea-treasure-v0", settings, progress=False)
+    discounted = sweep(agent, "deep-sea-treasure-v0", replace(settings, gamma=0.9), progress=False)
     assert set(plain["gamma"]) == {1.0} and set(discounted["gamma"]) == {0.9}
     assert not set(plain["episode_key"]) & set(discounted["episode_key"])
     # Keys of undiscounted episodes are those stored before discounting existed.
@@ -290,10 +282,10 @@ def test_a_preference_blind_agent_plays_one_episode_per_seed_with_the_same_table
     # The same draws, but declaring that it reads the preference: every episode is simulated.
     sighted = RandomAgent("minecart-v0")
     sighted.preference_blind = False  # type: ignore[misc]
-    options = dict(granularity=3, seeds=[0, 1], horizon=80, workers=1, progress=False)
     targets = np.tile([[1.0, 2.0, -3.0]], (10, 1))
-    shared = sweep(blind, "minecart-v0", **options, targets=targets)
-    every = sweep(sighted, "minecart-v0", **options, targets=targets)
+    settings = SweepSettings(granularity=3, seeds=[0, 1], horizon=80, workers=1, targets=targets)
+    shared = sweep(blind, "minecart-v0", settings, progress=False)
+    every = sweep(sighted, "minecart-v0", settings, progress=False)
     columns = [c for c in shared.columns if c not in ("wall_time", "agent", "agent_fingerprint")]
     assert len(shared) == 20 and shared["return_ore_1"].nunique() <= 2
     pd.testing.assert_frame_equal(

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ from paretoscope.agents.random_agent import RandomAgent
 from paretoscope.errors import ParetoscopeError
 from paretoscope.evaluate import summarize, sweep
 from paretoscope.results_store import KEY_COLUMN, ResultsStore
+from paretoscope.settings import SweepSettings
 from tests.agents_for_tests import LinearAgent
 from tests.conftest import REPO_DIR
 from tests.waiting import wait_until
@@ -26,10 +28,10 @@ ENV_ID = "mo-halfcheetah-v5"
 HORIZON = 30
 
 
-def small_sweep(**kwargs) -> pd.DataFrame:
-    options = dict(granularity=4, episodes=2, horizon=HORIZON, workers=1, progress=False)
-    options.update(kwargs)
-    return sweep(LinearAgent(ENV_ID), ENV_ID, **options)
+def small_sweep(store: ResultsStore | None = None, **changes: object) -> pd.DataFrame:
+    values: dict[str, object] = dict(granularity=4, episodes=2, horizon=HORIZON, workers=1)
+    settings = SweepSettings(**{**values, **changes})  # type: ignore[arg-type]
+    return sweep(LinearAgent(ENV_ID), ENV_ID, settings, store=store, progress=False)
 
 
 def test_one_row_per_preference_and_seed_in_request_order() -> None:
@@ -55,15 +57,10 @@ def test_tables_do_not_depend_on_batching_or_worker_count() -> None:
 
 def test_explicit_targets_are_recorded() -> None:
     targets = np.array([[10.0, 20.0], [30.0, 40.0]])
-    table = sweep(
-        LinearAgent(ENV_ID),
-        ENV_ID,
-        preferences=np.array([[0.5, 0.5], [1.0, 0.0]]),
-        targets=targets,
-        horizon=5,
-        workers=1,
-        progress=False,
+    settings = SweepSettings(
+        preferences=np.array([[0.5, 0.5], [1.0, 0.0]]), targets=targets, horizon=5, workers=1
     )
+    table = sweep(LinearAgent(ENV_ID), ENV_ID, settings, progress=False)
     np.testing.assert_allclose(table[["target_velocity", "target_energy"]], targets)
     assert table["explicit_target"].all()
 
@@ -143,6 +140,7 @@ def test_killed_sweep_resumes_with_only_what_is_missing(tmp_path: Path) -> None:
         sys.path.insert(0, {str(REPO_DIR)!r})
         from paretoscope.evaluate import sweep
         from paretoscope.results_store import ResultsStore
+        from paretoscope.settings import SweepSettings
         from tests.agents_for_tests import LinearAgent
 
         class SlowStore(ResultsStore):
@@ -154,8 +152,10 @@ def test_killed_sweep_resumes_with_only_what_is_missing(tmp_path: Path) -> None:
                 time.sleep(0.5)  # the deliberately slow store above
                 return path
 
-        sweep(LinearAgent({ENV_ID!r}), {ENV_ID!r}, granularity=39, episodes=2, horizon=1000,
-              workers=1, batch_size=4, store=SlowStore({str(tmp_path)!r}), progress=False)
+        settings = SweepSettings(granularity=39, episodes=2, horizon=1000, workers=1,
+                                 batch_size=4)
+        sweep(LinearAgent({ENV_ID!r}), {ENV_ID!r}, settings, store=SlowStore({str(tmp_path)!r}),
+              progress=False)
         """
     )
     process = subprocess.Popen([sys.executable, "-c", script])
@@ -168,16 +168,9 @@ def test_killed_sweep_resumes_with_only_what_is_missing(tmp_path: Path) -> None:
     partial = ResultsStore(tmp_path).read(ENV_ID)
     assert 0 < len(partial) < 80, "the sweep was not interrupted midway"
 
+    settings = SweepSettings(granularity=39, episodes=2, horizon=1000, workers=1, batch_size=4)
     resumed = sweep(
-        LinearAgent(ENV_ID),
-        ENV_ID,
-        granularity=39,
-        episodes=2,
-        horizon=1000,
-        workers=1,
-        batch_size=4,
-        store=ResultsStore(tmp_path),
-        progress=False,
+        LinearAgent(ENV_ID), ENV_ID, settings, store=ResultsStore(tmp_path), progress=False
     )
     assert len(resumed) == 80 and resumed[KEY_COLUMN].is_unique
     stored = ResultsStore(tmp_path).read(ENV_ID)
@@ -230,9 +223,11 @@ def test_bad_requests_raise_the_project_error(options: dict, match: str) -> None
 
 def test_unknown_env_and_mismatched_agent_are_refused() -> None:
     with pytest.raises(ParetoscopeError, match="unknown environment"):
-        sweep(LinearAgent(ENV_ID), "mo-cheetah-v0", granularity=1, progress=False)
+        sweep(LinearAgent(ENV_ID), "mo-cheetah-v0", SweepSettings(granularity=1), progress=False)
     with pytest.raises(ParetoscopeError, match="n_obj|action space|observations of shape"):
-        sweep(LinearAgent("mo-hopper-2obj-v5"), ENV_ID, granularity=1, progress=False)
+        sweep(
+            LinearAgent("mo-hopper-2obj-v5"), ENV_ID, SweepSettings(granularity=1), progress=False
+        )
 
 
 @pytest.mark.slow
@@ -249,12 +244,11 @@ def test_ray_and_local_backends_give_equal_tables() -> None:
 @pytest.mark.parametrize("backend", ["local", "ray"])
 def test_a_discrete_env_sweeps_alike_in_this_process_the_pool_and_ray(backend: str) -> None:
     # minecart: discrete actions, ore drawn from numpy's global generator (seeded per episode).
-    options = dict(granularity=2, seeds=[0, 1], horizon=150, gamma=0.98, progress=False)
-    here = sweep(RandomAgent("minecart-v0"), "minecart-v0", workers=1, batch_size=3, **options)
-    away = sweep(
-        RandomAgent("minecart-v0"), "minecart-v0", backend=backend, workers=2, batch_size=2,
-        **options,
-    )  # fmt: skip
+    settings = SweepSettings(granularity=2, seeds=[0, 1], horizon=150, gamma=0.98)
+    here_settings = replace(settings, workers=1, batch_size=3)
+    here = sweep(RandomAgent("minecart-v0"), "minecart-v0", here_settings, progress=False)
+    away_settings = replace(settings, backend=backend, workers=2, batch_size=2)
+    away = sweep(RandomAgent("minecart-v0"), "minecart-v0", away_settings, progress=False)
     columns = [c for c in here.columns if c != "wall_time"]
     pd.testing.assert_frame_equal(here[columns], away[columns])
     assert set(here["gamma"]) == {0.98} and here["length"].min() >= 1

@@ -8,6 +8,7 @@ import json
 import os
 import pickle
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,7 @@ from paretoscope.runs.layout import snapshot_dir, step_in_name
 from paretoscope.runs.peda import read_rollout_log
 from paretoscope.runs.run import open_run, sniff_run, with_answers
 from paretoscope.runs.sweep import sweep_run
+from paretoscope.settings import SweepSettings
 from tests.run_fixtures import (
     PEDA_CHECKPOINTS,
     envelope_run,
@@ -83,7 +85,8 @@ def test_a_snapshot_whose_weights_changed_is_skipped_when_swept(tmp_path: Path) 
     root = policy_set_run(tmp_path / "run", steps=(10, 20, 30))
     weights = snapshot_dir(root, 20) / "weights.safetensors"
     weights.write_bytes(weights.read_bytes()[:-8] + b"\x00" * 8)
-    result = sweep_run(open_run(root), "MO-Swimmer-v2", granularity=1, horizon=5, workers=1)
+    settings = SweepSettings(granularity=1, horizon=5, workers=1)
+    result = sweep_run(open_run(root), "MO-Swimmer-v2", settings)
     assert result.steps == [10, 30]
     assert [notice.path.name for notice in result.notices] == ["step=20"]
     assert "skipped" in result.notices[0].message
@@ -192,7 +195,7 @@ def test_a_peda_run_of_other_widths_is_refused_when_loaded(tmp_path: Path) -> No
     torch.save({"model": model, "optimizer": {}}, root / "ckpt" / "step=2000.ckpt")
     run = with_answers(open_run(root), "MO-HalfCheetah-v2")
     with pytest.raises(ParetoscopeError, match=r"mixes architectures: step=2000 .*other weight"):
-        sweep_run(run, "MO-HalfCheetah-v2", granularity=1, horizon=3, workers=1)
+        sweep_run(run, "MO-HalfCheetah-v2", SweepSettings(granularity=1, horizon=3, workers=1))
 
 
 def test_peda_rollout_logs_are_read_as_saved(tmp_path: Path) -> None:
@@ -262,12 +265,13 @@ def test_sweeping_a_run_equals_sweeping_each_snapshot_and_resumes(
     env_id = "deep-sea-treasure-v0"
     run = open_run(envelope_run(tmp_path))
     store = ResultsStore(tmp_path / "results")
-    result = sweep_run(run, env_id, granularity=4, seeds=(0, 1), store=store, workers=1)
+    settings = SweepSettings(granularity=4, seeds=(0, 1), workers=1)
+    result = sweep_run(run, env_id, settings, store=store)
     assert result.steps == [100, 200, 300] and result.notices == []
     spec = get_spec(env_id)
     returns = objective_columns("return", spec)
     for snapshot in run.snapshots:
-        alone = sweep(run.load(snapshot), env_id, granularity=4, seeds=[0, 1], workers=1)
+        alone = sweep(run.load(snapshot), env_id, settings)
         rows = result.table[result.table[STEP_COLUMN] == snapshot.step]
         np.testing.assert_allclose(rows[returns].to_numpy(), alone[returns].to_numpy())
         assert set(rows["agent"]) == {f"deep-sea-treasure-v0@step={snapshot.step}"}
@@ -277,14 +281,15 @@ def test_sweeping_a_run_equals_sweeping_each_snapshot_and_resumes(
         raise AssertionError("an episode was computed again")
 
     monkeypatch.setattr("paretoscope.evaluate.evaluate_batch", refuse)
-    again = sweep_run(run, env_id, granularity=4, seeds=(0, 1), store=store, workers=1)
+    again = sweep_run(run, env_id, settings, store=store)
     pd.testing.assert_frame_equal(again.table, result.table)
 
 
 def test_step_metrics_are_each_steps_own_front(tmp_path: Path) -> None:
     env_id = "MO-Swimmer-v2"
     run = open_run(policy_set_run(tmp_path / "run", steps=(10, 20, 30)))
-    table = sweep_run(run, env_id, granularity=3, seeds=(0, 1), horizon=20, workers=1).table
+    settings = SweepSettings(granularity=3, seeds=(0, 1), horizon=20, workers=1)
+    table = sweep_run(run, env_id, settings).table
     metrics = step_metrics(table, env_id)
     assert metrics[STEP_COLUMN].tolist() == [10, 20, 30]
     spec = get_spec(env_id)
@@ -362,8 +367,12 @@ def test_answers_for_a_run_keep_the_env_its_files_name(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_run_sweeps_alike_on_ray_and_on_local_processes(tmp_path: Path) -> None:
     run = open_run(envelope_run(tmp_path))
-    options = dict(granularity=3, seeds=(0, 1), progress=False)
-    local = sweep_run(run, "deep-sea-treasure-v0", workers=2, **options).table  # type: ignore[arg-type]
-    on_ray = sweep_run(run, "deep-sea-treasure-v0", backend="ray", **options).table  # type: ignore[arg-type]
+    settings = SweepSettings(granularity=3, seeds=(0, 1))
+    local = sweep_run(
+        run, "deep-sea-treasure-v0", replace(settings, workers=2), progress=False
+    ).table
+    on_ray = sweep_run(
+        run, "deep-sea-treasure-v0", replace(settings, backend="ray"), progress=False
+    ).table
     columns = [c for c in local.columns if c != "wall_time"]
     pd.testing.assert_frame_equal(local[columns], on_ray[columns])

@@ -16,10 +16,12 @@ from paretoscope.errors import ParetoscopeError
 from paretoscope.metrics import preference_grid
 from paretoscope.rollout import rollout_batch
 from paretoscope.runs.layout import SNAPSHOTS_DIR, snapshot_dir
+from paretoscope.settings import BehaviourTrainingSettings, MemberTraining
 from paretoscope.train import ARSConfig, ObservationStats, auto_survival_shift, default_preferences
 from paretoscope.train.ars import Episode, EpisodeTask, GymRunner, MujocoRunner, ars_iteration
 from paretoscope.train.behaviour import (
-    BehaviourSettings,
+    BehaviourRun,
+    Budget,
     MemberReward,
     load_member,
     member_path,
@@ -32,7 +34,7 @@ HOPPER = "MO-Hopper-v3"
 # Tiny settings for the mechanics tests: a handful of short episodes per iteration.
 TINY = ARSConfig(directions=4, top_directions=2, step_size=0.02, noise=0.03)
 # Settings whose members all train on their own preference (for the transfer tests).
-PLAIN = BehaviourSettings(env_id=SWIMMER, preferences=())
+PLAIN = BehaviourRun(env_id=SWIMMER, preferences=())
 
 
 # --- preferences and the survival shift -----------------------------------------------------------
@@ -183,17 +185,15 @@ def test_the_direct_mujoco_runner_replays_the_gymnasium_env_exactly() -> None:
 def trained_swimmer(tmp_path_factory: pytest.TempPathFactory) -> PolicySetAgent:
     """Two Swimmer members trained for 15 short iterations on 2 worker processes (~5 s)."""
     out = tmp_path_factory.mktemp("swimmer")
-    return train_behaviour(
-        SWIMMER,
-        out,
-        [[1.0, 0.0], [0.6, 0.4]],
+    settings = BehaviourTrainingSettings(
+        preferences=[[1.0, 0.0], [0.6, 0.4]],
         iterations=15,
         workers=2,
         ars=ARSConfig(directions=8, top_directions=4),
         horizon=200,
         eval_episodes=2,
-        progress=False,
     )
+    return train_behaviour(SWIMMER, out, settings, progress=False)
 
 
 @pytest.mark.slow
@@ -242,19 +242,24 @@ def test_the_saved_checkpoint_is_the_returned_policy_set(
 # --- resuming -------------------------------------------------------------------------------------
 
 
-def _tiny_run(out: Path, iterations: int, env: str = SWIMMER, **overrides) -> PolicySetAgent:  # type: ignore[no-untyped-def]
-    settings = {
+def _tiny_run(  # type: ignore[no-untyped-def]
+    out: Path,
+    iterations: int | None,
+    env: str = SWIMMER,
+    on_iteration=None,  # noqa: ANN001
+    **overrides,
+) -> PolicySetAgent:
+    values = {
         "preferences": [[1.0, 0.0], [0.5, 0.5]],
         "iterations": iterations,
         "workers": 1,
         "ars": TINY,
         "horizon": 30,
         "eval_episodes": 1,
-        "progress": False,
         "seed": 3,
     }
-    settings.update(overrides)
-    return train_behaviour(env, out, **settings)
+    settings = BehaviourTrainingSettings(**{**values, **overrides})
+    return train_behaviour(env, out, settings, progress=False, on_iteration=on_iteration)
 
 
 def _assert_same_set(first: PolicySetAgent, second: PolicySetAgent) -> None:
@@ -342,9 +347,8 @@ def test_a_damaged_member_state_is_reported(tmp_path: Path) -> None:
         ({"preferences": [[0.6, 0.6]]}, "sums to"),
         ({"preferences": [[1.0, 0.0], [1.0, 0.0]]}, "different preference"),
         ({"preferences": [[1.0, 0.0, 0.0]]}, "shape"),
-        ({"preferences": 0}, "at least 1"),
+        ({"preferences": None, "members": 0}, "at least 1"),
         ({"horizon": 501}, "horizon"),
-        ({"iterations": None}, "budget"),
         ({"eval_episodes": 0}, "eval_episodes"),
         ({"workers": 0}, "workers"),
     ],
@@ -353,6 +357,16 @@ def test_bad_settings_raise(tmp_path: Path, overrides: dict, message: str) -> No
     iterations = overrides.pop("iterations", 1)
     with pytest.raises(ParetoscopeError, match=message):
         _tiny_run(tmp_path / "bad", iterations=iterations, **overrides)
+
+
+def test_a_run_without_a_budget_trains_300_iterations_per_member() -> None:
+    from paretoscope.train.behaviour import member_budget
+
+    assert member_budget(BehaviourTrainingSettings()) == Budget(300)
+    assert member_budget(BehaviourTrainingSettings(budget_seconds=5.0)) == Budget(None, 5.0)
+    assert member_budget(BehaviourTrainingSettings(iterations=7)) == Budget(7)
+    with pytest.raises(ParetoscopeError, match="budget"):
+        Budget(None, None)
 
 
 def test_bad_ars_settings_raise() -> None:
@@ -395,31 +409,25 @@ def test_the_cli_trains_and_resumes_a_policy_set(
     assert snapshot_steps(out) == [1]
 
 
+def _cli_settings(*options: str) -> BehaviourTrainingSettings:
+    """The settings `train behaviour` builds from `options`."""
+    from paretoscope.cli.options import settings_from_args
+
+    args = _parser().parse_args(["train", "behaviour", "--env", SWIMMER, "--out", "x", *options])
+    return settings_from_args(BehaviourTrainingSettings, args)
+
+
 def test_the_cli_takes_explicit_preferences_and_a_shift() -> None:
-    args = _parser().parse_args(
-        [
-            "train",
-            "behaviour",
-            "--env",
-            SWIMMER,
-            "--out",
-            "x",
-            "--preference",
-            "0.8,0.2",
-            "--preference",
-            "0.3, 0.7",
-            "--survival-shift",
-            "1.5",
-        ]  # fmt: skip
+    settings = _cli_settings(
+        "--preference", "0.8,0.2", "--preference", "0.3, 0.7", "--survival-shift", "1.5"
     )
-    assert args.preference == [[0.8, 0.2], [0.3, 0.7]]
-    assert args.survival_shift == 1.5
-    auto = _parser().parse_args(["train", "behaviour", "--env", SWIMMER, "--out", "x"])
-    assert auto.survival_shift is None and auto.preferences == 5
-    with pytest.raises(SystemExit):
-        _parser().parse_args(
-            ["train", "behaviour", "--env", SWIMMER, "--out", "x", "--preference", "a,b"]
-        )
+    assert settings.preferences == ((0.8, 0.2), (0.3, 0.7))
+    assert settings.survival_shift == 1.5
+    auto = _cli_settings()
+    assert auto.survival_shift is None and auto.preferences is None and auto.members == 5
+    assert _cli_settings("--survival-shift", "auto").survival_shift is None
+    with pytest.raises(ParetoscopeError, match="--preference: expected comma-separated"):
+        _cli_settings("--preference", "a,b")
 
 
 # --- snapshots ------------------------------------------------------------------------------------
@@ -719,10 +727,7 @@ def test_bad_survival_bonuses_raise(tmp_path: Path, overrides: dict, message: st
 
 
 def test_the_cli_passes_a_survival_bonus() -> None:
-    args = _parser().parse_args(
-        ["train", "behaviour", "--env", SWIMMER, "--out", "x", "--survival-bonus", "1,1,0"]
-    )
-    assert args.survival_bonus == [1.0, 1.0, 0.0]
+    assert _cli_settings("--survival-bonus", "1,1,0").survival_bonus == (1.0, 1.0, 0.0)
 
 
 # --- members with their own training reward (weights·min(r, caps)) -----------------------------
@@ -796,10 +801,9 @@ def test_a_member_reward_trains_on_its_own_weights_and_caps(tmp_path: Path) -> N
     # Member 1 (preference 0.5, 0.5) on weights (1, 0) uncapped trains exactly like a member
     # whose preference is (1, 0) at the same place.
     own = _tiny_run(tmp_path / "own", preferences=[[0.0, 1.0], [1.0, 0.0]], **no_warm)
-    reward = MemberReward((1.0, 0.0), (None, None))
+    reward = MemberTraining((0.5, 0.5), (1.0, 0.0), (None, None))
     other = _tiny_run(
-        tmp_path / "other", preferences=[[0.0, 1.0], [0.5, 0.5]],
-        member_rewards=[None, reward], **no_warm,
+        tmp_path / "other", preferences=[[0.0, 1.0], [0.5, 0.5]], train_on=[reward], **no_warm,
     )  # fmt: skip
     np.testing.assert_array_equal(other.matrices, own.matrices)
     np.testing.assert_array_equal(other.preferences[1], [0.5, 0.5])  # it keeps its place
@@ -809,7 +813,7 @@ def test_a_member_reward_trains_on_its_own_weights_and_caps(tmp_path: Path) -> N
     # A cap that binds (forward reward <= 0 per step) trains differently...
     capped = _tiny_run(
         tmp_path / "capped", preferences=[[0.0, 1.0], [0.5, 0.5]],
-        member_rewards=[None, MemberReward((1.0, 0.0), (0.0, None))], **no_warm,
+        train_on=[MemberTraining((0.5, 0.5), (1.0, 0.0), (0.0, None))], **no_warm,
     )  # fmt: skip
     assert not np.array_equal(capped.matrices[1], own.matrices[1])
     np.testing.assert_array_equal(capped.matrices[0], own.matrices[0])
@@ -827,27 +831,38 @@ def test_a_member_reward_trains_on_its_own_weights_and_caps(tmp_path: Path) -> N
     with pytest.raises(ParetoscopeError, match="member_rewards"):
         _tiny_run(
             tmp_path / "capped", preferences=[[0.0, 1.0], [0.5, 0.5]],
-            member_rewards=[None, MemberReward((1.0, 0.0), (0.1, None))], **no_warm,
+            train_on=[MemberTraining((0.5, 0.5), (1.0, 0.0), (0.1, None))], **no_warm,
         )  # fmt: skip
 
 
 @pytest.mark.parametrize(
-    ("rewards", "message"),
+    ("weights", "caps", "message"),
     [
-        ([MemberReward((1.0,), (None,)), None], "expected 2 weights"),
-        ([MemberReward((1.0, -1.0), (None, None)), None], "non-negative"),
-        ([MemberReward((0.0, 0.0), (None, None)), None], "not all zero"),
-        ([MemberReward((1.0, 0.0), (float("nan"), None)), None], "finite numbers or none"),
-        ([None], "one entry per member"),
+        ((1.0,), (None,), "expected 2 weights"),
+        ((1.0, -1.0), (None, None), "non-negative"),
+        ((0.0, 0.0), (None, None), "not all zero"),
+        ((1.0, 0.0), (float("nan"), None), "finite numbers or none"),
     ],
 )
 def test_bad_member_rewards_raise_before_training(
     tmp_path: Path,
-    rewards: list,
+    weights: tuple,
+    caps: tuple,
     message: str,  # type: ignore[type-arg]
 ) -> None:
+    reward = MemberTraining((1.0, 0.0), weights, caps)
     with pytest.raises(ParetoscopeError, match=message):
-        _tiny_run(tmp_path / "bad", iterations=1, member_rewards=rewards)
+        _tiny_run(tmp_path / "bad", iterations=1, train_on=[reward])
+    assert not (tmp_path / "bad").exists()
+
+
+def test_a_member_reward_must_name_one_given_preference(tmp_path: Path) -> None:
+    reward = MemberTraining((0.3, 0.7), (1.0, 0.0), (None, None))
+    with pytest.raises(ParetoscopeError, match="0.3,0.7: no member has that preference"):
+        _tiny_run(tmp_path / "bad", iterations=1, train_on=[reward])
+    # Members spread by count have no preference to be named by.
+    with pytest.raises(ParetoscopeError, match="give those"):
+        _tiny_run(tmp_path / "bad", iterations=1, preferences=None, members=2, train_on=[reward])
     assert not (tmp_path / "bad").exists()
 
 
@@ -882,7 +897,7 @@ def test_a_member_with_its_own_reward_adopts_the_policy_best_on_that_reward(
         return [state(0, [1.0, 0.0], [9.0, 0.0]), state(1, [0.6, 0.4], [0.0, 20.0]),
                 state(2, [0.5, 0.5], [1.0, 1.0])]  # fmt: skip
 
-    settings = BehaviourSettings(
+    settings = BehaviourRun(
         env_id=SWIMMER,
         preferences=((1.0, 0.0), (0.6, 0.4), (0.5, 0.5)),
         horizon=horizon,
@@ -912,36 +927,25 @@ def test_a_member_with_its_own_reward_adopts_the_policy_best_on_that_reward(
 
 
 def test_the_cli_reads_train_on_and_matches_it_to_a_preference() -> None:
-    from paretoscope.cli.train import member_rewards_of
+    from dataclasses import replace
 
-    args = _parser().parse_args(
-        [
-            "train",
-            "behaviour",
-            "--env",
-            SWIMMER,
-            "--out",
-            "x",
-            "--preference",
-            "0.9,0.1",
-            "--preference",
-            "0.2,0.8",
-            "--train-on",
-            "0.2,0.8:0.5,0.5:2.5,inf",
-        ]  # fmt: skip
-    )
-    rewards = member_rewards_of(args.preference, args.train_on)
+    from paretoscope.train.behaviour import member_rewards
+
+    settings = _cli_settings(
+        "--preference", "0.9,0.1", "--preference", "0.2,0.8",
+        "--train-on", "0.2,0.8:0.5,0.5:2.5,inf",
+    )  # fmt: skip
+    assert settings.train_on == (MemberTraining((0.2, 0.8), (0.5, 0.5), (2.5, None)),)
+    rewards = member_rewards(settings, [[0.9, 0.1], [0.2, 0.8]])
     assert rewards == [None, MemberReward((0.5, 0.5), (2.5, None))]
     with pytest.raises(ParetoscopeError, match="no member has that preference"):
-        member_rewards_of([[0.9, 0.1]], args.train_on)
+        member_rewards(settings, [[0.9, 0.1]])
     with pytest.raises(ParetoscopeError, match="give those"):
-        member_rewards_of(5, args.train_on)
-    assert member_rewards_of([[0.9, 0.1]], None) is None
+        member_rewards(replace(settings, preferences=None), [[0.9, 0.1], [0.2, 0.8]])
+    assert member_rewards(replace(settings, train_on=()), [[0.9, 0.1]]) is None
     for bad in ("0.2,0.8:0.5,0.5", "0.2,0.8:a,b:1,1"):
-        with pytest.raises(SystemExit):
-            _parser().parse_args(
-                ["train", "behaviour", "--env", SWIMMER, "--out", "x", "--train-on", bad]
-            )
+        with pytest.raises(ParetoscopeError, match="--train-on: expected"):
+            _cli_settings("--train-on", bad)
 
 
 # --- dropping dominated members ------------------------------------------------------------------
@@ -972,7 +976,7 @@ def test_kept_members_are_the_non_dominated_ones_by_hand() -> None:
 
 
 def test_a_set_saved_without_its_dominated_members_keeps_their_training(tmp_path: Path) -> None:
-    settings = {"preferences": 5, "iterations": 1}
+    settings = {"preferences": None, "members": 5, "iterations": 1}
     full = _tiny_run(tmp_path / "full", **settings)
     assert full.mean_returns is not None
     # Brute force over the full set's evaluated means: which member does another dominate?

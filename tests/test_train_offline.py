@@ -38,6 +38,7 @@ from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
 from paretoscope.rollout import rollout_batch
 from paretoscope.runs.layout import SNAPSHOTS_DIR, snapshot_dir
+from paretoscope.settings import OfflineTrainingSettings
 from paretoscope.train.batches import (
     BATCH_BUILDERS,
     TrainingData,
@@ -51,7 +52,6 @@ from paretoscope.train.offline import (
     RUN_FILE,
     STATE_FILE,
     TRAINING_DIR,
-    OfflineConfig,
     dataset_fingerprint,
     learning_rate_at,
     train_offline,
@@ -131,10 +131,10 @@ def tiny_agent(kind: str, trajectories: Trajectories, **changes: object) -> Cond
     )
 
 
-def config(steps: int, **changes: object) -> OfflineConfig:
+def config(steps: int, **changes: object) -> OfflineTrainingSettings:
     values: dict[str, object] = {"steps": steps, "learning_rate": 1e-3, "checkpoint_every": steps}
     values.update(changes)
-    return OfflineConfig(**values)  # type: ignore[arg-type]
+    return OfflineTrainingSettings(**values)  # type: ignore[arg-type]
 
 
 def weights(agent: ConditionedAgent) -> dict[str, torch.Tensor]:
@@ -191,14 +191,14 @@ def test_sampling_picks_trajectories_in_proportion_to_their_length(
 
 
 def test_learning_rate_warms_up_linearly_as_peda_does() -> None:
-    resolved = OfflineConfig(steps=500, learning_rate=1e-4).resolved("modt")
+    resolved = OfflineTrainingSettings(steps=500, learning_rate=1e-4).resolved("modt")
     assert resolved.warmup_steps == 50  # a tenth of a short run
-    assert OfflineConfig(steps=500_000).resolved("bc").warmup_steps == 10_000  # PEDA's
+    assert OfflineTrainingSettings(steps=500_000).resolved("bc").warmup_steps == 10_000  # PEDA's
     assert learning_rate_at(resolved, 0) == pytest.approx(1e-4 / 50)
     assert learning_rate_at(resolved, 24) == pytest.approx(1e-4 / 2)
     assert learning_rate_at(resolved, 49) == learning_rate_at(resolved, 400) == 1e-4
     assert resolved.gradient_clip == 0.25
-    assert OfflineConfig().resolved("morvs").gradient_clip == 0.0
+    assert OfflineTrainingSettings().resolved("morvs").gradient_clip == 0.0
 
 
 # --- the batches are what the agents see when they act ----------------------------------------
@@ -615,9 +615,9 @@ def test_bad_requests_raise_clear_errors(
         train_offline("ppo", dataset_path, tmp_path / "a", config(5))
     for steps in (0, -3):
         with pytest.raises(ParetoscopeError, match="steps: expected >= 1"):
-            OfflineConfig(steps=steps)
+            OfflineTrainingSettings(steps=steps)
         with pytest.raises(ParetoscopeError, match="snapshot-every: expected >= 1"):
-            OfflineConfig(snapshot_every=steps)
+            OfflineTrainingSettings(snapshot_every=steps)
     with pytest.raises(ParetoscopeError, match="dataset is for MO-Swimmer-v2, not MO-Ant-v2"):
         train_offline("morvs", dataset_path, tmp_path / "b", config(5), env_id="MO-Ant-v2")
     spec = get_spec(SWIMMER)

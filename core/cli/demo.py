@@ -12,6 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from paretoscope.cli.options import add_quiet_option, add_settings_options, settings_from_args
+from paretoscope.settings import DemoBuildSettings
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -33,21 +36,8 @@ def register(subparsers: Any) -> None:
         "targets). A ledger (demo-ledger.json) records finished steps and their settings.",
     )
     _common(build)
-    build.add_argument(
-        "--steps",
-        nargs="+",
-        metavar="STEP",
-        default=None,
-        help="only these steps: behaviour datasets agents sweeps manifest (default: all)",
-    )
-    build.add_argument(
-        "--env",
-        action="append",
-        default=None,
-        metavar="ID",
-        help="only this env's artefacts (repeatable; default: every env of the recipe)",
-    )
-    build.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_settings_options(build, DemoBuildSettings)
+    add_quiet_option(build)
     build.set_defaults(func=run_build)
 
     status = commands.add_parser(
@@ -95,10 +85,9 @@ def run_build(args: argparse.Namespace) -> int:
         report = build_demo(
             args.out,
             _recipe(args),
-            steps=args.steps,
+            settings_from_args(DemoBuildSettings, args),
             progress=not args.quiet,
             log=log,
-            envs=args.env,
         )
     except KeyboardInterrupt:
         print(

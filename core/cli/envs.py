@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from paretoscope.cli.options import add_json_option
 from paretoscope.envs import EnvSpec, get_spec, list_specs
 from paretoscope.envs.spec import DEFAULT_HORIZON
 from paretoscope.text import for_terminal
@@ -18,7 +19,7 @@ def register(subparsers: Any) -> None:
         description="List every registered environment: family, objectives, spaces, horizon, "
         "hypervolume reference point.",
     )
-    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    add_json_option(parser)
     parser.set_defaults(func=run)
     commands = parser.add_subparsers(dest="envs_command", metavar="{show}")
     show = commands.add_parser(
@@ -31,7 +32,7 @@ def register(subparsers: Any) -> None:
     show.add_argument(
         "--gamma", type=float, default=1.0, help="discount of the known front (default 1)"
     )
-    show.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    add_json_option(show)
     show.set_defaults(func=run_show)
 
 

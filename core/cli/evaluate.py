@@ -7,11 +7,21 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from paretoscope.cli.options import (
+    add_device_option,
+    add_json_option,
+    add_settings_options,
+    settings_from_args,
+)
 from paretoscope.errors import ParetoscopeError
+from paretoscope.settings import SweepSettings
+
+if TYPE_CHECKING:
+    from paretoscope.results_store import ResultsStore
 
 
 def register(subparsers: Any) -> None:
@@ -29,41 +39,13 @@ def register(subparsers: Any) -> None:
         "snapshots/step=N/, PEDA ckpt/step=N.ckpt, MORL-Baselines saves named step=N or iter=N)",
     )
     parser.add_argument("--env", required=True, help="environment id (see `paretoscope envs`)")
-    parser.add_argument("--granularity", type=int, default=10, help="grid step 1/G (default 10)")
-    parser.add_argument("--episodes", type=int, default=1, help="seeds per preference (default 1)")
-    parser.add_argument(
-        "--seed",
-        type=int,
-        default=0,
-        help="first episode seed: seeds S..S+E-1 (default 0; e.g. held-out seeds for checks)",
-    )
-    parser.add_argument(
-        "--gamma",
-        type=float,
-        default=1.0,
-        help="discount of the returns, in (0, 1] (default 1: undiscounted)",
-    )
-    parser.add_argument(
-        "--horizon", type=int, default=None, help="steps per episode (default: env)"
-    )
-    parser.add_argument("--backend", choices=("local", "ray"), default="local")
-    parser.add_argument(
-        "--workers", type=int, default=None, help="local processes (default: cores)"
-    )
-    parser.add_argument("--address", default=None, help="Ray cluster address (ray backend)")
+    add_settings_options(parser, SweepSettings)
     parser.add_argument(
         "--out",
         default="results",
         help="results folder: stored episodes are reused, new ones added (default ./results)",
     )
-    parser.add_argument(
-        "--batch-size",
-        type=int,
-        default=64,
-        help="episodes stepped in lockstep with one agent call per step (default 64); 1 makes "
-        "every episode replay exactly as a single rollout, whatever the agent's arithmetic",
-    )
-    parser.add_argument("--device", default="cpu", help="torch device for the agent (cpu, cuda)")
+    add_device_option(parser)
     parser.add_argument(
         "--steps",
         type=_steps,
@@ -84,7 +66,7 @@ def register(subparsers: Any) -> None:
         metavar="NAME=VALUE",
         help="an importer option for another tool's files (repeat), as `agent import --set`",
     )
-    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_json_option(parser, "the summary as JSON")
     parser.set_defaults(func=run)
 
 
@@ -151,19 +133,20 @@ def summary_record(table: Any, env_id: str) -> dict[str, object]:
 def run(args: argparse.Namespace) -> int:
     from paretoscope.agents.builtin import load_agent
     from paretoscope.evaluate import sweep
+    from paretoscope.results_store import ResultsStore
     from paretoscope.runs.run import sniff_run
 
-    if args.granularity < 1:
-        raise ParetoscopeError(f"--granularity: expected at least 1, got {args.granularity}")
-    if args.episodes < 1:
-        raise ParetoscopeError(f"--episodes: expected at least 1, got {args.episodes}")
+    settings = settings_from_args(SweepSettings, args)
+    store = ResultsStore(Path(args.out))
     location = Path(args.agent)
     if location.is_dir() and sniff_run(location) is not None:
-        return evaluate_run(args, location)
+        return evaluate_run(args, location, settings, store)
     if args.steps is not None:
         raise ParetoscopeError(f"--steps: {args.agent} is not a training run (no snapshots)")
     agent = load_agent(args.agent, args.env, device=args.device)
-    table = sweep(agent, args.env, agent_id=Path(args.agent).name, **_sweep_options(args))
+    table = sweep(
+        agent, args.env, settings, store=store, agent_id=location.name, progress=not args.json
+    )
     record = summary_record(table, args.env)
     if args.json:
         print(json.dumps(record, indent=2))
@@ -172,28 +155,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _sweep_options(args: argparse.Namespace) -> dict[str, Any]:
-    """What a sweep of one agent and of a run's snapshots take alike from the command line."""
-    from paretoscope.results_store import ResultsStore
-
-    return {
-        "granularity": args.granularity,
-        "seeds": list(range(args.seed, args.seed + args.episodes)),
-        "gamma": args.gamma,
-        "horizon": args.horizon,
-        "backend": args.backend,
-        "workers": args.workers,
-        "address": args.address,
-        "store": ResultsStore(Path(args.out)),
-        "batch_size": args.batch_size,
-        "progress": not args.json,
-    }
-
-
-def evaluate_run(args: argparse.Namespace, location: Path) -> int:
+def evaluate_run(
+    args: argparse.Namespace, location: Path, settings: SweepSettings, store: ResultsStore
+) -> int:
     """Sweep every snapshot of the run at `location` (`paretoscope.runs.sweep`) and print the
-    metrics
-    step by step, then the last step's summary."""
+    metrics step by step, then the last step's summary."""
     from paretoscope.agents.importers import ImportAnswers, parse_options
     from paretoscope.runs.run import open_run, with_answers
     from paretoscope.runs.sweep import sweep_run
@@ -203,10 +169,12 @@ def evaluate_run(args: argparse.Namespace, location: Path) -> int:
     result = sweep_run(
         training_run,
         args.env,
+        settings,
+        store=store,
         answers=answers,
         device=args.device,
+        progress=not args.json,
         steps=args.steps,
-        **_sweep_options(args),
     )
     for notice in result.notices:
         print(f"paretoscope: left out {notice}", file=sys.stderr)

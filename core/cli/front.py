@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from paretoscope.cli.options import add_json_option
 from paretoscope.errors import ParetoscopeError
 
 
@@ -41,7 +42,7 @@ def register(subparsers: Any) -> None:
         help="desired return per objective, e.g. 10,-5 (write --aspiration=-1,2 when the "
         "first value is negative)",
     )
-    parser.add_argument("--json", action="store_true", help="print the front as JSON")
+    add_json_option(parser, "the front as JSON")
     parser.set_defaults(func=run)
 
 

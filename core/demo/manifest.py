@@ -25,17 +25,18 @@ from paretoscope.demo.figures import QualityCheck, hypervolume_fractions, qualit
 from paretoscope.demo.ledger import code_commit
 from paretoscope.demo.recipe import (
     TRAINING_THREADS,
-    BehaviourRecipe,
     DatasetRecipe,
     EnvRecipe,
     MorlbRecipe,
     OfflineRecipe,
 )
 from paretoscope.envs import get_spec
+from paretoscope.settings import BehaviourTrainingSettings, OfflineTrainingSettings
+from paretoscope.settings.fields import setting_fields
 from paretoscope.sweeps import SWEEP_BATCH_SIZE
 
 if TYPE_CHECKING:
-    from paretoscope.demo.pipeline import DemoBuild
+    from paretoscope.demo.build import DemoBuild
 
 README_FILE = "README.md"
 # Marks the rows of the artefact table so a reader (or a test) can find them.
@@ -70,53 +71,59 @@ def _join(parts: list[str]) -> str:
     return " ".join(shlex.quote(part) for part in parts)
 
 
-def _changed_options(recipe: object, defaults: object, *pairs: tuple[str, str]) -> list[str]:
-    """``[option, value, ...]`` for each (option, field) whose value differs from `defaults`
-    (the recipe's defaults equal the command line's)."""
+def _changed_options(
+    settings: object, names: tuple[str, ...] | None = None, skip: tuple[str, ...] = ()
+) -> list[str]:
+    """``[option, value, ...]`` for each field of `settings` (those in `names` when given, in
+    declaration order) whose value differs from the default (the command line's)."""
+    defaults = type(settings)()
     parts: list[str] = []
-    for option, field in pairs:
-        value = getattr(recipe, field)
-        if value != getattr(defaults, field):
-            parts += [option, str(value)]
+    for field in setting_fields(type(settings)):
+        if (names is not None and field.name not in names) or field.name in skip:
+            continue
+        value, default = _value_at(settings, field.path), _value_at(defaults, field.path)
+        if value != default:
+            parts += [field.option, str(value)]
     return parts
 
 
+def _value_at(settings: object, path: tuple[str, ...]) -> object:
+    """A (possibly nested) field's value."""
+    value = settings
+    for name in path:
+        value = getattr(value, name)
+    return value
+
+
 def behaviour_command(build: DemoBuild, env: EnvRecipe) -> str:
-    recipe: BehaviourRecipe = env.behaviour
-    defaults = BehaviourRecipe(preferences=1, iterations=1)
+    settings: BehaviourTrainingSettings = env.behaviour
     parts = ["paretoscope", "train", "behaviour", "--env", env.env_id]
-    if isinstance(recipe.preferences, int):
-        parts += ["--preferences", str(recipe.preferences)]
+    if settings.preferences is None:
+        parts += ["--preferences", str(settings.members)]
     else:
-        for row in recipe.preferences:
+        for row in settings.preferences:
             parts += ["--preference", ",".join(str(float(value)) for value in row)]
     parts += ["--out", build.display(build.agent_dir(env.behaviour_name))]
-    parts += ["--iterations", str(recipe.iterations)]
+    parts += ["--iterations", str(settings.iterations)]
     parts += _changed_options(
-        recipe,
-        defaults,
-        ("--directions", "directions"),
-        ("--top-directions", "top_directions"),
-        ("--step-size", "step_size"),
-        ("--noise", "noise"),
-        ("--horizon", "horizon"),
-        ("--eval-episodes", "eval_episodes"),
+        settings,
+        ("directions", "top_directions", "step_size", "noise", "horizon", "eval_episodes"),
     )
-    if recipe.survival_shift is not None:
-        parts += ["--survival-shift", str(recipe.survival_shift)]
-    if not recipe.warm_start:
+    if settings.survival_shift is not None:
+        parts += ["--survival-shift", str(settings.survival_shift)]
+    if not settings.warm_start:
         parts.append("--no-warm-start")
-    if recipe.transfer_every is not None:
-        parts += ["--transfer-every", str(recipe.transfer_every)]
-    if recipe.survival_bonus is not None:
-        parts += ["--survival-bonus", ",".join(f"{value:g}" for value in recipe.survival_bonus)]
-    for member in recipe.train_on:
+    if settings.transfer_every is not None:
+        parts += ["--transfer-every", str(settings.transfer_every)]
+    if settings.survival_bonus is not None:
+        parts += ["--survival-bonus", ",".join(f"{value:g}" for value in settings.survival_bonus)]
+    for member in settings.train_on:
         parts += ["--train-on", member.option()]
-    if recipe.drop_dominated is not None:
-        parts += ["--drop-dominated", f"{recipe.drop_dominated:g}"]
-    if recipe.workers is not None:
-        parts += ["--workers", str(recipe.workers)]
-    parts += ["--seed", str(recipe.seed)]
+    if settings.drop_dominated is not None:
+        parts += ["--drop-dominated", f"{settings.drop_dominated:g}"]
+    if settings.workers is not None:
+        parts += ["--workers", str(settings.workers)]
+    parts += ["--seed", str(settings.seed)]
     return _join(parts)
 
 
@@ -139,32 +146,15 @@ def dataset_command(build: DemoBuild, env: EnvRecipe, dataset: DatasetRecipe) ->
 
 
 def agent_command(build: DemoBuild, env: EnvRecipe, agent: OfflineRecipe) -> str:
-    defaults = OfflineRecipe(kind=agent.kind, steps=1)
+    settings: OfflineTrainingSettings = agent.settings
     parts = [
         "paretoscope", "train", agent.kind,
         "--data", build.display(build.dataset_dir(env.dataset_name(agent.dataset))),
         "--out", build.display(build.agent_dir(env.agent_name(agent))),
-        "--steps", str(agent.steps),
-        "--seed", str(agent.seed),
+        "--steps", str(settings.steps),
+        "--seed", str(settings.seed),
     ]  # fmt: skip
-    parts += _changed_options(
-        agent,
-        defaults,
-        ("--batch-size", "batch_size"),
-        ("--learning-rate", "learning_rate"),
-        ("--weight-decay", "weight_decay"),
-        ("--warmup-steps", "warmup_steps"),
-        ("--gradient-clip", "gradient_clip"),
-        ("--checkpoint-every", "checkpoint_every"),
-        ("--hidden", "hidden"),
-        ("--layers", "layers"),
-        ("--dropout", "dropout"),
-        ("--heads", "heads"),
-        ("--inner", "inner"),
-        ("--context", "context"),
-        ("--train-context", "train_context"),
-        ("--horizon", "horizon"),
-    )
+    parts += _changed_options(settings, skip=("steps", "seed"))
     return _join(parts + ["--threads", str(TRAINING_THREADS), "--resume"])
 
 
@@ -196,7 +186,8 @@ def sweep_command(build: DemoBuild, env_id: str, name: str, plan: SweepPlan) -> 
     command = _join(parts)
     if tuple(plan.seeds) != tuple(range(len(plan.seeds))):
         command += (
-            f"  (seeds {', '.join(map(str, plan.seeds))}: paretoscope.evaluate.sweep(seeds=...))"
+            f"  (seeds {', '.join(map(str, plan.seeds))}: paretoscope.evaluate.sweep with "
+            "SweepSettings(seeds=...))"
         )
     return command
 
@@ -264,9 +255,9 @@ def manifest_content(build: DemoBuild) -> dict[str, Any]:
         expert = next((d for d in env.datasets if d.quality == "expert"), None)
         name = env.behaviour_name
         members = (
-            len(env.behaviour.preferences)
-            if isinstance(env.behaviour.preferences, tuple)
-            else env.behaviour.preferences
+            env.behaviour.members
+            if env.behaviour.preferences is None
+            else len(env.behaviour.preferences)
         )
         agents[name] = {
             "label": f"ARS behaviour policies ({members})",
@@ -296,7 +287,7 @@ def manifest_content(build: DemoBuild) -> dict[str, Any]:
                 "sweep": env.sweep.to_dict(),
                 **provenance(
                     f"agent:{name}", build.agent_dir(name), agent_command(build, env, agent),
-                    agent.seed,
+                    agent.settings.seed,
                 ),
                 "sweep_command": sweep_command(build, env.env_id, name, env.sweep),
                 "figures": figures.get(name, {}),

@@ -1,4 +1,5 @@
-"""The demo recipe: every setting of the bundled demo, in typed dataclasses.
+"""The demo recipe: every setting of the bundled demo, in typed dataclasses. Each trainer's
+settings are its own settings object (`paretoscope.settings`), held as they are.
 
 `FULL` is the bundled demo (`paretoscope demo build`); `QUICK` is a tiny version with the same
 structure that builds in a minute or two, for tests. The full recipe's numbers all sit in
@@ -18,54 +19,13 @@ from paretoscope.catalog import SweepPlan
 from paretoscope.discount import check_gamma
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
-
-
-@dataclass(frozen=True)
-class MemberTraining:
-    """A member (named by its preference) that trains on weights·min(r_t, caps) instead of its
-    preference's w·r_t (`paretoscope.train.MemberReward`; `paretoscope train behaviour
-    --train-on`)."""
-
-    preference: tuple[float, ...]
-    weights: tuple[float, ...]
-    caps: tuple[float | None, ...]  # per objective; None: no cap
-
-    def option(self) -> str:
-        """The ``--train-on`` value."""
-
-        def join(values: tuple[float | None, ...]) -> str:
-            return ",".join("inf" if value is None else f"{value:g}" for value in values)
-
-        return f"{join(self.preference)}:{join(self.weights)}:{join(self.caps)}"
-
-
-@dataclass(frozen=True)
-class BehaviourRecipe:
-    """ARS behaviour policies (`paretoscope.train.train_behaviour`): one linear policy per
-    preference.
-
-    `preferences` is either explicit rows or a member count spread over the simplex.
-    `iterations` is the budget per member: it may grow between builds (training resumes).
-    """
-
-    preferences: tuple[tuple[float, ...], ...] | int
-    iterations: int
-    directions: int = 32
-    top_directions: int = 8
-    step_size: float = 0.02
-    noise: float = 0.03
-    survival_shift: float | None = None  # None: automatic (`--survival-shift auto`)
-    horizon: int | None = None  # None: the env's horizon
-    eval_episodes: int = 5
-    warm_start: bool = True
-    seed: int = 0
-    workers: int | None = None  # worker processes; does not change the result
-    transfer_every: int | None = None  # rounds of K iterations with policy transfer
-    survival_bonus: tuple[float, ...] | None = None  # None: the env's alive bonus table
-    train_on: tuple[MemberTraining, ...] = ()  # members with their own training reward
-    # Leave members dominated (on their evaluation, by this margin of each objective's range)
-    # out of the saved set; None: keep every member.
-    drop_dominated: float | None = None
+from paretoscope.settings import (
+    ARSConfig,
+    BehaviourTrainingSettings,
+    MemberTraining,
+    NetworkSettings,
+    OfflineTrainingSettings,
+)
 
 
 @dataclass(frozen=True)
@@ -88,30 +48,12 @@ class DatasetRecipe:
 
 @dataclass(frozen=True)
 class OfflineRecipe:
-    """An offline agent (`paretoscope.train.offline.train_offline`) trained on one of the datasets.
-
-    Architecture options mirror `paretoscope train <kind>`'s (None: PEDA's default).
-    `steps` may grow between builds (training resumes).
-    """
+    """An offline agent (`paretoscope.train.offline.train_offline`) trained on one of the
+    datasets with `settings` (its `steps` may grow between builds: training resumes)."""
 
     kind: str  # morvs | bc | modt
-    steps: int
+    settings: OfflineTrainingSettings
     dataset: str = "expert-uniform"  # which of the env's datasets (quality-distribution)
-    seed: int = 0
-    batch_size: int = 64
-    learning_rate: float = 1e-4
-    weight_decay: float = 1e-3
-    warmup_steps: int | None = None
-    gradient_clip: float | None = None
-    checkpoint_every: int = 1000
-    hidden: int | None = None
-    layers: int | None = None
-    dropout: float | None = None
-    heads: int | None = None  # modt
-    inner: int | None = None  # modt
-    context: int | None = None  # modt (acting context) or bc (state window)
-    train_context: int | None = None  # modt
-    horizon: int | None = None  # morvs: episode length the goal divides by
 
 
 @dataclass(frozen=True)
@@ -121,7 +63,9 @@ class EnvRecipe:
     env_id: str
     short_name: str  # prefix of the artefact names, e.g. "halfcheetah"
     label: str
-    behaviour: BehaviourRecipe
+    # ARS behaviour policies (`paretoscope.train.train_behaviour`): its `iterations`, the
+    # budget per member, may grow between builds (training resumes).
+    behaviour: BehaviourTrainingSettings
     datasets: tuple[DatasetRecipe, ...]
     agents: tuple[OfflineRecipe, ...]
     sweep: SweepPlan
@@ -231,7 +175,7 @@ class DemoRecipe:
                         f"recipe {self.name}: {env.env_id} agent {agent.kind} trains on "
                         f"{agent.dataset!r}, which the recipe does not collect ({suffixes})"
                     )
-            if isinstance(env.behaviour.preferences, tuple):
+            if env.behaviour.preferences is not None:
                 for row in env.behaviour.preferences:
                     if len(row) != spec.n_obj:
                         raise ParetoscopeError(
@@ -286,14 +230,14 @@ def _pair(w_run: float) -> tuple[float, float]:
     return (w_run, round(1.0 - w_run, 10))
 
 
-def halfcheetah_behaviour() -> BehaviourRecipe:
+def halfcheetah_behaviour() -> BehaviourTrainingSettings:
     """18 members: 17 target speeds, fastest first (each member starts from its faster
     neighbour's policy), then standing still. A preference above 0.85 picks the fastest."""
     targets = tuple(
         MemberTraining(_pair(w_run), weights=TARGET_WEIGHTS, caps=(speed + 1.0, None))
         for w_run, speed in HALFCHEETAH_TARGET_SPEEDS
     )
-    return BehaviourRecipe(
+    return BehaviourTrainingSettings(
         preferences=(*(member.preference for member in targets), (0.0, 1.0)),
         iterations=150,
         workers=2,
@@ -327,8 +271,8 @@ SWIMMER_TARGET_SPEEDS = (  # (w_forward, target speed in m/s)
 
 
 def _speeds_between(
-    target_speeds: tuple[tuple[float, float], ...], cap_offset: float, **ars: Any
-) -> BehaviourRecipe:
+    target_speeds: tuple[tuple[float, float], ...], cap_offset: float, **settings: Any
+) -> BehaviourTrainingSettings:
     """(1, 0) on its own preference, one member per (w, target speed) whose first objective is
     capped at the speed + `cap_offset` (weights (0.8, 0.2)), each starting from the faster
     one, then (0, 1); members dominated on their own evaluation are dropped."""
@@ -336,17 +280,17 @@ def _speeds_between(
         MemberTraining(_pair(w), weights=TARGET_WEIGHTS, caps=(speed + cap_offset, None))
         for w, speed in target_speeds
     )
-    return BehaviourRecipe(
+    return BehaviourTrainingSettings(
         preferences=((1.0, 0.0), *(member.preference for member in targets), (0.0, 1.0)),
         workers=2,
         seed=0,
         train_on=targets,
         drop_dominated=0.005,
-        **ars,
+        **settings,
     )
 
 
-def swimmer_behaviour() -> BehaviourRecipe:
+def swimmer_behaviour() -> BehaviourTrainingSettings:
     """12 members: (1, 0) on its own preference, 10 target speeds, then (0, 1)."""
     return _speeds_between(SWIMMER_TARGET_SPEEDS, 0.0, iterations=150)
 
@@ -367,16 +311,13 @@ WALKER_TARGET_SPEEDS = (  # (w_speed, target speed in m/s)
 )
 
 
-def walker_behaviour() -> BehaviourRecipe:
+def walker_behaviour() -> BehaviourTrainingSettings:
     """9 members: (1, 0) on its own preference, 7 target speeds, then (0, 1)."""
     return _speeds_between(
         WALKER_TARGET_SPEEDS,
         1.0,  # the speed reward is Δx/dt + 1
         iterations=200,
-        directions=32,
-        top_directions=16,
-        step_size=0.03,
-        noise=0.025,
+        ars=ARSConfig(directions=32, top_directions=16, step_size=0.03, noise=0.025),
         survival_bonus=(1.0, 0.0),
     )
 
@@ -389,6 +330,13 @@ SWEEP_SEEDS = (0, 1, 2)
 TRAINING_THREADS = 1
 
 
+def _mlp(steps: int) -> OfflineTrainingSettings:
+    """MORvS's and BC's network: three hidden layers of 256, learning rate 5e-4."""
+    return OfflineTrainingSettings(
+        steps=steps, learning_rate=5e-4, network=NetworkSettings(hidden=256, layers=3)
+    )
+
+
 def _small_agents() -> tuple[OfflineRecipe, ...]:
     """MORvS, BC and a small MODT, each trained in about a minute on one CPU thread.
 
@@ -398,17 +346,15 @@ def _small_agents() -> tuple[OfflineRecipe, ...]:
     a context of 5 is enough.
     """
     return (
-        OfflineRecipe(kind="morvs", steps=5_000, hidden=256, layers=3, learning_rate=5e-4),
-        OfflineRecipe(kind="bc", steps=5_000, hidden=256, layers=3, learning_rate=5e-4),
+        OfflineRecipe("morvs", _mlp(steps=5_000)),
+        OfflineRecipe("bc", _mlp(steps=5_000)),
         OfflineRecipe(
-            kind="modt",
-            steps=3_000,
-            hidden=64,
-            layers=1,
-            heads=1,
-            context=5,
-            train_context=5,
-            learning_rate=1e-3,
+            "modt",
+            OfflineTrainingSettings(
+                steps=3_000,
+                learning_rate=1e-3,
+                network=NetworkSettings(hidden=64, layers=1, heads=1, context=5, train_context=5),
+            ),
         ),
     )
 
@@ -426,20 +372,22 @@ def _falling_robot_agents(
     the 15-member set in 10,000 steps (85% on 50) and 95% of the 13-member set in 20,000;
     Walker2d's, on 70, 94% in 40,000 (docs/demo.md)."""
     return (
+        OfflineRecipe("morvs", _mlp(steps=imitation_steps)),
+        OfflineRecipe("bc", _mlp(steps=imitation_steps)),
         OfflineRecipe(
-            kind="morvs", steps=imitation_steps, hidden=256, layers=3, learning_rate=5e-4
-        ),
-        OfflineRecipe(kind="bc", steps=imitation_steps, hidden=256, layers=3, learning_rate=5e-4),
-        OfflineRecipe(
-            kind="modt",
-            steps=5_000,
-            hidden=128,
-            layers=1,
-            heads=1,
-            context=20,
-            train_context=20,
-            learning_rate=1e-3,
-            dropout=modt_dropout,
+            "modt",
+            OfflineTrainingSettings(
+                steps=5_000,
+                learning_rate=1e-3,
+                network=NetworkSettings(
+                    hidden=128,
+                    layers=1,
+                    heads=1,
+                    context=20,
+                    train_context=20,
+                    dropout=modt_dropout,
+                ),
+            ),
         ),
     )
 
@@ -487,7 +435,7 @@ def _two_objective_env(
     env_id: str,
     short_name: str,
     first_objective: str,
-    behaviour: BehaviourRecipe,
+    behaviour: BehaviourTrainingSettings,
     motion_figures: bool = False,
     expert_episodes: int = 50,
 ) -> EnvRecipe:
@@ -543,11 +491,10 @@ def full_recipe() -> DemoRecipe:
         # its own objective) and no alive bonus shift on energy: 11 of 15 members (the simplex
         # grid of step 1/4) non-dominated after 200 iterations, where plain ARS left 3. The 21
         # of the grid of step 1/5, dropping those another member dominates, keep 13.
-        behaviour=BehaviourRecipe(
-            preferences=21,
+        behaviour=BehaviourTrainingSettings(
+            members=21,
             iterations=200,
-            directions=16,
-            noise=0.025,
+            ars=ARSConfig(directions=16, noise=0.025),
             survival_bonus=(1.0, 1.0, 0.0),
             transfer_every=50,
             drop_dominated=0.005,
@@ -598,32 +545,23 @@ def quick_recipe() -> DemoRecipe:
     """A tiny demo with the full one's structure: builds in about a minute on 2 cores."""
     horizon = 40
 
-    def env(
-        env_id: str,
-        short: str,
-        preferences: tuple[tuple[float, ...], ...] | int,
-        transfer_every: int | None = None,
-        survival_bonus: tuple[float, ...] | None = None,
-        train_on: tuple[MemberTraining, ...] = (),
-        drop_dominated: float | None = None,
-        action_noise: float = 0.0,
-    ) -> EnvRecipe:
+    def tiny(steps: int, network: NetworkSettings) -> OfflineTrainingSettings:
+        return OfflineTrainingSettings(steps=steps, checkpoint_every=25, network=network)
+
+    def env(env_id: str, short: str, action_noise: float = 0.0, **behaviour: Any) -> EnvRecipe:
+        """The env's artefacts, its behaviour set trained with `behaviour` on top of the tiny
+        ARS settings."""
         return EnvRecipe(
             env_id=env_id,
             short_name=short,
             label=f"{env_id} (quick)",
-            behaviour=BehaviourRecipe(
-                preferences=preferences,
+            behaviour=BehaviourTrainingSettings(
                 iterations=2,
-                directions=4,
-                top_directions=2,
+                ars=ARSConfig(directions=4, top_directions=2),
                 horizon=horizon,
                 eval_episodes=1,
                 workers=1,
-                transfer_every=transfer_every,
-                survival_bonus=survival_bonus,
-                train_on=train_on,
-                drop_dominated=drop_dominated,
+                **behaviour,
             ),
             datasets=(
                 DatasetRecipe(
@@ -636,18 +574,11 @@ def quick_recipe() -> DemoRecipe:
                 DatasetRecipe(quality="amateur", episodes=6, seed=1, horizon=horizon, batch_size=6),
             ),
             agents=(
-                OfflineRecipe(kind="morvs", steps=60, hidden=32, layers=1, checkpoint_every=25),
+                OfflineRecipe("morvs", tiny(60, NetworkSettings(hidden=32, layers=1))),
+                OfflineRecipe("bc", tiny(60, NetworkSettings(hidden=32, layers=1, context=4))),
                 OfflineRecipe(
-                    kind="bc", steps=60, hidden=32, layers=1, context=4, checkpoint_every=25
-                ),
-                OfflineRecipe(
-                    kind="modt",
-                    steps=30,
-                    checkpoint_every=25,
-                    hidden=16,
-                    layers=1,
-                    context=3,
-                    train_context=4,
+                    "modt",
+                    tiny(30, NetworkSettings(hidden=16, layers=1, context=3, train_context=4)),
                 ),
             ),
             sweep=SweepPlan(
@@ -665,14 +596,14 @@ def quick_recipe() -> DemoRecipe:
             env(
                 "MO-HalfCheetah-v2",
                 "halfcheetah",
-                ((1.0, 0.0), (0.5, 0.5), (0.0, 1.0)),
+                preferences=((1.0, 0.0), (0.5, 0.5), (0.0, 1.0)),
                 train_on=(MemberTraining((0.5, 0.5), weights=(0.5, 0.5), caps=(2.5, None)),),
                 drop_dominated=0.005,
             ),
             env(
                 "MO-Hopper-v3",
                 "hopper",
-                3,
+                members=3,
                 transfer_every=1,
                 survival_bonus=(1.0, 1.0, 0.0),
                 action_noise=0.05,

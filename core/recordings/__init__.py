@@ -4,8 +4,10 @@ and step records streamed through a callback -> a `Recording` (video + each lane
 Kinds, one module each: `EpisodeRequest` (one agent), `SideBySideRequest` (several agents at
 one preference), `TourRequest` (a path of preferences beside the front), `ReplayRequest` (a
 dataset trajectory's actions). Each has ``key()`` and ``record(agents, on_frame, render)``.
-`RecordingLibrary` keeps finished recordings (memory, byte-bounded, then folders). Nothing here
-imports Streamlit; mujoco and the encoder load when a recording is made.
+`RecordingLibrary` keeps finished recordings (memory, byte-bounded, then folders).
+`render_video_file` writes one episode straight into a video file with `RecordingSettings`
+(`paretoscope render`). Nothing here imports Streamlit; mujoco and the encoder load when a
+recording is made.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from paretoscope.recordings.recording import (
 from paretoscope.recordings.replay import ReplayRequest
 from paretoscope.recordings.side_by_side import SideBySideRequest
 from paretoscope.recordings.tour import TourRequest
+from paretoscope.recordings.video_file import VideoFile, render_video_file
 
 
 class RecordingRequest(Protocol):
@@ -59,8 +62,10 @@ __all__ = [
     "ReplayRequest",
     "SideBySideRequest",
     "TourRequest",
+    "VideoFile",
     "divergence_message",
     "read_recording",
     "recording_key",
+    "render_video_file",
     "write_recording",
 ]

@@ -1,12 +1,12 @@
 """Sweeping every snapshot of a run.
 
-`sweep_run` runs `paretoscope.evaluate.sweep` on each snapshot in turn (same grid, seeds, horizon
-and
-discount), so everything a sweep does holds here too: episodes go to the results store as they
-finish, a rerun computes only what is missing, batches run on local processes or Ray. Each
-snapshot is its own agent in the store (its fingerprint differs), and the table gains a
-``step`` column. A snapshot that fails to load is left out with a notice; one whose network
-differs from the others stops the sweep naming it (a folder mixing two experiments).
+`sweep_run` runs `paretoscope.evaluate.sweep` on each snapshot in turn (the same settings:
+grid, seeds, horizon and discount), so everything a sweep does holds here too: episodes go to
+the results store as they finish, a rerun computes only what is missing, batches run on local
+processes or Ray. Each snapshot is its own agent in the store (its fingerprint differs), and
+the table gains a ``step`` column. A snapshot that fails to load is left out with a notice;
+one whose network differs from the others stops the sweep naming it (a folder mixing two
+experiments).
 Its fronts and metrics step by step: `paretoscope.runs.fronts`.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,11 +25,11 @@ from tqdm.auto import tqdm
 from paretoscope.errors import ParetoscopeError
 from paretoscope.runs.fronts import STEP_COLUMN
 from paretoscope.runs.run import RunNotice, Snapshot, TrainingRun
+from paretoscope.settings import SweepSettings
 
 if TYPE_CHECKING:
     from paretoscope.agents.base import Agent
     from paretoscope.agents.importers import ImportAnswers
-    from paretoscope.evaluate import Backend
     from paretoscope.results_store import ResultsStore
 
 
@@ -67,35 +67,29 @@ def tensor_shapes(agent: Agent) -> dict[str, tuple[int, ...]] | None:
 def sweep_run(
     run: TrainingRun,
     env_id: str,
-    granularity: int | None = None,
-    preferences: np.ndarray | None = None,
-    seeds: Sequence[int] = (0,),
-    gamma: float = 1.0,
-    horizon: int | None = None,
-    backend: Backend = "local",
-    workers: int | None = None,
-    address: str | None = None,
+    settings: SweepSettings | None = None,
+    *,
     store: ResultsStore | None = None,
-    batch_size: int = 64,
     answers: ImportAnswers | None = None,
     device: str = "cpu",
     progress: bool = True,
     steps: Sequence[int] | None = None,
 ) -> RunSweep:
-    """Sweep each snapshot of `run` (only `steps` when given) over the same preferences and
-    seeds; see the module docstring."""
+    """Sweep each snapshot of `run` (only `steps` when given) with the same `settings`
+    (`paretoscope.evaluate.sweep`'s); see the module docstring."""
     from paretoscope.evaluate import sweep
 
+    settings = settings or SweepSettings()
     chosen = run.snapshots if steps is None else tuple(run.snapshot(step) for step in steps)
     notices = list(run.notices)
     if not chosen:
         raise ParetoscopeError(f"run {run.root}: no snapshot to sweep")
-    n_episodes = _episode_count(env_id, granularity, preferences, len(seeds))
+    n_episodes = _episode_count(env_id, settings)
     # One snapshot's episodes are a batch or two: split them so every worker has a share.
-    worker_count = (os.cpu_count() or 1) if workers is None else max(1, int(workers))
-    per_snapshot_batch = max(1, min(batch_size, math.ceil(n_episodes / worker_count)))
-    if backend != "local":
-        per_snapshot_batch = batch_size
+    if settings.backend == "local":
+        worker_count = (os.cpu_count() or 1) if settings.workers is None else settings.workers
+        per_snapshot_batch = max(1, min(settings.batch_size, math.ceil(n_episodes / worker_count)))
+        settings = replace(settings, batch_size=per_snapshot_batch)
     tables: list[pd.DataFrame] = []
     reference: tuple[Snapshot, dict[str, tuple[int, ...]]] | None = None
     bar = tqdm(
@@ -118,17 +112,9 @@ def sweep_run(
             table = sweep(
                 agent,
                 env_id,
-                preferences=preferences,
-                granularity=None if preferences is not None else granularity,
-                seeds=list(seeds),
-                gamma=gamma,
-                horizon=horizon,
-                backend=backend,
-                workers=workers,
-                address=address,
+                settings,
                 store=store,
                 agent_id=snapshot_agent_id(run, snapshot),
-                batch_size=per_snapshot_batch,
                 progress=False,
             )
             table.insert(1, STEP_COLUMN, snapshot.step)
@@ -140,17 +126,15 @@ def sweep_run(
     return RunSweep(pd.concat(tables, ignore_index=True), notices)
 
 
-def _episode_count(
-    env_id: str, granularity: int | None, preferences: np.ndarray | None, n_seeds: int
-) -> int:
+def _episode_count(env_id: str, settings: SweepSettings) -> int:
     from paretoscope.envs import get_spec
     from paretoscope.metrics import preference_grid
 
-    if preferences is not None:
-        return len(np.atleast_2d(preferences)) * n_seeds
-    if granularity is None or granularity < 1:
-        raise ParetoscopeError(f"granularity: expected at least 1, got {granularity}")
-    return len(preference_grid(get_spec(env_id).n_obj, granularity)) * n_seeds
+    n_seeds = len(settings.episode_seeds)
+    if settings.preferences is not None:
+        return len(np.atleast_2d(np.asarray(settings.preferences))) * n_seeds
+    assert settings.grid is not None
+    return len(preference_grid(get_spec(env_id).n_obj, settings.grid)) * n_seeds
 
 
 def _check_same_network(

@@ -14,13 +14,12 @@ from paretoscope.train.behaviour import (
     rewards_by_member,
     train_behaviour,
 )
-from paretoscope.train.offline import OfflineConfig, train_offline
+from paretoscope.train.offline import train_offline
 
 __all__ = [
     "ARSConfig",
     "Budget",
     "MemberReward",
-    "OfflineConfig",
     "EpisodePool",
     "ObservationStats",
     "ars_iteration",

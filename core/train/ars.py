@@ -34,33 +34,11 @@ from gymnasium.utils import seeding
 from paretoscope.agents.policy_set import FloatArray, linear_actions
 from paretoscope.envs import get_spec, make_env
 from paretoscope.errors import ParetoscopeError
+from paretoscope.settings import ARSConfig
 
 # Observation coordinates whose std falls below this are not scaled (std taken as 1), so a
 # coordinate that hardly moved in training cannot blow up when it moves later.
 MIN_OBSERVATION_STD = 1e-6
-
-
-@dataclass(frozen=True)
-class ARSConfig:
-    """ARS hyper-parameters: N directions, top b, step size α and exploration noise ν."""
-
-    directions: int = 32
-    top_directions: int = 8
-    step_size: float = 0.02
-    noise: float = 0.03
-
-    def __post_init__(self) -> None:
-        if self.directions < 1:
-            raise ParetoscopeError(f"directions must be at least 1, got {self.directions}")
-        if not 1 <= self.top_directions <= self.directions:
-            raise ParetoscopeError(
-                f"top_directions must be between 1 and directions ({self.directions}), "
-                f"got {self.top_directions}"
-            )
-        for name in ("step_size", "noise"):
-            value = getattr(self, name)
-            if not (np.isfinite(value) and value > 0):
-                raise ParetoscopeError(f"{name} must be a positive number, got {value}")
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,7 @@ import torch
 from tqdm import tqdm
 
 from paretoscope.agents.architecture import (
+    ARCHITECTURES,
     Architecture,
     BCArchitecture,
     MORvSArchitecture,
@@ -71,6 +72,8 @@ from paretoscope.data.sources import open_dataset
 from paretoscope.data.trajectories import Trajectories
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.settings import NetworkSettings, OfflineTrainingSettings
+from paretoscope.settings.fields import setting_fields
 from paretoscope.torch_files import load_tensors
 from paretoscope.train.batches import (
     BATCH_BUILDERS,
@@ -87,62 +90,16 @@ RUN_FORMAT_VERSION = 1
 TRAINING_DIR = "training"
 RUN_FILE = "run.json"
 STATE_FILE = "state.pt"
-# PEDA warms the learning rate up over 10k of its 500k steps; shorter runs warm up over a tenth.
-PEDA_WARMUP_STEPS = 10_000
-# PEDA clips the gradient norm in its sequence (MODT) trainer only.
-DEFAULT_GRADIENT_CLIP = {"modt": 0.25, "morvs": None, "bc": None}
 # Settings that may change between a run and its resume (absent from older run.json files).
 RESUMABLE_CHANGES = ("steps", "checkpoint_every", "snapshot_every")
 
 StepCallback = Callable[[int, float], None]
 
 
-@dataclass(frozen=True)
-class OfflineConfig:
-    """The hyper-parameters of an offline run; PEDA's values by default."""
-
-    steps: int = 100_000
-    batch_size: int = 64
-    learning_rate: float = 1e-4
-    weight_decay: float = 1e-3
-    # None: PEDA's 10k steps, or a tenth of `steps` when that is shorter.
-    warmup_steps: int | None = None
-    # None: the kind's default (MODT 0.25, the MLP kinds no clipping); 0 switches it off.
-    gradient_clip: float | None = None
-    checkpoint_every: int = 1000
-    seed: int = 0
-    # None: no snapshots; N: the agent after every N steps and at the end, in snapshots/step=N.
-    snapshot_every: int | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("steps", "batch_size", "checkpoint_every", "snapshot_every"):
-            value = getattr(self, name)
-            if name == "snapshot_every" and value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ParetoscopeError(f"{name.replace('_', '-')}: expected >= 1, got {value!r}")
-        if not np.isfinite(self.learning_rate) or self.learning_rate <= 0:
-            raise ParetoscopeError(f"learning rate: expected > 0, got {self.learning_rate}")
-        if not np.isfinite(self.weight_decay) or self.weight_decay < 0:
-            raise ParetoscopeError(f"weight decay: expected >= 0, got {self.weight_decay}")
-        if self.warmup_steps is not None and self.warmup_steps < 1:
-            raise ParetoscopeError(f"warmup steps: expected >= 1, got {self.warmup_steps}")
-        if self.gradient_clip is not None and not self.gradient_clip >= 0:
-            raise ParetoscopeError(f"gradient clip: expected >= 0, got {self.gradient_clip}")
-        if self.seed < 0:
-            raise ParetoscopeError(f"seed: expected >= 0, got {self.seed}")
-
-    def resolved(self, kind: str) -> OfflineConfig:
-        """The config with the per-kind and per-length defaults filled in."""
-        warmup = self.warmup_steps or min(PEDA_WARMUP_STEPS, max(1, self.steps // 10))
-        clip = DEFAULT_GRADIENT_CLIP[kind] if self.gradient_clip is None else self.gradient_clip
-        return replace(self, warmup_steps=warmup, gradient_clip=clip or 0.0)
-
-
-def learning_rate_at(config: OfflineConfig, step: int) -> float:
+def learning_rate_at(settings: OfflineTrainingSettings, step: int) -> float:
     """PEDA's LambdaLR schedule: lr · min((step + 1) / warmup, 1) for the 0-based step."""
-    assert config.warmup_steps is not None
-    return config.learning_rate * min((step + 1) / config.warmup_steps, 1.0)
+    assert settings.warmup_steps is not None
+    return settings.learning_rate * min((step + 1) / settings.warmup_steps, 1.0)
 
 
 def default_architecture(kind: str, trajectories: Trajectories) -> Architecture:
@@ -155,6 +112,40 @@ def default_architecture(kind: str, trajectories: Trajectories) -> Architecture:
     return BCArchitecture()
 
 
+def architecture_changes(kind: str, network: NetworkSettings) -> dict[str, Any]:
+    """The fields of `kind`'s default architecture that `network` changes (PEDA's names)."""
+    for field in setting_fields(NetworkSettings):
+        if getattr(network, field.name) is not None and not field.offered_for(kind):
+            raise ParetoscopeError(f"{field.name}: a {kind} agent has no such setting")
+    changes: dict[str, Any] = {}
+    if network.dropout is not None:
+        changes["dropout"] = network.dropout
+    if kind == "modt":
+        for option, name in (
+            ("hidden", "hidden_size"),
+            ("layers", "n_layer"),
+            ("heads", "n_head"),
+            ("inner", "inner_size"),
+            ("context", "context_length"),
+            ("train_context", "train_context_length"),
+        ):
+            if getattr(network, option) is not None:
+                changes[name] = getattr(network, option)
+        if network.hidden is not None and network.inner is None:
+            changes["inner_size"] = 4 * network.hidden  # PEDA: n_inner = 4 * embed_dim
+        return changes
+    if network.hidden is not None or network.layers is not None:
+        default_sizes = ARCHITECTURES[kind]().hidden_sizes  # type: ignore[union-attr]
+        width = network.hidden if network.hidden is not None else default_sizes[0]
+        depth = network.layers if network.layers is not None else len(default_sizes)
+        changes["hidden_sizes"] = (width,) * depth
+    if kind == "bc" and network.context is not None:
+        changes["context_length"] = network.context
+    if kind == "morvs" and network.horizon is not None:
+        changes["horizon"] = network.horizon
+    return changes
+
+
 # --- the trainer ---------------------------------------------------------------------------------
 
 
@@ -162,7 +153,7 @@ def train_offline(
     kind: str,
     data: str | os.PathLike[str] | Trajectories,
     out_dir: str | os.PathLike[str],
-    config: OfflineConfig | None = None,
+    settings: OfflineTrainingSettings | None = None,
     architecture: Architecture | Mapping[str, Any] | None = None,
     env_id: str | None = None,
     resume: bool = False,
@@ -173,23 +164,29 @@ def train_offline(
     """Train a `kind` agent (morvs, bc, modt) on `data` and save it into `out_dir`.
 
     `data` is a dataset path (any format `paretoscope.data.open_dataset` reads) or `Trajectories`.
-    `architecture` is the network's (default: PEDA's sizes, `default_architecture`), or a
-    mapping of fields to change in the default, e.g. ``{"hidden_sizes": (64, 64)}``.
+    `settings` holds the hyper-parameters (default: PEDA's) and the network's shape where it
+    differs from PEDA's (`settings.network`); `architecture` instead gives the network itself,
+    or a mapping of fields to change in the default, e.g. ``{"hidden_sizes": (64, 64)}``.
     `env_id`, when given, must be the dataset's env. With `resume`, a run interrupted in
-    `out_dir` continues from its last checkpoint (same settings; `config.steps` may grow).
+    `out_dir` continues from its last checkpoint (same settings; `settings.steps` may grow).
     `on_step(step, loss)` is called after every optimisation step (1-based step).
     """
     if kind not in OFFLINE_KINDS:
         raise ParetoscopeError(f"kind: {kind!r}, expected one of {', '.join(OFFLINE_KINDS)}")
-    config = config or OfflineConfig()
+    settings = settings or OfflineTrainingSettings()
     folder = Path(out_dir)
 
     # 1. The dataset, and the settings of the run this call starts or resumes.
     trajectories = _open_training_data(data, env_id)
     env = get_spec(trajectories.info.env_id)
     dataset_record = dataset_provenance(trajectories, data)
+    network_changes = architecture_changes(kind, settings.network)
+    if architecture is not None and network_changes:
+        raise ParetoscopeError(
+            "architecture: give the network's shape in the settings or as an architecture, not both"
+        )
     if architecture is None or isinstance(architecture, Mapping):
-        changes = dict(architecture or {})
+        changes = dict(architecture or network_changes)
         if "hidden_sizes" in changes:
             changes["hidden_sizes"] = tuple(changes["hidden_sizes"])
         try:
@@ -201,11 +198,11 @@ def train_offline(
             f"architecture: a {type(architecture).__name__} cannot describe a {kind} agent"
         )
     previous_run = _existing_run(folder, resume)
-    if previous_run is not None and config.warmup_steps is None:
+    if previous_run is not None and settings.warmup_steps is None:
         # An automatic warm-up was fixed by the first run's length; a longer resume keeps it.
-        config = replace(config, warmup_steps=int(previous_run["warmup_steps"]))
-    config = config.resolved(kind)
-    run = _run_record(kind, env.id, config, architecture, dataset_record)
+        settings = replace(settings, warmup_steps=int(previous_run["warmup_steps"]))
+    settings = settings.resolved(kind)
+    run = _run_record(kind, env.id, settings, architecture, dataset_record)
     if previous_run is not None:
         _check_same_settings(folder, previous_run, run)
 
@@ -231,11 +228,11 @@ def train_offline(
         normalizer=ObservationNormalizer(mean=tuple(mean), std=tuple(std)),
         target_model=target_model,
         device=device,
-        seed=config.seed,
+        seed=settings.seed,
     )
     network = agent.network
     optimizer = torch.optim.AdamW(
-        network.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
+        network.parameters(), lr=settings.learning_rate, weight_decay=settings.weight_decay
     )
     training_data = TrainingData.from_trajectories(trajectories)
     build_batch = BATCH_BUILDERS[kind]
@@ -267,17 +264,17 @@ def train_offline(
 
     # A resumed run holds the agent of its last checkpoint: snapshot it when due (a run resumed
     # with --snapshot-every for the first time, or a finished one); an existing one is kept.
-    every = config.snapshot_every
+    every = settings.snapshot_every
     if (
         every is not None
         and first_step > 0
-        and (first_step % every == 0 or first_step >= config.steps)
+        and (first_step % every == 0 or first_step >= settings.steps)
     ):
         snapshot(first_step, [])
 
     # 3. The loop.
     bar = tqdm(
-        total=config.steps,
+        total=settings.steps,
         initial=first_step,
         desc=f"{kind} {env.id}",
         unit="step",
@@ -287,32 +284,32 @@ def train_offline(
     interval_losses: list[float] = []
     with bar, _reproducible_torch(agent.device):
         network.train()
-        for step in range(first_step, config.steps):
-            rng = np.random.default_rng([config.seed, step])
+        for step in range(first_step, settings.steps):
+            rng = np.random.default_rng([settings.seed, step])
             torch.manual_seed(int(rng.integers(2**62)))
             batch = build_batch(
-                agent, training_data, sample_steps(training_data, rng, config.batch_size)
+                agent, training_data, sample_steps(training_data, rng, settings.batch_size)
             )
             for group in optimizer.param_groups:
-                group["lr"] = learning_rate_at(config, step)
+                group["lr"] = learning_rate_at(settings, step)
 
             loss = action_loss(network, batch)
             optimizer.zero_grad()
             loss.backward()
-            if config.gradient_clip:
-                torch.nn.utils.clip_grad_norm_(network.parameters(), config.gradient_clip)
+            if settings.gradient_clip:
+                torch.nn.utils.clip_grad_norm_(network.parameters(), settings.gradient_clip)
             optimizer.step()
 
             value = float(loss.detach())
             interval_losses.append(value)
             bar.update(1)
-            if (step + 1) % 10 == 0 or step + 1 == config.steps:
+            if (step + 1) % 10 == 0 or step + 1 == settings.steps:
                 bar.set_postfix(loss=f"{np.mean(interval_losses[-100:]):.4f}")
             if on_step is not None:
                 on_step(step + 1, value)
             # 4. Periodic checkpoints and snapshots (and one of each at the end).
-            last = step + 1 == config.steps
-            if (step + 1) % config.checkpoint_every == 0 or last:
+            last = step + 1 == settings.steps
+            if (step + 1) % settings.checkpoint_every == 0 or last:
                 loss_history.append([step + 1, float(np.mean(interval_losses))])
                 interval_losses = []
                 checkpoint(step + 1)
@@ -321,7 +318,7 @@ def train_offline(
         network.eval()
 
     # 5. The final agent (already written by the last checkpoint unless nothing was left to do).
-    if first_step >= config.steps:
+    if first_step >= settings.steps:
         agent.training = _training_info(kind, run, dataset_record, first_step, loss_history)
         save_agent(agent, folder)
     return agent
@@ -418,7 +415,7 @@ def dataset_provenance(
 def _run_record(
     kind: str,
     env_id: str,
-    config: OfflineConfig,
+    settings: OfflineTrainingSettings,
     architecture: Architecture,
     dataset: dict[str, Any],
 ) -> dict[str, Any]:
@@ -427,7 +424,7 @@ def _run_record(
         "format_version": RUN_FORMAT_VERSION,
         "kind": kind,
         "env_id": env_id,
-        **asdict(config),
+        **settings.hyperparameters(),
         "architecture": architecture_to_dict(architecture),
         "dataset_sha256": dataset["sha256"],
         "dataset_file": dataset["file"],

@@ -1,7 +1,8 @@
 """Behaviour policies: one ARS linear policy per preference, saved together as a policy set.
 
-`train_behaviour` trains the members one after another on the scalarised reward w·r
-(`paretoscope.train.ars`), then writes a `policy_set` checkpoint into the output directory, with
+`train_behaviour(env_id, out_dir, settings)` trains the members one after another on the
+scalarised reward w·r (`paretoscope.train.ars`), with a `BehaviourTrainingSettings`
+(`paretoscope.settings`), then writes a `policy_set` checkpoint into the output directory, with
 each member's preference and its evaluated mean return vector. Everything it needs to resume
 lives under ``OUT/training/``:
 
@@ -22,29 +23,33 @@ depends on the machine's speed), whatever the number of workers.
 A new member starts from the nearest already trained member (warm start) unless asked not to.
 
 One module per part: the members' preferences (`preferences`), their training rewards and the
-survival shift (`rewards`), the run's settings and budget (`settings`), a member's state and
-its files (`state`), training one member (`member`), policy transfer between members
-(`transfer`), the saved set and its snapshots (`saving`) and the driver (`run`). Their public
-names are all importable from here.
+survival shift (`rewards`), the run's settings resolved into what fixes its outcome and its
+budget (`resolved`), a member's state and its files (`state`), training one member (`member`),
+policy transfer between members (`transfer`), the saved set and its snapshots (`saving`) and
+the driver (`run`). Their public names are all importable from here.
 """
 
 from paretoscope.train.behaviour.member import IterationCallback
 from paretoscope.train.behaviour.preferences import check_member_preferences, default_preferences
+from paretoscope.train.behaviour.resolved import (
+    DEFAULT_ITERATIONS,
+    METHOD,
+    RUN_FORMAT,
+    RUN_FORMAT_VERSION,
+    BehaviourRun,
+    Budget,
+    behaviour_run,
+    member_budget,
+)
 from paretoscope.train.behaviour.rewards import (
     SURVIVAL_BONUS,
     MemberReward,
     auto_survival_shift,
+    member_rewards,
     rewards_by_member,
 )
 from paretoscope.train.behaviour.run import RUN_FILE, train_behaviour
 from paretoscope.train.behaviour.saving import kept_members
-from paretoscope.train.behaviour.settings import (
-    METHOD,
-    RUN_FORMAT,
-    RUN_FORMAT_VERSION,
-    BehaviourSettings,
-    Budget,
-)
 from paretoscope.train.behaviour.state import (
     MEMBER_SNAPSHOTS_DIR,
     TRAINING_DIR,
@@ -56,6 +61,7 @@ from paretoscope.train.behaviour.state import (
 )
 
 __all__ = [
+    "DEFAULT_ITERATIONS",
     "MEMBER_SNAPSHOTS_DIR",
     "METHOD",
     "RUN_FILE",
@@ -63,17 +69,20 @@ __all__ = [
     "RUN_FORMAT_VERSION",
     "SURVIVAL_BONUS",
     "TRAINING_DIR",
-    "BehaviourSettings",
+    "BehaviourRun",
     "Budget",
     "IterationCallback",
     "MemberReward",
     "MemberState",
     "auto_survival_shift",
+    "behaviour_run",
     "check_member_preferences",
     "default_preferences",
     "kept_members",
     "load_member",
+    "member_budget",
     "member_path",
+    "member_rewards",
     "member_snapshot_path",
     "rewards_by_member",
     "save_member",

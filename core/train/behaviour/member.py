@@ -15,8 +15,8 @@ from paretoscope.agents.policy_set import FloatArray
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
 from paretoscope.train.ars import EpisodePool, ObservationStats, ars_iteration, evaluate_policy
-from paretoscope.train.behaviour.settings import (
-    BehaviourSettings,
+from paretoscope.train.behaviour.resolved import (
+    BehaviourRun,
     Budget,
     survival_shift_for,
     training_weights,
@@ -46,11 +46,11 @@ def _format_preference(preference: FloatArray) -> str:
 
 
 def new_member(
-    settings: BehaviourSettings, index: int, preference: FloatArray, trained: list[MemberState]
+    run: BehaviourRun, index: int, preference: FloatArray, trained: list[MemberState]
 ) -> MemberState:
     """A fresh member: zero policy, or a copy of the nearest trained member's policy."""
-    env = get_spec(settings.env_id)
-    if settings.warm_start and trained:
+    env = get_spec(run.env_id)
+    if run.warm_start and trained:
         distances = [float(np.linalg.norm(other.preference - preference)) for other in trained]
         source = trained[int(np.argmin(distances))]
         return MemberState(
@@ -70,7 +70,7 @@ def new_member(
 
 def train_member(
     folder: Path,
-    settings: BehaviourSettings,
+    run: BehaviourRun,
     budget: Budget,
     index: int,
     preference: FloatArray,
@@ -81,20 +81,20 @@ def train_member(
     snapshot_every: int | None,
 ) -> MemberState:
     """Train member `index` until the budget is reached (resuming its saved state), evaluate."""
-    env = get_spec(settings.env_id)
-    horizon = settings.horizon or env.horizon
+    env = get_spec(run.env_id)
+    horizon = run.horizon or env.horizon
     path = member_path(folder, index)
     if path.is_file():
         state = load_member(path)
         if state.index != index or not np.array_equal(state.preference, preference):
             raise ParetoscopeError(f"{path}: belongs to another member; delete it to retrain")
     else:
-        state = new_member(settings, index, preference, trained)
-    reward = settings.reward_of(index)
-    weights = training_weights(settings, index, preference)
+        state = new_member(run, index, preference, trained)
+    reward = run.reward_of(index)
+    weights = training_weights(run, index, preference)
     caps = None if reward is None else reward.cap_array()
-    shift = survival_shift_for(settings, weights)
-    count = len(settings.preferences)
+    shift = survival_shift_for(run, weights)
+    count = len(run.preferences)
     bar = tqdm(
         total=budget.iterations if budget.iterations is not None else budget.seconds,
         initial=state.iteration if budget.iterations is not None else state.elapsed_seconds,
@@ -107,9 +107,9 @@ def train_member(
     try:
         while not budget.reached(state):
             started = time.perf_counter()
-            rng = np.random.default_rng([settings.seed, index, state.iteration])
+            rng = np.random.default_rng([run.seed, index, state.iteration])
             result = ars_iteration(
-                state.matrix, state.stats, weights, rng, pool, settings.ars, horizon, shift, caps
+                state.matrix, state.stats, weights, rng, pool, run.ars, horizon, shift, caps
             )
             seconds = time.perf_counter() - started
             state.matrix, state.stats = result.matrix, result.stats
@@ -128,7 +128,7 @@ def train_member(
             if on_iteration is not None:
                 on_iteration(index, state.iteration, result.mean_return)
         if not state.evaluated:
-            seeds = eval_seeds(settings.seed, index, settings.eval_episodes)
+            seeds = eval_seeds(run.seed, index, run.eval_episodes)
             state.eval_returns = evaluate_policy(state.matrix, state.stats, seeds, pool, horizon)
             state.evaluated_iteration = state.iteration
             save_member_state(folder, state, snapshot_every)

@@ -1,14 +1,14 @@
 """What a member trains on when it is not plainly its preference's w·r_t.
 
-Member rewards (``member_rewards``, off by default): a member may train on another reward than
-its own preference's w·r_t, namely w'·min(r_t, c) with its own weights w' and per-objective caps
-c (None: no cap). Capping the run reward at a target speed asks for that speed at the least cost
-of the other objectives: that reaches the points of a non-convex part of the front, which no
-linear scalarisation has as its optimum (HalfCheetah between standing still and running at full
-speed). The member keeps its preference as its place in the set (the preference that picks it);
-evaluation reports its true, uncapped returns. In a transfer its capped score cannot be read
-from the evaluations, so every member's policy is rolled out again on its evaluation seeds
-with its caps and scored on its weights; it adopts the best as the others do.
+Member rewards (``train_on``, off by default; run.json keeps them per member as ``member_rewards``):
+a member may train on another reward than its own preference's w·r_t, namely w'·min(r_t, c) with its
+own weights w' and per-objective caps c (None: no cap). Capping the run reward at a target speed
+asks for that speed at the least cost of the other objectives: that reaches the points of a
+non-convex part of the front, which no linear scalarisation has as its optimum (HalfCheetah between
+standing still and running at full speed). The member keeps its preference as its place in the set
+(the preference that picks it); evaluation reports its true, uncapped returns. In a transfer its
+capped score cannot be read from the evaluations, so every member's policy is rolled out again on
+its evaluation seeds with its caps and scored on its weights; it adopts the best as the others do.
 
 On tasks whose episode ends when the robot falls, a per-step survival shift (the scalarised
 constant that every objective pays just for staying alive) is subtracted from the training
@@ -25,6 +25,7 @@ import numpy as np
 
 from paretoscope.agents.policy_set import FloatArray
 from paretoscope.errors import ParetoscopeError
+from paretoscope.settings import BehaviourTrainingSettings
 
 # Per-step constant each objective pays for staying alive, on tasks that end when the robot
 # falls (docs/reference.md, D4MORL environments and MO-Gymnasium). HalfCheetah and Swimmer have
@@ -91,3 +92,21 @@ def rewards_by_member(
             )
         by_member[matches[0]] = reward
     return by_member
+
+
+def member_rewards(
+    settings: BehaviourTrainingSettings, preferences: Sequence[Sequence[float]] | FloatArray
+) -> list[MemberReward | None] | None:
+    """The training reward of each member of `preferences` (None: its own preference's) from
+    `settings.train_on`, which names members by their preference; None when no member has
+    its own."""
+    if not settings.train_on:
+        return None
+    if settings.preferences is None:
+        raise ParetoscopeError(
+            "train_on names members by their preference (--train-on by --preference): give those"
+        )
+    return rewards_by_member(
+        [list(row) for row in preferences],
+        [(m.preference, MemberReward(m.weights, m.caps)) for m in settings.train_on],
+    )

@@ -25,9 +25,9 @@ from paretoscope.agents.policy_set import PolicySetAgent
 from paretoscope.envs import get_spec
 from paretoscope.metrics import non_dominated_by_margin
 from paretoscope.runs.layout import snapshot_dir
-from paretoscope.train.behaviour.settings import (
+from paretoscope.train.behaviour.resolved import (
     METHOD,
-    BehaviourSettings,
+    BehaviourRun,
     survival_shift_for,
     training_weights,
 )
@@ -51,13 +51,13 @@ def kept_members(states: list[MemberState], drop_dominated: float | None) -> lis
     return [state for state, keep in zip(states, mask, strict=True) if keep]
 
 
-def policy_set(settings: BehaviourSettings, states: Sequence[MemberState]) -> PolicySetAgent:
+def policy_set(run: BehaviourRun, states: Sequence[MemberState]) -> PolicySetAgent:
     """The members as a policy set, with their mean returns when all are evaluated as they are
     (always at the end of a run; at a snapshot, only where the members were evaluated)."""
-    env = get_spec(settings.env_id)
+    env = get_spec(run.env_id)
     evaluated = all(state.evaluated for state in states)
     return PolicySetAgent(
-        settings.env_id,
+        run.env_id,
         np.stack([state.preference for state in states]),
         np.stack([state.matrix for state in states]),
         np.stack([state.stats.normaliser()[0] for state in states]),
@@ -65,38 +65,36 @@ def policy_set(settings: BehaviourSettings, states: Sequence[MemberState]) -> Po
         np.stack([state.mean_return for state in states]) if evaluated else None,
         training={
             "method": METHOD,
-            **asdict(settings.ars),
-            "seed": settings.seed,
-            "horizon": settings.horizon or env.horizon,
-            "eval_episodes": settings.eval_episodes,
-            "warm_start": settings.warm_start,
+            **asdict(run.ars),
+            "seed": run.seed,
+            "horizon": run.horizon or env.horizon,
+            "eval_episodes": run.eval_episodes,
+            "warm_start": run.warm_start,
             "iterations": [state.iteration for state in states],
             "env_steps": [state.env_steps for state in states],
             "survival_shift": [
-                survival_shift_for(
-                    settings, training_weights(settings, state.index, state.preference)
-                )
+                survival_shift_for(run, training_weights(run, state.index, state.preference))
                 for state in states
             ],
             **(
                 {}
-                if settings.transfer_every is None
+                if run.transfer_every is None
                 else {
-                    "transfer_every": settings.transfer_every,
+                    "transfer_every": run.transfer_every,
                     "transfers": [[list(pair) for pair in state.transfers] for state in states],
                 }
             ),
             **(
                 {}
-                if settings.member_rewards is None
-                else {"member_rewards": settings.record()["member_rewards"]}
+                if run.member_rewards is None
+                else {"member_rewards": run.record()["member_rewards"]}
             ),
         },
     )
 
 
 def write_snapshots(
-    folder: Path, settings: BehaviourSettings, final: PolicySetAgent, states: list[MemberState]
+    folder: Path, run: BehaviourRun, final: PolicySetAgent, states: list[MemberState]
 ) -> None:
     """Publish, in order, every iteration that all members have a saved copy of, then the
     final set at its iteration count when the members share one; existing snapshots stay."""
@@ -112,7 +110,7 @@ def write_snapshots(
             and not snapshot_dir(folder, iteration).exists()
         ):
             members = [load_member(paths[index]) for index in range(len(states))]
-            write_snapshot(folder, iteration, policy_set(settings, members), scratch)
+            write_snapshot(folder, iteration, policy_set(run, members), scratch)
     final_iterations = {state.iteration for state in states}
     if len(final_iterations) == 1 and (last := final_iterations.pop()) > 0:
         write_snapshot(folder, last, final, scratch)

@@ -22,21 +22,21 @@ import numpy as np
 from paretoscope.agents.policy_set import FloatArray
 from paretoscope.train.ars import EpisodePool, evaluate_policy
 from paretoscope.train.behaviour.member import eval_seeds
+from paretoscope.train.behaviour.resolved import BehaviourRun, Budget
 from paretoscope.train.behaviour.rewards import MemberReward
-from paretoscope.train.behaviour.settings import BehaviourSettings, Budget
 from paretoscope.train.behaviour.state import MemberState, load_member, member_path, save_member
 
 
-def round_budgets(settings: BehaviourSettings, budget: Budget, folder: Path) -> list[Budget]:
+def round_budgets(run: BehaviourRun, budget: Budget, folder: Path) -> list[Budget]:
     """The budgets to train every member to, in turn: `budget` alone without transfer; with
     transfer, one per round end K, 2K, ... still ahead (a policy transfer follows each), then
     `budget` itself. A round end is behind when a saved member has trained past it (members
     only go past a round end once its transfer is done)."""
-    every = settings.transfer_every
+    every = run.transfer_every
     if every is None or budget.iterations is None:
         return [budget]
     reached = 0
-    for index in range(len(settings.preferences)):
+    for index in range(len(run.preferences)):
         path = member_path(folder, index)
         if path.is_file():
             reached = max(reached, load_member(path).iteration)
@@ -46,7 +46,7 @@ def round_budgets(settings: BehaviourSettings, budget: Budget, folder: Path) -> 
 
 def transfer_policies(
     folder: Path,
-    settings: BehaviourSettings,
+    run: BehaviourRun,
     states: list[MemberState],
     pool: EpisodePool | None = None,
     horizon: int | None = None,
@@ -62,13 +62,13 @@ def transfer_policies(
     means = np.stack([state.mean_return for state in states])
     sources = []
     for state in states:
-        reward = settings.reward_of(state.index)
+        reward = run.reward_of(state.index)
         if reward is None:
             scores = means @ state.preference
         else:
             if pool is None or horizon is None:
                 raise ValueError("a member on its own reward needs a pool and a horizon to score")
-            scores = _scores_on_own_reward(settings, state.index, reward, states, pool, horizon)
+            scores = _scores_on_own_reward(run, state.index, reward, states, pool, horizon)
         best = int(np.argmax(scores))
         sources.append(best if scores[best] > scores[state.index] else state.index)
     originals = [
@@ -86,7 +86,7 @@ def transfer_policies(
 
 
 def _scores_on_own_reward(
-    settings: BehaviourSettings,
+    run: BehaviourRun,
     index: int,
     reward: MemberReward,
     states: Sequence[MemberState],
@@ -94,7 +94,7 @@ def _scores_on_own_reward(
     horizon: int,
 ) -> FloatArray:
     """Every member's policy scored on member `index`'s own reward: w'·mean Σ min(r_t, caps)."""
-    seeds = eval_seeds(settings.seed, index, settings.eval_episodes)
+    seeds = eval_seeds(run.seed, index, run.eval_episodes)
     weights = np.asarray(reward.weights, dtype=np.float64)
     return np.array(
         [

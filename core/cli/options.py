@@ -1,0 +1,130 @@
+"""Command-line options from settings objects, and settings objects from parsed options.
+
+`add_settings_options(parser, SettingsType)` adds one option per field of a settings object
+(`paretoscope.settings`), named, typed and documented by the field's declaration;
+`settings_from_args(SettingsType, args)` builds the object back from the parsed options, each
+field not given keeping its default. A field's own text form (a size, a list of numbers) is
+read when the object is built: a bad value is a `ParetoscopeError` naming the option. The
+options every command shares and that are no settings (--quiet, --json, --device) are here too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import types
+import typing
+from collections.abc import Iterator
+from typing import Any, Literal, TypeVar
+
+from paretoscope.errors import ParetoscopeError
+from paretoscope.settings.fields import SettingField, is_settings_type, setting_fields
+
+Settings = TypeVar("Settings")
+
+
+def offered_fields(settings_type: type, variant: str | None = None) -> Iterator[SettingField]:
+    """The fields of `settings_type` that the command line of `variant` offers."""
+    return (field for field in setting_fields(settings_type) if field.offered_for(variant))
+
+
+def add_settings_options(
+    parser: argparse.ArgumentParser, settings_type: type, variant: str | None = None
+) -> None:
+    """One option per field of `settings_type` that the command of `variant` offers (`variant`:
+    e.g. the offline kind, for fields declared ``only_for`` some kinds)."""
+    for field in offered_fields(settings_type, variant):
+        parser.add_argument(field.option, **_argparse_keywords(field))
+
+
+def settings_from_args(
+    settings_type: type[Settings], args: argparse.Namespace, variant: str | None = None
+) -> Settings:
+    """The settings object the parsed options give (fields not given keep their defaults)."""
+    given: dict[str, Any] = {}
+    for field in offered_fields(settings_type, variant):
+        raw = getattr(args, field.name)
+        if raw is None:
+            continue
+        form = field.form
+        value: Any = raw
+        if form.parse is not None:
+            try:
+                if form.repeat or form.several:
+                    value = tuple(form.parse(item) for item in raw)
+                else:
+                    value = form.parse(raw)
+            except ValueError as error:
+                raise ParetoscopeError(f"{field.option}: {error}") from None
+        elif form.repeat or form.several:
+            value = tuple(raw)
+        if value is None:
+            continue
+        inner = given
+        for name in field.path[:-1]:
+            inner = inner.setdefault(name, {})
+        inner[field.name] = value
+    return _build(settings_type, given)
+
+
+def _build(settings_type: type[Settings], values: dict[str, Any]) -> Settings:
+    """`settings_type(**values)`, nested settings objects built from their own dicts."""
+    hints = typing.get_type_hints(settings_type)
+    keywords = {
+        name: _build(hints[name], value) if is_settings_type(hints[name]) else value
+        for name, value in values.items()
+    }
+    return settings_type(**keywords)
+
+
+def _argparse_keywords(field: SettingField) -> dict[str, Any]:
+    form = field.form
+    keywords: dict[str, Any] = {"dest": field.name, "help": form.help.replace("%", "%%")}
+    if form.metavar is not None:
+        keywords["metavar"] = form.metavar
+    value_type, choices = _value_type(field.type)
+    if value_type is bool:
+        keywords["action"] = "store_false" if field.field.default is True else "store_true"
+        return keywords
+    if form.repeat:
+        keywords.update(action="append", default=None)
+        return keywords
+    if form.several:
+        keywords.update(nargs="+", default=None)
+        return keywords
+    if form.parse is not None:
+        keywords["default"] = None  # read when the settings object is built
+        return keywords
+    if value_type not in (int, float, str):
+        raise TypeError(f"setting {field.name!r} of type {field.type} needs a parse= text form")
+    keywords.update(type=value_type, default=field.field.default)
+    if choices:
+        keywords["choices"] = choices
+    if form.bare is not None:
+        keywords.update(nargs="?", const=form.bare)
+    return keywords
+
+
+def _value_type(hint: Any) -> tuple[Any, tuple[Any, ...]]:
+    """The type an option's value has (`hint` without None), and a Literal's choices."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        rest = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        hint = rest[0] if len(rest) == 1 else hint
+    if typing.get_origin(hint) is Literal:
+        choices = typing.get_args(hint)
+        return type(choices[0]), choices
+    return hint, ()
+
+
+# --- options that are no settings ---------------------------------------------------------------
+
+
+def add_quiet_option(parser: argparse.ArgumentParser, what: str = "progress bars") -> None:
+    parser.add_argument("--quiet", action="store_true", help=f"no {what}")
+
+
+def add_json_option(parser: argparse.ArgumentParser, what: str = "machine-readable JSON") -> None:
+    parser.add_argument("--json", action="store_true", help=f"print {what}")
+
+
+def add_device_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--device", default="cpu", help="torch device for the agent (cpu, cuda)")
