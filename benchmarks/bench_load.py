@@ -403,7 +403,11 @@ def main() -> int:
                 for session in sessions:
                     session.page.locator(SLIDER).first.wait_for(state="attached", timeout=180_000)
                     slider = session.page.locator(SLIDER).first
-                    session.value = float(slider.get_attribute("aria-valuenow") or 0.5)
+                    # The range input's value: today's Streamlit slider has no aria-valuenow, and
+                    # a walk that starts from a guessed 0.5 waits for captions naming
+                    # preferences the page never shows (a move back to a seen preference, or
+                    # an episode's end, then never counts).
+                    session.value = float(slider.input_value())
                     session.step = float(slider.get_attribute("step") or 0.05)
                 for session in sessions:
                     session.page.wait_for_function(
