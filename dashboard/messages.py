@@ -17,6 +17,7 @@ import re
 import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -24,6 +25,9 @@ from paretoscope.dashboard.folders import hidden_folders
 from paretoscope.dashboard.streamlit_internals import server_logger
 from paretoscope.errors import ParetoscopeError
 from paretoscope.text import printable
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = server_logger("paretoscope")
 
@@ -110,6 +114,8 @@ def guard(what: str) -> Iterator[None]:
         )
 
 
-def describe(names: Sequence[str], values: Sequence[float], digits: str = ".4g") -> str:
+def describe(
+    names: Sequence[str], values: Sequence[float] | np.ndarray, digits: str = ".4g"
+) -> str:
     """ "run 1.2, energy 3.4": objective names with values."""
     return ", ".join(f"{n} {float(v):{digits}}" for n, v in zip(names, values, strict=True))

@@ -38,10 +38,13 @@ from paretoscope.recordings.video_file import VideoFile, render_video_file
 
 
 class RecordingRequest(Protocol):
-    """What every kind of request offers."""
+    """What every kind of request offers. The requests are frozen: their fields are read,
+    never set, so the protocol declares them as read-only properties."""
 
-    env_id: str
-    video_only: bool
+    @property
+    def env_id(self) -> str: ...
+    @property
+    def video_only(self) -> bool: ...
 
     def key(self) -> str: ...
 

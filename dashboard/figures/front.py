@@ -75,7 +75,7 @@ class FrontSeries:
 class Marker:
     """A single highlighted point (the current rollout, a target) with a label."""
 
-    values: Sequence[float]
+    values: Sequence[float] | np.ndarray
     label: str
 
 

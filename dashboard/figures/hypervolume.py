@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 def hypervolume_figure(
     objective_names: Sequence[str],
     series: Sequence[FrontSeries],
-    reference_point: Sequence[float],
+    reference_point: Sequence[float] | np.ndarray,
     axes: Sequence[int] = (0, 1),
     height: int = 420,
     known_front: KnownFront | None = None,

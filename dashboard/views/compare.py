@@ -181,6 +181,8 @@ if sidebar.need(ctx, agent=False):
     spec = ctx.spec
     env_id = ctx.env_id
     assert env_id is not None and spec is not None  # sidebar.need said so
+    reference_point = ctx.reference_point
+    assert reference_point is not None  # the sidebar's metric conventions: one with an env
     agents = ctx.catalog.agent_choices(env_id)
     names = [agent.name for agent in agents]
     by_name = {agent.name: agent for agent in agents}
@@ -240,7 +242,7 @@ if sidebar.need(ctx, agent=False):
                         episodes[asset.name]["preferences"],
                         episodes[asset.name]["returns"],
                         seeds,
-                        tuple(float(v) for v in ctx.reference_point),
+                        tuple(float(v) for v in reference_point),
                     )
                 against = against_known(env_id, ctx.gamma, points["returns"], points["preferences"])
                 known = None if against is None else against.front
@@ -282,7 +284,7 @@ if sidebar.need(ctx, agent=False):
                     spec.objective_names,
                     series,
                     dataset_returns=cloud,
-                    reference_point=ctx.reference_point,
+                    reference_point=reference_point,
                     axes=axes,
                     known_front=known,
                 ),
@@ -293,7 +295,7 @@ if sidebar.need(ctx, agent=False):
                 st.caption(describe_front(known) + ".")
         with table_column, guard("metrics"):
             st.markdown("**Metrics** (best per column highlighted)")
-            table = metrics_table(metrics, ctx.reference_point, known_front=known)
+            table = metrics_table(metrics, reference_point, known_front=known)
             st.dataframe(styled_metrics(table), width="stretch")
             discount = "undiscounted returns" if ctx.gamma == 1.0 else f"γ = {ctx.gamma:g}"
             against_text = (
@@ -305,7 +307,7 @@ if sidebar.need(ctx, agent=False):
             )
             st.caption(
                 f"All at {discount}. Hypervolume above the reference point "
-                f"{ctx.reference_point} (the sidebar's metric conventions); sparsity: lower is "
+                f"{reference_point} (the sidebar's metric conventions); sparsity: lower is "
                 "denser but rewards a few clustered points, so read it with cardinality; "
                 "expected utility over each agent's sweep preferences; RTG errors: "
                 "mean |p·target − p·return| and |p − return ratio| (return-conditioned agents, "

@@ -24,6 +24,7 @@ st.title("Dataset")
 
 if sidebar.need(ctx, agent=False):
     spec = ctx.spec
+    assert spec is not None  # sidebar.need said so
     names = spec.objective_names
     if ctx.dataset is None:
         st.info(f"No dataset chosen: pick one for {inert(ctx.env_id)} in the sidebar.")
@@ -59,21 +60,18 @@ if sidebar.need(ctx, agent=False):
             left, right = st.columns([3, 2])
             with left, guard("returns"):
                 controls = st.columns(3)
-                colour = controls[0].selectbox(
-                    "Colour by the weight of",
-                    range(spec.n_obj),
-                    format_func=lambda index: names[index],
-                    key="dataset_colour",
+                colour = charts.objective_picker(
+                    controls[0], "Colour by the weight of", names, key="dataset_colour"
                 )
                 axes = [0, 1]
                 if spec.n_obj > 2:
                     axes = [
-                        controls[1 + axis].selectbox(
+                        charts.objective_picker(
+                            controls[1 + axis],
                             f"{'xy'[axis]} axis",
-                            range(spec.n_obj),
-                            index=axis,
-                            format_func=lambda index: names[index],
+                            names,
                             key=f"dataset_axes_{axis}",
+                            index=axis,
                         )
                         for axis in range(2)
                     ]

@@ -105,216 +105,220 @@ st.caption(
     "that best meets it picked and rolled out."
 )
 
+if not sidebar.need(ctx):
+    st.stop()
+spec = ctx.spec
+env_id = ctx.env_id
+asset = ctx.agent
+assert spec is not None and env_id is not None and asset is not None  # sidebar.need said so
 loaded = None
-if sidebar.need(ctx):
-    with guard(f"agent {ctx.agent.name}"):
-        loaded = loaders.fitting_agent(ctx.agent, ctx.env_id)
+with guard(f"agent {asset.name}"):
+    loaded = loaders.fitting_agent(asset, env_id)
+if loaded is None:
+    st.stop()  # guard showed why
+names = list(spec.objective_names)
+n_obj = spec.n_obj
+plan = asset.sweep_plan()
 
-if loaded is not None:
-    spec = ctx.spec
-    env_id = ctx.env_id
-    asset = ctx.agent
-    assert spec is not None and env_id is not None and asset is not None  # sidebar.need said so
-    names = list(spec.objective_names)
-    n_obj = spec.n_obj
-    plan = asset.sweep_plan()
-
-    columns = st.columns([1, 3], vertical_alignment="bottom")
-    granularity = int(
-        columns[0].number_input(
-            "Preference grid: multiples of 1/g",
-            min_value=1,
-            max_value=200,
-            value=plan.granularity,
-            key=f"decide_granularity_{env_id}",  # each env keeps its own grid
-            help="The sweep the views show: every preference whose weights are multiples of "
-            "1/g. Finer grids show more policies (each one is evaluated once per seed).",
-        )
+columns = st.columns([1, 3], vertical_alignment="bottom")
+granularity = int(
+    columns[0].number_input(
+        "Preference grid: multiples of 1/g",
+        min_value=1,
+        max_value=200,
+        value=plan.granularity,
+        key=f"decide_granularity_{env_id}",  # each env keeps its own grid
+        help="The sweep the views show: every preference whose weights are multiples of "
+        "1/g. Finer grids show more policies (each one is evaluated once per seed).",
     )
-    count = comb(granularity + n_obj - 1, n_obj - 1)
-    columns[1].caption(
-        f"{count} preferences × {len(plan.seeds)} seed(s); views in "
-        f"{NORMALISATION_LABELS[ctx.normalisation]} (sidebar: metric conventions)."
+)
+count = comb(granularity + n_obj - 1, n_obj - 1)
+columns[1].caption(
+    f"{count} preferences × {len(plan.seeds)} seed(s); views in "
+    f"{NORMALISATION_LABELS[ctx.normalisation]} (sidebar: metric conventions)."
+)
+points = None
+if count > MOST_POLICIES:
+    st.warning(
+        f"A grid of 1/{granularity} over {n_obj} objectives has {count} preferences; "
+        f"choose a coarser one (at most {MOST_POLICIES} policies)."
     )
-    points = None
-    if count > MOST_POLICIES:
-        st.warning(
-            f"A grid of 1/{granularity} over {n_obj} objectives has {count} preferences; "
-            f"choose a coarser one (at most {MOST_POLICIES} policies)."
+else:
+    with guard("sweep"):
+        table = loaders.sweep_table(
+            replace(asset, sweep=replace(plan, granularity=granularity)),
+            ctx.catalog,
+            gamma=ctx.gamma,
         )
-    else:
-        with guard("sweep"):
-            table = loaders.sweep_table(
-                replace(asset, sweep=replace(plan, granularity=granularity)),
-                ctx.catalog,
-                gamma=ctx.gamma,
-            )
-            points = mean_per_preference(table, env_id)
-    if points is not None and len(points["returns"]):
-        returns = points["returns"]
-        count = len(returns)
-        sweep_id = (env_id, asset.name, granularity, ctx.gamma, count)
-        if st.session_state.get("_decide_sweep") != sweep_id:
-            st.session_state["_decide_sweep"] = sweep_id
-            st.session_state["decide_selected"] = ()
-        selected_ids = [i for i in st.session_state.get("decide_selected", ()) if i < count]
-        selected = np.zeros(count, dtype=bool)
-        selected[selected_ids] = True
-        marks = _decision_marks(returns)
-        dominated = ~non_dominated(returns)
+        points = mean_per_preference(table, env_id)
+if points is not None and len(points["returns"]):
+    returns = points["returns"]
+    preferences = points["preferences"]
+    count = len(returns)
+    sweep_id = (env_id, asset.name, granularity, ctx.gamma, count)
+    if st.session_state.get("_decide_sweep") != sweep_id:
+        st.session_state["_decide_sweep"] = sweep_id
+        st.session_state["decide_selected"] = ()
+    selected_ids = [i for i in st.session_state.get("decide_selected", ()) if i < count]
+    selected = np.zeros(count, dtype=bool)
+    selected[selected_ids] = True
+    marks = _decision_marks(returns)
+    dominated = ~non_dominated(returns)
 
-        # --- aspiration --------------------------------------------------------------------
-        st.subheader("Aspiration")
-        front = returns[~dominated]
-        ideal, nadir = front.max(axis=0), front.min(axis=0)
-        keys = [f"decide_aspiration_{index}" for index in range(n_obj)]
-        if st.session_state.get("_decide_aspiration_sweep") != sweep_id:
-            st.session_state["_decide_aspiration_sweep"] = sweep_id
-            for key, value in zip(keys, (ideal + nadir) / 2, strict=True):
-                st.session_state[key] = float(f"{value:.4g}")
-        inputs = st.columns(min(n_obj, 6))
-        for index, key in enumerate(keys):
-            inputs[index % len(inputs)].number_input(
-                f"{names[index]} at least",
-                key=key,
-                format="%.4g",
-                help=f"on the front: {nadir[index]:.4g} to {ideal[index]:.4g}",
-            )
-        aspiration = np.array([float(st.session_state[key]) for key in keys])
-        pick = aspiration_pick(returns, aspiration)
-        met = pick.difference >= 0
-        picked_preference = describe(names, points["preferences"][pick.index], ".2f")
-        st.caption(
-            f"Policy {pick.index} (preference {picked_preference}) "
-            "best meets the aspiration: it minimises the achievement scalarizing function, the "
-            "largest shortfall below the aspiration in units of each objective's range on the "
-            f"front (ideal − nadir). It meets {int(met.sum())} of {n_obj} levels."
+    # --- aspiration --------------------------------------------------------------------
+    st.subheader("Aspiration")
+    front = returns[~dominated]
+    ideal, nadir = front.max(axis=0), front.min(axis=0)
+    keys = [f"decide_aspiration_{index}" for index in range(n_obj)]
+    if st.session_state.get("_decide_aspiration_sweep") != sweep_id:
+        st.session_state["_decide_aspiration_sweep"] = sweep_id
+        for key, value in zip(keys, (ideal + nadir) / 2, strict=True):
+            st.session_state[key] = float(f"{value:.4g}")
+    inputs = st.columns(min(n_obj, 6))
+    for index, key in enumerate(keys):
+        inputs[index % len(inputs)].number_input(
+            f"{names[index]} at least",
+            key=key,
+            format="%.4g",
+            help=f"on the front: {nadir[index]:.4g} to {ideal[index]:.4g}",
         )
-        span = np.where(ideal > nadir, ideal - nadir, 1.0)
-        bars, numbers = st.columns([3, 2], vertical_alignment="center")
-        bars.plotly_chart(
-            aspiration_figure(names, pick.difference / span),
-            key="decide_aspiration_bars",
-            width="stretch",
-        )
-        numbers.dataframe(
-            pd.DataFrame(
-                {
-                    "aspiration": aspiration,
-                    "picked policy": pick.returns,
-                    "difference": pick.difference,
-                },
-                index=names,
-            ),
-            width="stretch",
-        )
-
-        # --- linked views ------------------------------------------------------------------
-        offset, scale = normalisation_scale(returns, ctx.normalisation, ctx.reference_point)
-        with guard("linked views"):
-            arguments = _view_arguments(
-                tuple(names),
-                (returns - offset) / scale,
-                dominated,
-                (tuple(marks.knees), marks.compromise, pick.index),
-                (aspiration - offset) / scale,
-            )
-            _follow_brush(linked_views(arguments, selected_ids, key="decide_views"))
-            selected_ids = [i for i in st.session_state["decide_selected"] if i < count]
-            selected[:] = False
-            selected[selected_ids] = True
-        st.caption(
-            f"{len(selected_ids) or 'No'} of {count} policies selected. Filled points are "
-            "non-dominated, hollow ones dominated; ◆ knee (high trade-off), ■ compromise "
-            "(closest to the ideal), ★ the aspiration pick, × the aspiration. Drag a box or "
-            "lasso in either view (in parallel coordinates over one axis) or click a point; "
-            "double-click to clear."
-        )
-
-        frame = pd.DataFrame(
+    aspiration = np.array([float(st.session_state[key]) for key in keys])
+    pick = aspiration_pick(returns, aspiration)
+    met = pick.difference >= 0
+    picked_preference = describe(names, preferences[pick.index], ".2f")
+    st.caption(
+        f"Policy {pick.index} (preference {picked_preference}) "
+        "best meets the aspiration: it minimises the achievement scalarizing function, the "
+        "largest shortfall below the aspiration in units of each objective's range on the "
+        f"front (ideal − nadir). It meets {int(met.sum())} of {n_obj} levels."
+    )
+    span = np.where(ideal > nadir, ideal - nadir, 1.0)
+    bars, numbers = st.columns([3, 2], vertical_alignment="center")
+    bars.plotly_chart(
+        aspiration_figure(names, pick.difference / span),
+        key="decide_aspiration_bars",
+        width="stretch",
+    )
+    numbers.dataframe(
+        pd.DataFrame(
             {
-                "selected": selected,
-                "preference": [prefs.format_vector(row, 3) for row in points["preferences"]],
-                **{names[i]: returns[:, i] for i in range(n_obj)},
-                "non-dominated": ~dominated,
-                "pseudo-weights": [
-                    "" if not np.isfinite(row).all() else prefs.format_vector(row, 2)
-                    for row in marks.pseudo_weights
-                ],
-                "knee": np.isin(np.arange(count), marks.knees),
-                "compromise": np.arange(count) == marks.compromise,
-                "aspiration pick": np.arange(count) == pick.index,
-                "seed": points["seeds"],
-            }
-        )
-        frame.index.name = "policy"
-        only = st.toggle(
-            "Only the selected policies",
-            key="decide_only_selected",
-            disabled=not selected_ids,
-            help="Picking rows selects those policies; with this on, only the selected rows "
-            "are listed (pick among them to narrow the selection).",
-        )
-        if only and selected_ids:
-            frame = frame[frame["selected"]]
-        st.session_state["_decide_table_ids"] = [int(i) for i in frame.index]
-        st.dataframe(
-            frame,
-            key=_table_key(),
-            on_select=_table_selected,
-            selection_mode="multi-row",
-            height=260,
-            width="stretch",
-        )
-        st.caption(
-            "Pseudo-weights: the preference each non-dominated policy effectively expresses "
-            "(its normalised distance from the worst value of each objective, summed to 1). "
-            "Decision helpers use raw returns, so the normalisation changes only the views."
-        )
+                "aspiration": aspiration,
+                "picked policy": pick.returns,
+                "difference": pick.difference,
+            },
+            index=names,
+        ),
+        width="stretch",
+    )
 
-        # --- replay ------------------------------------------------------------------------
-        st.subheader("Replay")
-        choices = selected_ids or [pick.index]
-        focus = st.selectbox(
-            "Policy",
-            choices,
-            format_func=lambda i: (
-                f"policy {i}: preference {describe(names, points['preferences'][i], '.2f')}"
-            ),
-            key=f"decide_focus_{hash(tuple(choices))}",
+    # --- linked views ------------------------------------------------------------------
+    offset, scale = normalisation_scale(returns, ctx.normalisation, ctx.reference_point)
+    with guard("linked views"):
+        arguments = _view_arguments(
+            tuple(names),
+            (returns - offset) / scale,
+            dominated,
+            (tuple(marks.knees), marks.compromise, pick.index),
+            (aspiration - offset) / scale,
         )
-        st.caption(
-            ("" if selected_ids else "Nothing selected: the aspiration pick plays. ")
-            + f"Policy {focus}'s mean return {describe(names, returns[focus], '.4g')} over "
-            f"{len(plan.seeds)} seed(s); this replay is seed {int(points['seeds'][focus])}."
-        )
-        from paretoscope.render import default_every
+        _follow_brush(linked_views(arguments, selected_ids, key="decide_views"))
+        selected_ids = [i for i in st.session_state["decide_selected"] if i < count]
+        selected[:] = False
+        selected[selected_ids] = True
+    st.caption(
+        f"{len(selected_ids) or 'No'} of {count} policies selected. Filled points are "
+        "non-dominated, hollow ones dominated; ◆ knee (high trade-off), ■ compromise "
+        "(closest to the ideal), ★ the aspiration pick, × the aspiration. Drag a box or "
+        "lasso in either view (in parallel coordinates over one axis) or click a point; "
+        "double-click to clear."
+    )
 
-        request = EpisodeRequest(
-            fingerprint=loaded.fingerprint,
-            env_id=env_id,
-            preference=tuple(float(v) for v in points["preferences"][focus]),
-            target=None,
-            seed=int(points["seeds"][focus]),
-            size=ctx.size,
-            horizon=ctx.horizon,
-            every=default_every(env_id),
-            label=asset.name,
-        )
+    frame = pd.DataFrame(
+        {
+            "selected": selected,
+            "preference": [prefs.format_vector(row, 3) for row in preferences],
+            **{names[i]: returns[:, i] for i in range(n_obj)},
+            "non-dominated": ~dominated,
+            "pseudo-weights": [
+                "" if not np.isfinite(row).all() else prefs.format_vector(row, 2)
+                for row in marks.pseudo_weights
+            ],
+            "knee": np.isin(np.arange(count), marks.knees),
+            "compromise": np.arange(count) == marks.compromise,
+            "aspiration pick": np.arange(count) == pick.index,
+            "seed": points["seeds"],
+        }
+    )
+    frame.index.name = "policy"
+    only = st.toggle(
+        "Only the selected policies",
+        key="decide_only_selected",
+        disabled=not selected_ids,
+        help="Picking rows selects those policies; with this on, only the selected rows "
+        "are listed (pick among them to narrow the selection).",
+    )
+    if only and selected_ids:
+        frame = frame[frame["selected"]]
+    st.session_state["_decide_table_ids"] = [int(i) for i in frame.index]
+    st.dataframe(
+        frame,
+        key=_table_key(),
+        on_select=_table_selected,
+        selection_mode="multi-row",
+        height=260,
+        width="stretch",
+    )
+    st.caption(
+        "Pseudo-weights: the preference each non-dominated policy effectively expresses "
+        "(its normalised distance from the worst value of each objective, summed to 1). "
+        "Decision helpers use raw returns, so the normalisation changes only the views."
+    )
 
-        @st.fragment
-        def replay() -> None:
-            with guard("rollout"):
-                show_recording_live(
-                    ctx.library,
-                    request,
-                    [loaded],
-                    names,
-                    request.horizon,
-                    file_name=f"{asset.name}-{prefs.format_vector(request.preference, 3)}.mp4",
-                    widget_key="decide_video",
-                )
+    # --- replay ------------------------------------------------------------------------
+    st.subheader("Replay")
+    choices = selected_ids or [pick.index]
+    focus = st.selectbox(
+        "Policy",
+        choices,
+        format_func=lambda i: f"policy {i}: preference {describe(names, preferences[i], '.2f')}",
+        key=f"decide_focus_{hash(tuple(choices))}",
+    )
+    st.caption(
+        ("" if selected_ids else "Nothing selected: the aspiration pick plays. ")
+        + f"Policy {focus}'s mean return {describe(names, returns[focus], '.4g')} over "
+        f"{len(plan.seeds)} seed(s); this replay is seed {int(points['seeds'][focus])}."
+    )
+    from paretoscope.render import default_every
 
-        replay()
-    elif points is not None:
-        st.info("The sweep has no episodes.")
+    request = EpisodeRequest(
+        fingerprint=loaded.fingerprint,
+        env_id=env_id,
+        preference=tuple(float(v) for v in preferences[focus]),
+        target=None,
+        seed=int(points["seeds"][focus]),
+        size=ctx.size,
+        horizon=ctx.horizon,
+        every=default_every(env_id),
+        label=asset.name,
+    )
+    # What the fragment plays, bound here: mypy does not carry the page's checks of `loaded`
+    # and `asset` into a function.
+    replayed = [loaded]
+    file_name = f"{asset.name}-{prefs.format_vector(request.preference, 3)}.mp4"
+
+    @st.fragment
+    def replay() -> None:
+        with guard("rollout"):
+            show_recording_live(
+                ctx.library,
+                request,
+                replayed,
+                names,
+                request.horizon,
+                file_name=file_name,
+                widget_key="decide_video",
+            )
+
+    replay()
+elif points is not None:
+    st.info("The sweep has no episodes.")

@@ -13,6 +13,7 @@ from paretoscope.dashboard.figures.front import FrontSeries, front_figure
 from paretoscope.dashboard.known_front import describe_front, indicators_text
 from paretoscope.dashboard.live import show_recording_live
 from paretoscope.dashboard.messages import guard
+from paretoscope.dashboard.widgets import charts
 from paretoscope.envs.known_fronts import against_known, known_front
 from paretoscope.recordings import TourRequest
 from paretoscope.sweeps import mean_per_preference
@@ -90,12 +91,12 @@ if sidebar.need(ctx):
             axes = [0, 1]
             if spec.n_obj > 2:
                 axes = [
-                    columns[2 + axis].selectbox(
+                    charts.objective_picker(
+                        columns[2 + axis],
                         f"front {'xy'[axis]} axis",
-                        range(spec.n_obj),
-                        index=[0, spec.n_obj - 1][axis],
-                        format_func=lambda index: names[index],
+                        names,
                         key=f"tour_axes_{axis}",
+                        index=[0, spec.n_obj - 1][axis],
                     )
                     for axis in range(2)
                 ]
@@ -136,7 +137,9 @@ if sidebar.need(ctx):
             if recording is None and st.button("Make the tour", type="primary", key="tour_make"):
                 table = loaders.sweep_table(asset, ctx.catalog, preferences=path, gamma=ctx.gamma)
                 arrays = mean_per_preference(table, env_id)
-                order = [prefs.nearest_row(arrays["preferences"], p) for p in path]
+                # The sweep ran at the stops: each has its row (else `with_panel` says so).
+                rows = [prefs.nearest_row(arrays["preferences"], p) for p in path]
+                order = [row for row in rows if row is not None]
                 front = mean_per_preference(
                     loaders.sweep_table(asset, ctx.catalog, gamma=ctx.gamma), env_id
                 )

@@ -156,16 +156,16 @@ if sidebar.need(ctx):
                 against = against_known(
                     env_id, ctx.gamma, measured["returns"], measured["preferences"]
                 )
-                columns = st.columns(4)
-                columns[0].metric("hypervolume", f"{summary.hypervolume:.4g}")
-                columns[1].metric(
+                summary_columns = st.columns(4)
+                summary_columns[0].metric("hypervolume", f"{summary.hypervolume:.4g}")
+                summary_columns[1].metric(
                     "sparsity (lower is denser)",
                     f"{summary.sparsity:.4g}",
                     help="It rewards a few clustered points: read it with the cardinality "
                     "beside it.",
                 )
-                columns[2].metric("cardinality", summary.cardinality)
-                columns[3].metric(
+                summary_columns[2].metric("cardinality", summary.cardinality)
+                summary_columns[3].metric(
                     "expected utility",
                     "—" if summary.expected_utility is None else f"{summary.expected_utility:.4g}",
                 )

@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
 from paretoscope.envs import EnvSpec
+
+if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
 
 
 def clicked_points(figure: Any, event: Any) -> list[list[int]]:
@@ -26,15 +30,20 @@ def axis_pickers(spec: EnvSpec, key: str, count: int = 2) -> list[int]:
     if spec.n_obj <= count:
         return list(range(spec.n_obj))
     columns = st.columns(count)
-    chosen: list[int] = []
-    for axis, column in enumerate(columns):
-        choice = column.selectbox(
-            f"{'xyz'[axis]} axis",
-            range(spec.n_obj),
-            index=axis,
-            format_func=lambda index: spec.objective_names[index],
-            key=f"{key}_{axis}",
+    return [
+        objective_picker(
+            column, f"{'xyz'[axis]} axis", spec.objective_names, f"{key}_{axis}", index=axis
         )
-        assert choice is not None  # a selectbox with options and an index: always one
-        chosen.append(choice)
-    return chosen
+        for axis, column in enumerate(columns)
+    ]
+
+
+def objective_picker(
+    place: DeltaGenerator, label: str, names: Sequence[str], key: str, index: int = 0
+) -> int:
+    """A selectbox in `place` choosing one objective by its name; the objective's index."""
+    choice = place.selectbox(
+        label, range(len(names)), index=index, format_func=lambda i: names[i], key=key
+    )
+    assert choice is not None  # a selectbox with options and an index: always one
+    return choice
