@@ -369,11 +369,10 @@ def test_explore_plays_an_episode_with_every_hook_of_a_page_run_missing(
 ) -> None:
     """No run context, no look at what a run was asked, no session liveness, no media files:
     the page still streams the episode (as image messages) and plays it (in `st.video`)."""
-    from paretoscope.dashboard.demo_fixture import build_tiny_assets
     from tests.apptests import episode_videos, open_app, page_ok
-    from tests.conftest import PEDA_FIXTURES
+    from tests.demo_fixture import build_tiny_assets
 
-    assets = build_tiny_assets(tmp_path / "assets", horizon=30, peda_fixtures=PEDA_FIXTURES)
+    assets = build_tiny_assets(tmp_path / "assets", horizon=30)
     monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
     monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
     page_run_hooks = (
