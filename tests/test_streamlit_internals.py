@@ -369,7 +369,7 @@ def test_explore_plays_an_episode_with_every_hook_of_a_page_run_missing(
 ) -> None:
     """No run context, no look at what a run was asked, no session liveness, no media files:
     the page still streams the episode (as image messages) and plays it (in `st.video`)."""
-    from tests.apptests import episode_videos, open_app, page_ok
+    from tests.apptests import episode_videos, open_app, page_ok, shown_episode
     from tests.demo_fixture import build_tiny_assets
 
     assets = build_tiny_assets(tmp_path / "assets", horizon=30)
@@ -386,10 +386,10 @@ def test_explore_plays_an_episode_with_every_hook_of_a_page_run_missing(
 
     at = open_app()
     page_ok(at)
-    result = at.session_state["explore_result"]
-    assert result["preference"] == [0.5, 0.5] and result["has_video"]
-    assert (tmp_path / "cache" / "rollouts" / f"{result['key']}.mp4").is_file()
+    assert shown_episode(at).preference == [0.5, 0.5]
+    assert len(list((tmp_path / "cache" / "rollouts").glob("*.mp4"))) == 1  # its recording
     assert not episode_videos(at) and at.get("video"), "Streamlit's own player plays it"
     at.slider[0].set_value(0.8).run()  # a move: the next episode
     page_ok(at)
-    assert at.session_state["explore_result"]["preference"] == pytest.approx([0.2, 0.8])
+    assert shown_episode(at).preference == pytest.approx([0.2, 0.8])
+    assert len(list((tmp_path / "cache" / "rollouts").glob("*.mp4"))) == 2
