@@ -1,32 +1,31 @@
 """Many viewers at once: N headless Chromium sessions on one dashboard server.
 
-    python benchmarks/bench_load.py [--sessions 8] [--seconds 60] [--assets DIR] [--size 320]
+    python benchmarks/bench_load.py [--sessions 8] [--seconds 60] [--solo-seconds 30]
+                                    [--assets DIR] [--size 320]
 
-Starts `paretoscope dashboard` (fresh video cache) on the bundled demo (assets/), opens N
-sessions (one browser, one context each) and has each move the preference slider every few
-seconds (a seeded random walk, so sessions differ and sometimes meet) for the given time.
-Checks that every session gets its videos and that no page shows an error or an exception;
-samples the server's memory (its whole process group: Python and the ffmpeg encoders) and
-requires it under 3 GB. Prints p50 / p95 of the time from a slider change to the first frame
-of the new episode (a streamed image, or the finished video when the episode was cached;
-a frame of Explore's kept picture counts while Streamlit still draws it at full strength,
-"once fresh" waits for its element to be the new run's), and the stalls of the live
-streams: once a stream plays (its first new frame after a move), the longest time it showed
-no new frame, until it ends (its video is playable) or the viewer moves
-again; the gaps between successive new frames and the last frame's wait for that end both
-count. Prints the worst stall, the p95 of the streams' worst stalls, how many streams stalled
-over 1 s, the server's peak memory and the moves served (a first frame came) of those made.
-Splits the first-frame delay with the server's trace (`paretoscope.dashboard.trace`): key press ->
-the
-page's run reaches its slider ("run"; split again at the run's start: press -> start, start ->
-run), the run -> its first frame (or video) sent (split again where the server's feed begins
-the episode's frames, `paretoscope.dashboard.frame_feed`: run -> asked, asked -> sent), sent -> on
-screen.
-The trace also notes a feed's look at its job that came late ("late look": the server's event
-loop did not run). Prints the CPU that the machine's Chromium processes and the server's process
-group used while the viewers moved (in cores: the two share the machine), and the browsers' CPU
-per move.
-Exits non-zero when a check fails (the stalls are reported, not checked).
+Prints the package versions, then measures two rooms in the same run, each on its own server
+with a fresh video cache on the bundled demo (assets/): one viewer alone for --solo-seconds,
+then N viewers (one browser, one context each) for --seconds. Each viewer moves the preference
+slider every few seconds on a seeded random walk (so viewers differ and sometimes meet), the
+next move once the last one showed its first frame (`tests/e2e/room.py` drives them).
+
+A move is served when the picture changes to the new episode: a streamed frame the page had
+not shown, or the finished video under a caption naming the new preference (a cached
+episode); timed in the page itself. Prints p50 / p95 / max of slider -> first frame, for the
+room and alone, and their p95 ratio; moves served / made; videos delivered (each viewer's last
+move must end in a playable video); the stalls of the live streams (once a stream plays, the
+longest time it showed no new frame until its video played or the viewer moved again, its
+last frame's wait for the video included); how long the room took past its --seconds of moves;
+the server's peak memory (its whole process group: Python and the ffmpeg encoders). Splits the
+first-frame delay with the server's trace (`paretoscope.dashboard.trace`): key press -> the
+page's run reaches its slider ("run"; split again at the run's start), the run -> its first
+frame (or video) sent (split again where the server's feed begins the episode's frames:
+`paretoscope.dashboard.frame_feed`), sent -> on screen. Prints the CPU that the machine's
+Chromium processes and the server's process group used while the viewers moved.
+
+Exits non-zero when a move or a video is lost, a page shows an error, or the server's memory
+passes 3 GB; the issue's figures (p95 <= 1 s, ratio <= 3, no stall over 1 s, done within 90 s
+of the moves, memory <= 2 GB) are printed beside each number to read, not checked.
 """
 
 from __future__ import annotations
@@ -34,13 +33,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import statistics
 import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -49,168 +47,89 @@ if str(REPO) not in sys.path:
 
 from benchmarks.procfs import processes  # noqa: E402
 from benchmarks.server import dashboard_server, floor_server  # noqa: E402
-from tests.e2e.conftest import (  # noqa: E402
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    EPISODE_VIDEO,
-    FRAME_NAME,
-    STREAMED_FRAME,
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.e2e.room import (  # noqa: E402
+    STALL_LIMIT,
+    Session,
+    finish,
+    lost,
+    open_sessions,
+    percentile,
+    stalls,
+    walk,
 )
 
 MEMORY_LIMIT = 3 * 2**30
-STALL_LIMIT = 1.0  # seconds: a stream without a new frame for longer stalled
-# Seconds between two reads of each page. The delays are timed in the page itself (when the
-# page changes), so this only sets when the next move is made; reading 8 pages 20 times a second
-# kept the browsers (and Playwright's driver) busy on the machine they share with the server.
-POLL_SECONDS = 0.25
-SLIDER = '[data-testid="stSlider"] input[type="range"]'
-# The episode's player: the dashboard's own, or Streamlit's (what the dashboard drew before it
-# had its own: the same script then measures the code of the issue's baseline).
-VIDEO = f'{EPISODE_VIDEO}, video[data-testid="stVideo"]'
-# Armed just before a slider move: the time of the first new frame after it. A new frame is a
-# streamed frame (not the SVG reward chart) whose name (`FRAME_NAME`) was not on the page at the
-# move, or (a cached episode) a playable video under a caption that names the new preference.
-# Also counts error elements.
-# A frame of an episode the page showed at the move (`data-episode`) is not new.
-# A stream (first frame a streamed one) is followed frame by frame: each frame name not seen
-# before in it is a new frame; `gap` is the longest time between two new frames. It is closed
-# (pushed to window.__streams with `tail`, the time from its last frame to the end) when its
-# video is playable, at the next move, or by CLOSE at the end of the run.
-# The page is looked at in the animation frame after it changes (a frame drawn, an element
-# added, marked stale or fresh, a caption's text) or a player gets data, not at every animation
-# frame: a look 60 times a second (with the page's text read for the queue notice) cost each
-# page ~0.2 s of CPU a move, a third of what a viewer's page costs, on the cores the server
-# shares.
-ARM = """
-(expected) => {
-  const fresh = (element) => !element.closest('[data-stale="true"]');
-  // A picture kept across runs (it names its episode) shows its new frames while its run's
-  // messages are still on their way: Streamlit marks it stale meanwhile but draws it at full
-  // strength for about half a second, then fades it. Its frame counts while it is drawn at
-  // 0.9 or more (`strict` waits for the element to be fresh).
-  const seen_at_full = (element) => {
-    const stale = element.closest('[data-stale="true"]');
-    return !stale || (element.dataset.episode !== undefined &&
-                      parseFloat(getComputedStyle(stale).opacity) >= 0.9);
-  };
-  const frames = () => Array.from(document.querySelectorAll('STREAMED_FRAME'));
-  const name = FRAME_NAME;
-  const seen = new Set(frames().map(name));
-  // A live picture kept across runs (a channel) names its episode: frames of the episodes
-  // it showed before the move are the old stream's, however new.
-  const before = new Set(frames().map((frame) => frame.dataset.episode).filter(Boolean));
-  const close = (stream, how, now) => {
-    if (!stream || !stream.streamed || stream.ended) return;
-    stream.ended = how;
-    window.__streams = window.__streams || [];
-    window.__streams.push({
-      gap: stream.gap, tail: now - stream.last, frames: stream.frames, ended: how});
-  };
-  if (window.__load && window.__load.stop) window.__load.stop();
-  close(window.__load, 'move', performance.now());
-  const names = (caption) => {
-    const match = /^Preference \\S+ ([\\d.]+), \\S+ ([\\d.]+)/.exec(caption.textContent.trim());
-    return match && Math.abs(parseFloat(match[2]) - expected) < 1e-6;
-  };
-  const state = {start: performance.now(), frame: null, strict: null, video: null, queued: false,
-                 streamed: false, last: null, gap: 0, frames: 0, ended: null, close: close};
-  window.__load = state;
-  const check = () => {
-    if (window.__load !== state || state.video !== null) return;
-    const now = performance.now();
-    let new_frame = false;
-    for (const image of frames()) {
-      const frame = name(image);
-      const old = image.dataset.episode && before.has(image.dataset.episode);
-      if (!frame || seen.has(frame) || old) continue;
-      if (fresh(image) && state.strict === null) state.strict = now;
-      if (seen_at_full(image)) {
-        seen.add(frame);
-        new_frame = true;
-      }
-    }
-    if (new_frame) {
-      if (state.frame === null) { state.frame = now; state.streamed = true; }
-      else if (state.streamed) state.gap = Math.max(state.gap, now - state.last);
-      state.last = now;
-      state.frames += 1;
-    }
-    const captioned = Array.from(
-      document.querySelectorAll('[data-testid="stCaptionContainer"]')).some(
-        (c) => fresh(c) && names(c));
-    const video = document.querySelector('VIDEO');
-    if (captioned && video && fresh(video) && video.readyState >= 2) {
-      if (state.frame === null) state.frame = now;
-      if (state.strict === null) state.strict = now;
-      state.video = now;
-      close(state, 'video', now);
-      state.stop();
-    }
-    if (Array.from(document.querySelectorAll('[data-testid="stAlert"]')).some(
-        (alert) => alert.textContent.includes('queued ('))) state.queued = true;
-  };
-  // Looked at in the next animation frame after a change, as the frame is painted.
-  let pending = false;
-  const soon = () => {
-    if (pending) return;
-    pending = true;
-    requestAnimationFrame(() => { pending = false; check(); });
-  };
-  const observer = new MutationObserver(soon);
-  observer.observe(document.body, {
-    subtree: true, childList: true, characterData: true, attributes: true,
-    attributeFilter: ['data-frame', 'src', 'data-stale']});
-  // A player's readiness changes no element: its events say it (they do not bubble).
-  const media = (event) => { if (event.target.matches && event.target.matches('VIDEO')) soon(); };
-  for (const kind of ['loadeddata', 'canplay']) document.addEventListener(kind, media, true);
-  state.stop = () => {
-    observer.disconnect();
-    for (const kind of ['loadeddata', 'canplay']) document.removeEventListener(kind, media, true);
-  };
-  check();
-}
-""".replace("STREAMED_FRAME", STREAMED_FRAME).replace("VIDEO", VIDEO)
-ARM = ARM.replace("FRAME_NAME", FRAME_NAME)
-# At the end of the run: closes the stream still playing, if any, and returns every stream.
-CLOSE = """
-() => {
-  const state = window.__load;
-  if (state && state.close) state.close(state, 'open', performance.now());
-  return window.__streams || [];
-}
-"""
-READ = """
-() => ({
-  load: window.__load || null,
-  errors: Array.from(document.querySelectorAll(
-    '[data-testid="stException"], [data-testid="stAlertContentError"]')).map(
-      (e) => e.innerText.slice(0, 300)),
-})
-"""
+VERSIONS = ("streamlit", "playwright", "torch", "mujoco", "numpy", "plotly", "imageio-ffmpeg")
+
+
+def package_versions(browser_version: str) -> str:
+    from importlib import metadata
+
+    found = [f"python {sys.version.split()[0]}", f"chromium {browser_version}"]
+    for name in VERSIONS:
+        try:
+            found.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            found.append(f"{name} missing")
+    return ", ".join(found)
 
 
 @dataclass
-class Session:
-    """One viewer: its page, its random walk and what it measured."""
+class Room:
+    """One room's measures."""
 
-    index: int
-    page: object
-    rng: random.Random
-    value: float = 0.5
-    step: float = 0.05
-    next_move: float = 0.0
-    moved_at: float | None = None
-    # Per move: (key press on the monotonic clock, the preference's second weight).
-    presses: list[tuple[float, float]] = field(default_factory=list)
-    armed: bool = False
-    first_frames: list[float] = field(default_factory=list)
-    strict_frames: list[float] = field(default_factory=list)  # the first frame once fresh
-    videos: int = 0
-    moves: int = 0
-    queued: int = 0
-    errors: set[str] = field(default_factory=set)
-    # Per live stream: its worst stall (s), the part of it at its end, and how it ended.
-    streams: list[dict] = field(default_factory=list)
+    sessions: list[Session]
+    walked: float  # seconds of moves
+    done_after: float  # seconds from the walk's start until every last video played
+    cpu: tuple[float, float]  # browsers', server's CPU seconds while walking
+    memory: list[int]  # the server group's RSS samples (bytes)
+    trace: Path  # the server's page-run milestones (`paretoscope.dashboard.trace`)
+
+
+def run_room(browser, assets: Path, count: int, args: argparse.Namespace, floor: bool) -> Room:  # noqa: ANN001
+    """`count` viewers on a fresh server (its own video cache) for args.seconds of moves."""
+    cache = Path(tempfile.mkdtemp(prefix="bench-load-cache-"))
+    os.environ["PARETOSCOPE_TRACE"] = str(cache / "trace.jsonl")
+    serving = floor_server(["--stream"]) if floor else dashboard_server(assets, cache)
+    memory: list[int] = []
+    stop_sampling = threading.Event()
+    with serving as server:
+        sampler = threading.Thread(
+            target=sample_memory, args=(server.process.pid, stop_sampling, memory), daemon=True
+        )
+        sampler.start()
+        try:
+            sessions = open_sessions(browser, server.url, count, args.size)
+            print(
+                f"{count} session(s) ready after {time.monotonic() - server.launched:.1f} s",
+                flush=True,
+            )
+            cpu_at_ready = cpu_seconds(server.process.pid)
+            ready = walk(sessions, args.seconds, tuple(args.every))
+            walked = time.monotonic() - ready
+            cpu = tuple(
+                b - a for a, b in zip(cpu_at_ready, cpu_seconds(server.process.pid), strict=True)
+            )
+            finish(sessions, timeout=300)
+            done_after = time.monotonic() - ready
+            for session in sessions:
+                session.page.context.close()  # type: ignore[attr-defined]
+        finally:
+            stop_sampling.set()
+    trace = cache / "trace.jsonl"
+    return Room(sessions, walked, done_after, cpu, memory, trace)  # type: ignore[arg-type]
+
+
+def delays(sessions: list[Session]) -> list[float]:
+    return [value for session in sessions for value in session.first_frames]
+
+
+def describe(values: list[float]) -> str:
+    return (
+        f"n={len(values)}  p50 {percentile(values, 0.5):.2f} s  "
+        f"p95 {percentile(values, 0.95):.2f} s  max {max(values, default=float('nan')):.2f} s"
+    )
 
 
 def group_rss(group: int) -> int:
@@ -234,44 +153,6 @@ def sample_memory(group: int, stop: threading.Event, samples: list[int]) -> None
     while not stop.is_set():
         samples.append(group_rss(group))
         stop.wait(0.5)
-
-
-def move(session: Session) -> None:
-    """Move the session's slider one step (its random walk), timing from the key press."""
-    page = session.page
-    direction = session.rng.choice((-1, 1))
-    if session.value + direction * session.step > 1.0 + 1e-9:
-        direction = -1
-    if session.value + direction * session.step < -1e-9:
-        direction = 1
-    session.value = round(session.value + direction * session.step, 6)
-    page.evaluate(ARM, round(session.value, 2))  # type: ignore[attr-defined]
-    slider = page.locator(SLIDER).first  # type: ignore[attr-defined]
-    slider.focus()
-    session.presses.append((time.monotonic(), round(session.value, 2)))
-    page.keyboard.press("ArrowRight" if direction > 0 else "ArrowLeft")  # type: ignore[attr-defined]
-    session.moves += 1
-    session.moved_at = time.monotonic()
-    session.armed = True
-
-
-def poll(session: Session) -> None:
-    state = session.page.evaluate(READ)  # type: ignore[attr-defined]
-    session.errors.update(state["errors"])
-    load = state["load"]
-    if not session.armed or not load:
-        return
-    if load.get("frame") is not None and load.get("counted") is None:
-        session.first_frames.append((load["frame"] - load["start"]) / 1000.0)
-        session.page.evaluate("() => { window.__load.counted = true; }")  # type: ignore[attr-defined]
-        if load.get("queued"):
-            session.queued += 1
-    if load.get("strict") is not None and load.get("strict_counted") is None:
-        session.strict_frames.append((load["strict"] - load["start"]) / 1000.0)
-        session.page.evaluate("() => { window.__load.strict_counted = true; }")  # type: ignore[attr-defined]
-    if load.get("video") is not None:
-        session.videos += 1
-        session.armed = False
 
 
 def split_delays(sessions: list[Session], trace: Path) -> dict[str, list[float]]:
@@ -347,19 +228,17 @@ def split_delays(sessions: list[Session], trace: Path) -> dict[str, list[float]]
     return parts
 
 
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
-    return ordered[index]
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--assets", type=Path, default=REPO / "assets")
     parser.add_argument("--sessions", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument(
+        "--solo-seconds",
+        type=float,
+        default=30.0,
+        help="the one-viewer room measured first for the p95 ratio (0: none)",
+    )
     parser.add_argument("--size", type=int, default=320)
     parser.add_argument("--every", type=float, nargs=2, default=(3.0, 6.0), metavar=("MIN", "MAX"))
     parser.add_argument("--workers", type=int, default=None, help="rollout workers (cores)")
@@ -377,93 +256,24 @@ def main() -> int:
         os.environ["PARETOSCOPE_WORKERS"] = str(args.workers)
     from playwright.sync_api import sync_playwright
 
-    cache = Path(tempfile.mkdtemp(prefix="bench-load-cache-"))
-    trace = cache / "trace.jsonl"
-    os.environ["PARETOSCOPE_TRACE"] = str(trace)
-    serving = floor_server(["--stream"]) if args.floor else dashboard_server(args.assets, cache)
-    memory: list[int] = []
-    stop_sampling = threading.Event()
-    sessions: list[Session] = []
-    with serving as server:
-        process, url, started = server.process, server.url, server.launched
-        try:
-            sampler = threading.Thread(
-                target=sample_memory, args=(process.pid, stop_sampling, memory), daemon=True
-            )
-            sampler.start()
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(
-                    executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-                )
-                for index in range(args.sessions):
-                    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-                    page = context.new_page()
-                    page.goto(f"{url}/?size={args.size}")
-                    sessions.append(Session(index, page, random.Random(index)))
-                for session in sessions:
-                    session.page.locator(SLIDER).first.wait_for(state="attached", timeout=180_000)
-                    slider = session.page.locator(SLIDER).first
-                    # The range input's value: today's Streamlit slider has no aria-valuenow, and
-                    # a walk that starts from a guessed 0.5 waits for captions naming
-                    # preferences the page never shows (a move back to a seen preference, or
-                    # an episode's end, then never counts).
-                    session.value = float(slider.input_value())
-                    session.step = float(slider.get_attribute("step") or 0.05)
-                for session in sessions:
-                    session.page.wait_for_function(
-                        "() => { const v = document.querySelector('video'); "
-                        "return v && v.readyState >= 2; }",
-                        timeout=300_000,
-                    )
-                ready = time.monotonic()
-                cpu_at_ready = cpu_seconds(process.pid)
-                print(f"{len(sessions)} sessions ready after {ready - started:.1f} s", flush=True)
-                end = ready + args.seconds
-                for session in sessions:
-                    session.next_move = ready + session.rng.uniform(0.0, args.every[1])
-                while time.monotonic() < end:
-                    now = time.monotonic()
-                    for session in sessions:
-                        poll(session)
-                        # Move when due, once the previous move showed its first frame.
-                        waiting_for_frame = (
-                            session.armed and len(session.first_frames) < session.moves
-                        )
-                        if now >= session.next_move and not waiting_for_frame:
-                            move(session)
-                            session.next_move = now + session.rng.uniform(*args.every)
-                    time.sleep(POLL_SECONDS)
-                cpu_used = [
-                    b - a for a, b in zip(cpu_at_ready, cpu_seconds(process.pid), strict=True)
-                ]
-                timed = time.monotonic() - ready
-                # Every session's last preference must end in a playable video.
-                deadline = time.monotonic() + 300
-                while any(s.armed for s in sessions) and time.monotonic() < deadline:
-                    for session in sessions:
-                        poll(session)
-                    time.sleep(0.1)
-                for session in sessions:
-                    poll(session)
-                    session.streams = session.page.evaluate(CLOSE)
-                browser.close()
-        finally:
-            stop_sampling.set()
+    print("load average at start: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        print("versions:", package_versions(browser.version), flush=True)
+        solo = None
+        if args.solo_seconds > 0:
+            solo_args = argparse.Namespace(**{**vars(args), "seconds": args.solo_seconds})
+            solo = run_room(browser, args.assets, 1, solo_args, args.floor)
+        room = run_room(browser, args.assets, args.sessions, args, args.floor)
+        browser.close()
 
-    frames = [value for session in sessions for value in session.first_frames]
-    stalls = [
-        max(stream["gap"], stream["tail"]) / 1000.0
-        for session in sessions
-        for stream in session.streams
-    ]
-    tails = sum(
-        stream["tail"] > stream["gap"] and stream["tail"] / 1000.0 > STALL_LIMIT
-        for session in sessions
-        for stream in session.streams
-    )
+    sessions = room.sessions
+    frames = delays(sessions)
     moves = sum(session.moves for session in sessions)
-    peak = max(memory) if memory else 0
-    failures = []
+    peak = max(room.memory) if room.memory else 0
+    failures = lost(sessions)
     workers = os.environ.get("PARETOSCOPE_WORKERS") or os.cpu_count()
     served = "floor_app.py --stream (the floor)" if args.floor else f"assets: {args.assets}"
     print(
@@ -476,41 +286,33 @@ def main() -> int:
             f"first frames, {session.videos} videos, {session.queued} queued, "
             f"{len(session.streams)} streams, {len(session.errors)} errors"
         )
-        if session.armed or len(session.first_frames) < session.moves:
-            failures.append(f"session {session.index} did not get all its videos")
-        for error in sorted(session.errors):
-            failures.append(f"session {session.index} shows an error: {error}")
     print(
-        f"slider change -> first frame: n={len(frames)}  p50 {percentile(frames, 0.5):.2f} s  "
-        f"p95 {percentile(frames, 0.95):.2f} s  max {max(frames, default=float('nan')):.2f} s"
+        f"slider change -> first frame, {len(sessions)} viewers: {describe(frames)}  [p95 <= 1 s]"
     )
     if frames:
         print(f"  mean {statistics.fmean(frames):.2f} s")
-        # When the slowest moves came (seconds into the moving): a cluster at the start is
-        # the room's set-up, spread ones are the load's.
-        timed_moves = [
-            (delay, press - ready)
-            for session in sessions
-            for delay, (press, _) in zip(session.first_frames, session.presses, strict=False)
-        ]
-        slowest = sorted(timed_moves, reverse=True)[:5]
-        print("  slowest: " + ", ".join(f"{d:.2f} s at {t:.0f} s" for d, t in slowest))
     strict = [value for session in sessions for value in session.strict_frames]
     print(
         f"  once fresh   n={len(strict)}  p50 {percentile(strict, 0.5):.2f} s  "
         f"p95 {percentile(strict, 0.95):.2f} s (the frame's element no longer stale)"
     )
-    for part, values in split_delays(sessions, trace).items():
+    for part, values in split_delays(sessions, room.trace).items():
         print(
             f"  {part:<14} n={len(values)}  p50 {percentile(values, 0.5):.2f} s  "
             f"p95 {percentile(values, 0.95):.2f} s"
         )
-    stalled = sum(stall > STALL_LIMIT for stall in stalls)
+    if solo is not None:
+        alone = delays(solo.sessions)
+        print(f"slider change -> first frame, 1 viewer alone: {describe(alone)}")
+        failures += [f"alone: {problem}" for problem in lost(solo.sessions)]
+        ratio = percentile(frames, 0.95) / percentile(alone, 0.95)
+        print(f"p95 ratio, {len(sessions)} viewers / 1 viewer: {ratio:.2f}  [<= 3]")
+    stream_stalls = stalls(sessions)
+    stalled = sum(stall > STALL_LIMIT for stall in stream_stalls)
     print(
-        f"live stream stalls (longest time without a new frame once playing): n={len(stalls)}  "
-        f"max {max(stalls, default=float('nan')):.2f} s  p95 {percentile(stalls, 0.95):.2f} s  "
-        f"over {STALL_LIMIT:.0f} s: {stalled} ({tails} of them at the end: last frame -> "
-        "playable video or next move)"
+        f"live stream stalls (longest time without a new frame once playing): "
+        f"n={len(stream_stalls)}  max {max(stream_stalls, default=float('nan')):.2f} s  "
+        f"p95 {percentile(stream_stalls, 0.95):.2f} s  over {STALL_LIMIT:.0f} s: {stalled}  [0]"
     )
     streams = [stream for session in sessions for stream in session.streams]
     if streams:
@@ -519,18 +321,26 @@ def main() -> int:
             f"  worst stream: {worst['frames']} frames, longest gap {worst['gap'] / 1000:.2f} s, "
             f"last frame -> end {worst['tail'] / 1000:.2f} s, ended by {worst['ended']}"
         )
+    browsers, server_cpu = room.cpu
     print(
-        f"CPU while moving ({timed:.0f} s, in cores): browsers {cpu_used[0] / timed:.2f}, "
-        f"server {cpu_used[1] / timed:.2f}; browsers per move {cpu_used[0] / max(moves, 1):.2f} s"
+        f"CPU while moving ({room.walked:.0f} s, in cores): browsers {browsers / room.walked:.2f}, "
+        f"server {server_cpu / room.walked:.2f}; browsers per move {browsers / max(moves, 1):.2f} s"
     )
     print(f"moves served (first frame came) / made: {len(frames)} / {moves}")
-    print(f"server peak RSS: {peak / 2**20:.0f} MB")
+    videos = sum(not session.armed for session in sessions)
+    print(f"last videos delivered: {videos} / {len(sessions)}")
+    print(
+        f"the room's moves took {room.walked:.0f} s, every last video played "
+        f"{room.done_after - room.walked:.0f} s later  [within 90 s]"
+    )
     print(
         f"server memory (RSS of its process group): peak {peak / 2**20:.0f} MB, "
-        f"last {(memory[-1] if memory else 0) / 2**20:.0f} MB, {len(memory)} samples"
+        f"last {(room.memory[-1] if room.memory else 0) / 2**20:.0f} MB, "
+        f"{len(room.memory)} samples  [<= 2048 MB]"
     )
     if peak >= MEMORY_LIMIT:
         failures.append(f"server memory peaked at {peak / 2**30:.2f} GB (limit 3 GB)")
+    print("load average at end: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     for failure in failures:
         print("FAIL:", failure)
     print("OK" if not failures else f"{len(failures)} failures")
