@@ -262,7 +262,7 @@ def walk(
                 move(session)
                 session.next_move = now + session.rng.uniform(*every)
         tick()
-        time.sleep(POLL_SECONDS)
+        time.sleep(POLL_SECONDS)  # the walk's own pace (the delays are timed in the pages)
     return ready
 
 
@@ -273,7 +273,7 @@ def finish(sessions: list[Session], timeout: float) -> None:
     while any(session.armed for session in sessions) and time.monotonic() < deadline:
         for session in sessions:
             poll(session)
-        time.sleep(0.1)
+        time.sleep(0.1)  # a poll of the pages, until every video played or the deadline
     for session in sessions:
         poll(session)
         session.streams = session.page.evaluate(CLOSE)  # type: ignore[attr-defined]
