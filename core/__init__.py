@@ -1,6 +1,10 @@
-"""paretoscope core: everything that is not UI (environments, data, agents, metrics, evaluation).
+"""paretoscope: see and feel the trade-offs a multi-objective agent has learned.
 
-Nothing under ``core`` imports streamlit; the dashboard builds on top of it.
+The library (environments, data, agents, metrics, evaluation, recordings, training) is this
+package; the Streamlit app is `paretoscope.dashboard`, the command line `paretoscope.cli`
+(``paretoscope`` or ``python -m paretoscope``). The library never imports streamlit: the layers
+are in docs/architecture.md and pyproject.toml's import-linter contracts. Importing this package
+loads nothing heavy.
 """
 
 from paretoscope.errors import ParetoscopeError
