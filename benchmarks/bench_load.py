@@ -90,7 +90,8 @@ class Room:
 def run_room(browser, assets: Path, count: int, args: argparse.Namespace, floor: bool) -> Room:  # noqa: ANN001
     """`count` viewers on a fresh server (its own video cache) for args.seconds of moves."""
     cache = Path(tempfile.mkdtemp(prefix="bench-load-cache-"))
-    os.environ["PARETOSCOPE_TRACE"] = str(cache / "trace.jsonl")
+    trace = cache / "trace.jsonl"
+    os.environ["PARETOSCOPE_TRACE"] = str(trace)
     serving = floor_server(["--stream"]) if floor else dashboard_server(assets, cache)
     memory: list[int] = []
     stop_sampling = threading.Event()
@@ -105,20 +106,18 @@ def run_room(browser, assets: Path, count: int, args: argparse.Namespace, floor:
                 f"{count} session(s) ready after {time.monotonic() - server.launched:.1f} s",
                 flush=True,
             )
-            cpu_at_ready = cpu_seconds(server.process.pid)
+            browsers_at_ready, server_at_ready = cpu_seconds(server.process.pid)
             ready = walk(sessions, args.seconds, tuple(args.every))
             walked = time.monotonic() - ready
-            cpu = tuple(
-                b - a for a, b in zip(cpu_at_ready, cpu_seconds(server.process.pid), strict=True)
-            )
+            browsers_now, server_now = cpu_seconds(server.process.pid)
+            cpu = (browsers_now - browsers_at_ready, server_now - server_at_ready)
             finish(sessions, timeout=300)
             done_after = time.monotonic() - ready
             for session in sessions:
-                session.page.context.close()  # type: ignore[attr-defined]
+                session.page.context.close()
         finally:
             stop_sampling.set()
-    trace = cache / "trace.jsonl"
-    return Room(sessions, walked, done_after, cpu, memory, trace)  # type: ignore[arg-type]
+    return Room(sessions, walked, done_after, cpu, memory, trace)
 
 
 def delays(sessions: list[Session]) -> list[float]:
