@@ -26,6 +26,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from paretoscope.dashboard.widgets.episode_video import PICTURE_STYLE
 from paretoscope.dashboard.widgets.episode_video import TEST_ID as PLAYER_ID
 
 # The attribute the browser tests and benchmarks find the live picture by.
@@ -146,7 +147,7 @@ def live_frames(where: Any, feed_url: str, horizon: int, label: str, channel: bo
         f'data-channel="{int(channel)}" hidden '
         'style="margin:0">'
         f'<canvas data-testid="{TEST_ID}" role="img" aria-label="{html.escape(label)}" '
-        'width="0" height="0" style="display:block;width:100%;border-radius:0.5rem"></canvas>'
+        f'width="0" height="0" style="{PICTURE_STYLE}"></canvas>'
         '<figcaption style="text-align:center;font-size:0.875rem;opacity:0.6;'
         'padding-top:0.25rem"></figcaption></figure>'
         f"<script>{PAINT_FEED}</script>",
