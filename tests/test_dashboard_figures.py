@@ -133,6 +133,66 @@ def test_hypervolume_figure_marks_reference_and_regions() -> None:
     assert tuple(_trace(figure, "reference point").x) == (0.0,)
 
 
+def test_front_axes_fit_the_front_not_a_far_reference_point() -> None:
+    # HalfCheetah's case: the front far above the reference point (-100, -100).
+    points = np.array([[1000.0, 200.0], [1500.0, 150.0], [2000.0, 100.0]])
+    fitted = front_figure(("run", "energy"), [_series(points)], reference_point=(-100.0, -100.0))
+    # Spans 1000 and 100, 8% of each on either side.
+    assert list(fitted.layout.xaxis.range) == pytest.approx([920.0, 2080.0])
+    assert list(fitted.layout.yaxis.range) == pytest.approx([92.0, 208.0])
+    # An arrow in the bottom-left corner (2% of each axis inside) points down-left to it.
+    note = _trace(fitted, "reference point (-100, -100), off the axes")
+    assert (note.x[0], note.y[0]) == pytest.approx((920.0 + 23.2, 92.0 + 2.32))
+    assert (note.marker.symbol, note.marker.angle) == ("arrow", pytest.approx(-135.0))
+    assert tuple(_trace(fitted, "reference point").x) == (-100.0,)
+
+    held = front_figure(
+        ("run", "energy"),
+        [_series(points)],
+        reference_point=(-100.0, -100.0),
+        include_reference=True,
+    )
+    # From -100 to 2000 (span 2100) and -100 to 200 (span 300), 8% margins.
+    assert list(held.layout.xaxis.range) == pytest.approx([-268.0, 2168.0])
+    assert list(held.layout.yaxis.range) == pytest.approx([-124.0, 224.0])
+    assert not [trace for trace in held.data if "off the axes" in trace.name]
+
+
+def test_front_axes_hold_the_cloud_and_known_front_and_a_near_reference_needs_no_arrow() -> None:
+    points = np.array([[0.0, 10.0], [10.0, 0.0]])
+    cloud = np.array([[-5.0, 2.0], [4.0, 15.0]])
+    figure = front_figure(
+        ("x", "y"),
+        [_series(points)],
+        dataset_returns=cloud,
+        reference_point=(0.0, 5.0),
+        # The moving markers do not set the ranges (moving them must not redraw the front).
+        current=Marker((50.0, 50.0), "this rollout"),
+    )
+    # x from -5 to 10 (span 15), y from 0 to 15 (span 15): margins of 1.2.
+    assert list(figure.layout.xaxis.range) == pytest.approx([-6.2, 11.2])
+    assert list(figure.layout.yaxis.range) == pytest.approx([-1.2, 16.2])
+    assert not [trace for trace in figure.data if "off the axes" in trace.name]
+    # Beyond the right edge only: 2% of the x range (-0.8..10.8) inside it, at its own height,
+    # pointing right.
+    right = front_figure(("x", "y"), [_series(points)], reference_point=(30.0, 5.0))
+    note = _trace(right, "reference point (30, 5), off the axes")
+    assert (note.x[0], note.y[0]) == pytest.approx((10.8 - 0.232, 5.0))
+    assert note.marker.angle == pytest.approx(90.0)
+
+
+def test_hypervolume_axes_fit_the_fronts_unless_asked_for_the_reference() -> None:
+    a = np.array([[3.0, 1.0], [1.0, 3.0]])
+    fitted = hypervolume_figure(("x", "y"), [_series(a, "A")], (-20.0, -20.0))
+    assert list(fitted.layout.xaxis.range) == pytest.approx([0.84, 3.16])
+    assert list(fitted.layout.yaxis.range) == pytest.approx([0.84, 3.16])
+    assert _trace(fitted, "reference point (-20, -20), off the axes").marker.angle == -135.0
+    held = hypervolume_figure(("x", "y"), [_series(a, "A")], (-20.0, -20.0), include_reference=True)
+    # From -20 to 3 (span 23), 1.84 on each side.
+    assert list(held.layout.xaxis.range) == pytest.approx([-21.84, 4.84])
+    assert not [trace for trace in held.data if "off the axes" in trace.name]
+
+
 def test_episode_figure_per_step_reward_and_cumulative_return() -> None:
     steps = np.array([2, 4, 5])
     cumulative = np.array([[2.0, -1.0], [6.0, -2.0], [7.0, 0.0]])

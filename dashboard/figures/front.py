@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import plotly.graph_objects as go
 
+from paretoscope.dashboard.figures.fitted_axes import fitted_ranges, off_axis_reference
 from paretoscope.dashboard.figures.labels import (
     format_values,
     known_front_hover,
@@ -104,6 +105,7 @@ def front_figure(
     tolerance: float = 0.0,
     height: int = 480,
     known_front: KnownFront | None = None,
+    include_reference: bool = False,
 ) -> go.Figure:
     """The Pareto front: sweeps (undominated filled, dominated hollow), the dataset cloud,
     the env's known front (its own trace, labelled exact or approximate, the source in its
@@ -116,6 +118,11 @@ def front_figure(
     all objectives when there are two or three, else the first two. Sweep points carry
     ``customdata = [series index, row index]``; points of `target_grid` (K, n_obj) — invisible
     until hovered — carry ``[-1, k]`` so a click anywhere in objective space picks a target.
+
+    The axes are fitted to the sweeps, the dataset cloud and the known front, with a margin
+    (`fitted_axes`): the reference point is on them only when `include_reference`, and one off
+    them is named by an arrow at the edge. The moving markers (this rollout, the target) do not
+    set the ranges, so that moving them never redraws the front (`widgets.front_chart`).
     """
     n_obj = len(objective_names)
     if axes is None:
@@ -127,6 +134,7 @@ def front_figure(
     env_id = one_env([(entry.name, entry.env_id) for entry in series], "front figure")
     check_known_front(known_front, env_id)
     figure = go.Figure()
+    fitted: list[np.ndarray] = [entry.returns for entry in series]
 
     def add(trace_kwargs: dict, points: np.ndarray, webgl: bool = False) -> None:
         coordinates = {
@@ -167,6 +175,7 @@ def front_figure(
             cloud,
             webgl=len(cloud) > WEBGL_THRESHOLD,
         )
+        fitted.append(cloud)
 
     for index, entry in enumerate(series):
         if len(entry.returns) == 0:
@@ -223,6 +232,7 @@ def front_figure(
             },
             np.asarray(known_front.points, dtype=np.float64),
         )
+        fitted.append(np.asarray(known_front.points, dtype=np.float64))
 
     if reference_point is not None:
         reference = np.asarray(reference_point, dtype=np.float64)[None, :]
@@ -237,6 +247,11 @@ def front_figure(
             },
             reference,
         )
+    ranges = fitted_ranges(fitted, axes, reference_point, include_reference)
+    if ranges is not None and reference_point is not None and not three_d:
+        note = off_axis_reference(reference_point, axes, ranges)
+        if note is not None:
+            figure.add_trace(note)
     if target is not None:
         add(
             {
@@ -302,13 +317,15 @@ def front_figure(
     }
     if three_d:
         layout["scene"] = {
-            "xaxis_title": axis_title(objective_names, axes[0]),
-            "yaxis_title": axis_title(objective_names, axes[1]),
-            "zaxis_title": axis_title(objective_names, axes[2]),
+            f"{name}axis": {"title": axis_title(objective_names, axis)}
+            | ({} if ranges is None else {"range": ranges[index]})
+            for index, (name, axis) in enumerate(zip("xyz", axes, strict=True))
         }
     else:
         layout["xaxis_title"] = axis_title(objective_names, axes[0])
         layout["yaxis_title"] = axis_title(objective_names, axes[1])
+        if ranges is not None:
+            layout["xaxis_range"], layout["yaxis_range"] = ranges
         # Room for the tick labels (Streamlit's theme gives it; the page's own chart has none).
         layout["xaxis_automargin"] = layout["yaxis_automargin"] = True
     figure.update_layout(**layout)

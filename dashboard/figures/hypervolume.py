@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import plotly.graph_objects as go
 
+from paretoscope.dashboard.figures.fitted_axes import fitted_ranges, off_axis_reference
 from paretoscope.dashboard.figures.front import FrontSeries, check_known_front
 from paretoscope.dashboard.figures.labels import known_front_hover, known_front_name, plotly_text
 from paretoscope.dashboard.figures.style import (
@@ -30,10 +31,14 @@ def hypervolume_figure(
     axes: Sequence[int] = (0, 1),
     height: int = 420,
     known_front: KnownFront | None = None,
+    include_reference: bool = False,
 ) -> go.Figure:
     """The fronts with the region each dominates above the reference point shaded (2-D
     projection on `axes`), the env's known front and the reference point marked. Series of
-    different envs (or a known front of another env) raise `ParetoscopeError`."""
+    different envs (or a known front of another env) raise `ParetoscopeError`.
+
+    The axes are fitted to the fronts (`fitted_axes`): the shaded regions run off them towards
+    a far reference point, named by an arrow at the edge, unless `include_reference`."""
     a, b = int(axes[0]), int(axes[1])
     reference = np.asarray(reference_point, dtype=np.float64)
     env_id = one_env([(entry.name, entry.env_id) for entry in series], "hypervolume figure")
@@ -96,4 +101,13 @@ def hypervolume_figure(
         yaxis_title=axis_title(objective_names, b),
         legend={"orientation": "h", "y": -0.2},
     )
+    fitted = [entry.returns for entry in series]
+    if known_front is not None and len(known_front.points):
+        fitted.append(np.asarray(known_front.points, dtype=np.float64))
+    ranges = fitted_ranges(fitted, (a, b), reference, include_reference)
+    if ranges is not None:
+        figure.update_layout(xaxis_range=ranges[0], yaxis_range=ranges[1])
+        note = off_axis_reference(reference, (a, b), ranges)
+        if note is not None:
+            figure.add_trace(note)
     return figure

@@ -287,6 +287,7 @@ if sidebar.need(ctx, agent=False):
                     reference_point=reference_point,
                     axes=axes,
                     known_front=known,
+                    include_reference=charts.reference_toggle("compare_show_reference"),
                 ),
                 key="compare_front",
                 width="stretch",

@@ -205,6 +205,7 @@ def explore() -> None:
                 axes=axes,
                 target_grid=grid,
                 known_front=None if against is None else against.front,
+                include_reference=charts.reference_toggle("front_show_reference"),
             )
             event = front_chart(figure, key=f"front_{st.session_state.get('_front_version', 0)}")
             discount = (

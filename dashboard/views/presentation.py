@@ -46,6 +46,7 @@ def draw_known_front(axes: list[int]) -> None:
         axes=[int(axis) for axis in axes],
         known_front=against.front,
         height=380,
+        include_reference=charts.reference_toggle("tour_show_reference"),
     )
     st.plotly_chart(figure, key="tour_known_front", width="stretch")
     st.caption(describe_front(against.front) + ". " + indicators_text(against) + ".")

@@ -205,6 +205,7 @@ if sidebar.need(ctx):
                         reference,
                         axes=axes[:2],
                         known_front=None if against is None else against.front,
+                        include_reference=charts.reference_toggle("hv_show_reference"),
                     ),
                     key="hv_figure",
                     width="stretch",

@@ -47,3 +47,16 @@ def objective_picker(
     )
     assert choice is not None  # a selectbox with options and an index: always one
     return choice
+
+
+def reference_toggle(key: str) -> bool:
+    """Whether the front's axes stretch to hold the hypervolume's reference point (off by
+    default: a far reference point squeezes the front into a corner; an arrow names it)."""
+    return st.toggle(
+        "Show the reference point on the axes",
+        value=False,
+        key=key,
+        help="The hypervolume is measured from the reference point (the sidebar's metric "
+        "conventions). It often lies far below the front, so the axes fit the front and an "
+        "arrow at the edge points to it; switch on to stretch the axes to hold it.",
+    )
