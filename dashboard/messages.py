@@ -13,6 +13,7 @@ file names and config values.
 from __future__ import annotations
 
 import contextlib
+import html
 import re
 import uuid
 from collections.abc import Iterator, Sequence
@@ -57,6 +58,23 @@ def inert(text: object, limit: int = VALUE_LIMIT) -> str:
     # Spaces inside the fence are dropped by the parser: only added where a backtick meets it.
     padding = " " if shown.startswith("`") or shown.endswith("`") else ""
     return f"{fence}{padding}{shown}{padding}{fence}"
+
+
+# A caption's look (Streamlit's own captions: smaller, fainter), for text written as HTML.
+_CAPTION_STYLE = "font-size:0.875rem;opacity:0.7;margin:0 0 0.5rem 0;line-height:1.4"
+
+
+def plain_caption(text: object, limit: int = MESSAGE_LIMIT) -> None:
+    """`text` (a file's field: a manifest's description) as a caption of plain words wrapping
+    over lines, whatever it holds: escaped as HTML, never read as Markdown. (`inert` would set
+    any text that is not plain words in one code span: a long description became a tall code
+    block.) A `backticked` part is shown as code."""
+    shown = printable(text, limit)
+    if not shown:
+        return
+    # Escaped first: the <code> tags are the only markup, around text that holds none.
+    escaped = re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(shown, quote=True))
+    st.html(f'<p style="{_CAPTION_STYLE}">{escaped}</p>')
 
 
 def as_viewer_sees(text: str, hidden_folders: Sequence[Path] = ()) -> str:

@@ -17,7 +17,8 @@ from paretoscope.agents.loaded import LoadedAgent
 from paretoscope.catalog import AgentAsset, AssetCatalog, DatasetAsset, default_sweep_plan
 from paretoscope.dashboard import loaders
 from paretoscope.dashboard.activity import shared_activity
-from paretoscope.dashboard.messages import MESSAGE_LIMIT, inert, show_problem
+from paretoscope.dashboard.messages import inert, plain_caption, show_problem
+from paretoscope.dashboard.option_labels import label_details, short_labels
 from paretoscope.dashboard.url_state import (
     DEFAULT_GAMMA,
     DEFAULT_VIDEO_SIZE,
@@ -152,12 +153,9 @@ def env_options(found: AssetCatalog) -> tuple[list[str], str | None]:
     return envs, default
 
 
-def env_label(env_id: str, catalog_envs: set[str]) -> str:
-    """The env's entry in the list: with its objective count where the spec is read anyway (the
-    catalog's envs); the others by id alone, so drawing the list builds no spec."""
-    if env_id in catalog_envs:
-        return f"{env_id} ({get_spec(env_id).n_obj} objectives)"
-    return env_id
+def env_details(spec: EnvSpec) -> str:
+    """What the env's short entry in the list leaves out: its objectives."""
+    return f"{spec.n_obj} objectives (" + ", ".join(spec.objective_names) + ")"
 
 
 def sidebar() -> Context:
@@ -172,9 +170,8 @@ def sidebar() -> Context:
     with st.sidebar:
         st.markdown(f"### {inert(found.title)}")
         if found.description:
-            st.caption(inert(found.description, MESSAGE_LIMIT))
+            plain_caption(found.description)
         envs, default_env = env_options(found)
-        catalog_envs = set(found.env_ids())
         note_unknown("env", envs)
         if st.session_state.get("env") not in envs:
             st.session_state["env"] = default_env
@@ -182,11 +179,12 @@ def sidebar() -> Context:
             "Environment",
             envs,
             key="env",
-            format_func=lambda env: env_label(env, catalog_envs),
             placeholder="choose an environment",
             help="The assets' environments first, then every other registered one (each "
             "with the built-in random agent).",
         )
+        if env_id is not None:
+            st.caption(inert(env_details(get_spec(env_id))))
         agent_asset = None
         dataset_asset = None
         if env_id is not None:
@@ -195,13 +193,16 @@ def sidebar() -> Context:
             note_unknown("agent", names)
             _choose("agent", names, defaults.get("agent"))
             labels = {agent.name: agent.label for agent in agents}
+            shown = short_labels(labels)
             chosen = st.selectbox(
                 "Agent",
                 names,
                 key="agent",
-                format_func=lambda name: labels.get(name, name),
+                format_func=lambda name: shown.get(name, name),
                 placeholder="no agent for this environment",
             )
+            if chosen is not None and label_details(labels, chosen):
+                st.caption(inert(label_details(labels, chosen)))
             agent_asset = next((a for a in agents if a.name == chosen), None)
             datasets = found.datasets_for(env_id)
             dataset_names = [NO_DATASET] + [d.name for d in datasets]
@@ -211,12 +212,15 @@ def sidebar() -> Context:
             note_unknown("dataset", dataset_names)
             _choose("dataset", dataset_names, preferred)
             dataset_labels = {d.name: d.label for d in datasets}
+            dataset_shown = short_labels(dataset_labels)
             dataset_choice = st.selectbox(
                 "Dataset (optional)",
                 dataset_names,
                 key="dataset",
-                format_func=lambda name: dataset_labels.get(name, name),
+                format_func=lambda name: dataset_shown.get(name, name),
             )
+            if dataset_choice is not None and label_details(dataset_labels, dataset_choice):
+                st.caption(inert(label_details(dataset_labels, dataset_choice)))
             dataset_asset = next((d for d in datasets if d.name == dataset_choice), None)
         seed_value = st.session_state.get("seed")
         if not isinstance(seed_value, int) or not 0 <= seed_value <= 2**31 - 1:
