@@ -31,6 +31,7 @@ import streamlit as st  # noqa: E402
 
 from paretoscope.dashboard import sidebar, trace  # noqa: E402
 from paretoscope.dashboard.messages import guard, show_problem  # noqa: E402
+from paretoscope.dashboard.page_icon import page_icon  # noqa: E402
 from paretoscope.dashboard.plugins import register_plugins  # noqa: E402
 
 _VIEWS = Path(__file__).resolve().parent / "views"
@@ -38,7 +39,7 @@ _VIEWS = Path(__file__).resolve().parent / "views"
 # The run began (the page's own "run" mark follows its sidebar and slider).
 trace.mark("start", scope="app")
 
-st.set_page_config(page_title="paretoscope", page_icon=":material/insights:", layout="wide")
+st.set_page_config(page_title="paretoscope", page_icon=page_icon(), layout="wide")
 page = st.navigation(
     [
         st.Page(

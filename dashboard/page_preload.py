@@ -35,6 +35,12 @@ _PRELOAD_AT_LOAD = """<script>addEventListener("load", () => {
   }
 });</script>"""
 
+# Streamlit's frontend, opened at a page's own link (/compare), first looks for its server under
+# that path (/compare/_stcore/health and /compare/_stcore/host-config: two 404s on every page
+# but the first) unless the page names its server's base URL, as this script does.
+_BACKEND_BASE_URL = """<script>window.__streamlit = Object.assign(window.__streamlit || {}, \
+{BACKEND_BASE_URL: location.origin + %s});</script>"""
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -49,6 +55,15 @@ def preload_script(static_dir: Path, kinds: Sequence[str] = internals.FIRST_PAGE
     # File names are letters, digits, dots, dashes and underscores: nothing that ends a script.
     script = _PRELOAD_AT_LOAD % (json.dumps(names), json.dumps(internals.FRONTEND_JS_URL))
     return script.encode() if names else b""
+
+
+def base_url_script(base_path: str) -> bytes:
+    """The script naming the server's base URL (its origin and `base_path`, the server's
+    ``server.baseUrlPath``) to Streamlit's frontend."""
+    base = str(base_path).strip("/")
+    # JSON with "<" escaped: nothing in it can end the script.
+    literal = json.dumps(f"/{base}" if base else "").replace("<", "\\u003c")
+    return (_BACKEND_BASE_URL % literal).encode()
 
 
 def with_head_end(page: bytes, addition: bytes) -> bytes:
@@ -119,18 +134,22 @@ def _headers_for(headers: Sequence[tuple[bytes, bytes]], length: int) -> list[tu
 
 
 def install() -> bool:
-    """Have the pages of the Streamlit server this process will start preload the first
-    page's widget code. False where this Streamlit's frontend files or routes cannot be
-    reached (`streamlit_internals`: FRONTEND_FILES, SERVER_ROUTES)."""
+    """Have the pages of the Streamlit server this process will start name its base URL
+    (`base_url_script`) and preload the first page's widget code. False where this
+    Streamlit's frontend files or routes cannot be reached (`streamlit_internals`:
+    FRONTEND_FILES, SERVER_ROUTES)."""
     static_dir = internals.frontend_dir()
     if static_dir is None:
         return False
 
     def edit(routes: list[Any]) -> list[Any]:
+        import streamlit as st
+
+        base_url = base_url_script(str(st.get_option("server.baseUrlPath") or ""))
         try:
-            addition = preload_script(static_dir)
+            addition = base_url + preload_script(static_dir)
         except OSError:  # the frontend's files went meanwhile: nothing to preload
-            return routes
+            addition = base_url
         return internals.wrap_static_files(routes, lambda app: PreloadingPages(app, addition))
 
     return internals.edit_server_routes(edit)

@@ -14,7 +14,12 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
-from paretoscope.dashboard.page_preload import PreloadingPages, preload_script, with_head_end
+from paretoscope.dashboard.page_preload import (
+    PreloadingPages,
+    base_url_script,
+    preload_script,
+    with_head_end,
+)
 from paretoscope.dashboard.streamlit_internals import (
     FIRST_PAGE_ELEMENTS,
     element_code,
@@ -165,3 +170,13 @@ def test_other_methods_pass_unchanged(tmp_path: Path, method: str) -> None:
     static = StaticFiles(directory=root, html=True)
     client = Client(Starlette(routes=[Mount("/", app=PreloadingPages(static, b"<x>"))]))
     assert client.request(method, "/").status == 405
+
+
+def test_the_page_names_its_server_s_base_url_and_no_base_path_ends_the_script() -> None:
+    assert base_url_script("") == (
+        b"<script>window.__streamlit = Object.assign(window.__streamlit || {}, "
+        b'{BACKEND_BASE_URL: location.origin + ""});</script>'
+    )
+    assert b'location.origin + "/lab"}' in base_url_script("/lab/")
+    hostile = base_url_script("x</script><script>alert(1)")
+    assert hostile.count(b"</script>") == 1 and hostile.endswith(b"</script>")
