@@ -335,9 +335,14 @@ def fit_text(text: str, font: Any, width: float) -> str:
     return text[:low] + ELLIPSIS
 
 
+# The smallest caption text: readable where the picture is shown at its rendered size (the
+# dashboard never scales it up), as a page's own small print.
+MIN_CAPTION_FONT = 12
+
+
 def caption_font_size(frame_height: int) -> int:
-    """A legible text height for frames of this height (13 px at 480)."""
-    return max(8, round(frame_height / 36))
+    """A legible text height for frames of this height (13 px at 480, never under 12)."""
+    return max(MIN_CAPTION_FONT, round(frame_height / 36))
 
 
 def draw_caption(

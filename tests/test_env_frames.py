@@ -17,7 +17,13 @@ from PIL import Image
 
 from paretoscope.envs.render_modes import env_id_renders_rgb, renders_rgb
 from paretoscope.errors import ParetoscopeError
-from paretoscope.render.env_frames import BACKGROUND, EnvFrames, fit_frame, text_frame
+from paretoscope.render.env_frames import (
+    BACKGROUND,
+    EnvFrames,
+    fit_frame,
+    own_aspect_size,
+    text_frame,
+)
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -247,6 +253,44 @@ def test_other_envs_come_out_at_the_requested_size(
     env.step(env.action_space.sample())
     check_output(frames.frame(), (480, 360))
     assert frames.draws
+
+
+def test_own_aspect_size_keeps_the_picture_s_shape_at_about_the_box_s_area() -> None:
+    # fruit-tree's 1200x270 in a 320x320 box: sqrt(320² * 1200/270) = 674.6 -> 674 wide,
+    # sqrt(320² * 270/1200) = 151.8 -> 152 high (even sides).
+    assert own_aspect_size((1200, 270), (320, 320)) == (674, 152)
+    assert own_aspect_size((480, 480), (320, 240)) == (278, 278)  # sqrt(76800) = 277.1
+    assert own_aspect_size((10, 4000), (4096, 4096))[1] == 4096  # never past MAX_SIDE
+
+
+def test_fruit_tree_keeps_its_aspect_ratio_with_no_bars(make: Any) -> None:
+    env = make("fruit-tree-v0", render_mode="rgb_array")
+    raw = env.render()
+    assert raw.shape == (270, 1200, 3)
+    frames = EnvFrames(env, (320, 320), own_aspect=True)
+    first = frames.frame()
+    check_output(first, (674, 152))
+    # The picture fills the frame: 674/152 = 4.43 against 1200/270 = 4.44, and no bar rows or
+    # columns (a letterbox in a square frame left 124 rows above and below a 320x72 strip).
+    assert abs(first.shape[1] / first.shape[0] - 1200 / 270) < 0.02
+    assert content_box(first) == (0, 0, 674, 152)
+    same_filter = np.asarray(Image.fromarray(raw).resize((674, 152), Image.Resampling.LANCZOS))
+    assert np.abs(first.astype(int) - same_filter).max() <= 1
+    env.step(env.action_space.sample())
+    check_output(frames.frame(), (674, 152))  # every later frame the same size
+
+
+def test_stream_frames_of_fruit_tree_keep_its_aspect_ratio_and_a_tour_its_square() -> None:
+    from paretoscope.agents.random_agent import RandomAgent
+    from paretoscope.render.frames import stream_frames
+
+    agent = RandomAgent("fruit-tree-v0")
+    frames = list(stream_frames(agent, "fruit-tree-v0", [1 / 6] * 6, 0, size=(320, 320)))
+    assert frames and {frame.frame.shape for frame in frames} == {(152, 674, 3)}
+    square = next(
+        stream_frames(agent, "fruit-tree-v0", [1 / 6] * 6, 0, size=(320, 320), env_aspect=False)
+    )
+    assert square.frame.shape == (320, 320, 3)
 
 
 def test_env_id_renders_rgb() -> None:

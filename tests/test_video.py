@@ -288,3 +288,10 @@ def test_output_paths_are_checked_before_encoding(tmp_path: Path, name: str) -> 
     encode = encode_gif if name.endswith(".gif") else encode_mp4
     with pytest.raises(ParetoscopeError, match="folder .* does not exist|expected a"):
         encode(moving_square(2), fps=10, path=tmp_path / name)
+
+
+def test_caption_text_is_never_under_12_px() -> None:
+    from paretoscope.video import caption_font_size
+
+    # A 36th of the height (480 / 36 = 13.3 -> 13; 720 / 36 = 20), at least 12 (240 / 36 = 6.7).
+    assert [caption_font_size(h) for h in (240, 320, 432, 480, 720)] == [12, 12, 12, 13, 20]

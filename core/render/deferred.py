@@ -108,7 +108,7 @@ class DrawnFrames:
     def __init__(self, env: Any, size: tuple[int, int]) -> None:
         from paretoscope.render.env_frames import EnvFrames
 
-        self._frames = EnvFrames(env, check_size(size))
+        self._frames = EnvFrames(env, check_size(size), own_aspect=True)
 
     def keep(self, record: StepRecord) -> np.ndarray:
         return self._frames.frame((f"step {record.step}", f"observation {record.observation}"))

@@ -30,7 +30,7 @@ import numpy as np
 
 from paretoscope.envs.render_modes import renders_rgb
 from paretoscope.errors import ParetoscopeError
-from paretoscope.render.size import DEFAULT_SIZE, check_size
+from paretoscope.render.size import DEFAULT_SIZE, MAX_SIDE, check_size
 from paretoscope.video import ELLIPSIS, caption_font_size, fit_text, text_font
 
 # Dark grey rather than black: the bars stay visible against black pictures (lunar lander's
@@ -90,6 +90,21 @@ def fit_box(frame_size: tuple[int, int], size: tuple[int, int]) -> tuple[int, in
     fitted_width = min(width, max(1, round(frame_width * scale)))
     fitted_height = min(height, max(1, round(frame_height * scale)))
     return (width - fitted_width) // 2, (height - fitted_height) // 2, fitted_width, fitted_height
+
+
+def own_aspect_size(frame_size: tuple[int, int], size: tuple[int, int]) -> tuple[int, int]:
+    """(width, height) with the aspect ratio of a (width, height) `frame_size` picture and
+    about the area of `size`, each side even (H.264's) and within `check_size`'s limits:
+    fruit-tree's 1200x270 picture at 320x320 is 676x152, not a 320x72 strip between bars."""
+    frame_width, frame_height = frame_size
+    width, height = check_size(size)
+    aspect = frame_width / frame_height
+    area = width * height
+
+    def even(value: float) -> int:
+        return int(min(MAX_SIDE, max(2, 2 * round(value / 2))))
+
+    return even((area * aspect) ** 0.5), even((area / aspect) ** 0.5)
 
 
 def fit_frame(frame: np.ndarray, size: tuple[int, int] = DEFAULT_SIZE) -> np.ndarray:
@@ -172,16 +187,22 @@ def env_name(env: Any) -> str:
 
 
 class EnvFrames:
-    """Frames of the current state of one gymnasium env, all exactly `size` = (width, height).
+    """Frames of the current state of one gymnasium env, all exactly `size` = (width, height)
+    (with `own_aspect`: all of the size fixed at the first picture, `own_aspect_size`).
 
     `frame(lines)` is the env's own picture, fitted, while the env draws; once it has failed
     to (see the module docstring) it is a text frame of "<env> draws no picture", the reason
     and `lines` (say the step and the observation), and render() is not called again.
     """
 
-    def __init__(self, env: Any, size: tuple[int, int] = DEFAULT_SIZE) -> None:
+    def __init__(
+        self, env: Any, size: tuple[int, int] = DEFAULT_SIZE, own_aspect: bool = False
+    ) -> None:
         self.env = env
         self.size = check_size(size)
+        # With `own_aspect`, the size is fixed at the first picture: its aspect ratio at about
+        # the area of `size` (`own_aspect_size`), so that a wide picture is not a thin strip.
+        self._size_open = own_aspect
         self.name = env_name(env)
         self.failure: str | None = None
         if not renders_rgb(env):
@@ -203,6 +224,10 @@ class EnvFrames:
             picture = self._render()
             if picture is not None:
                 try:
+                    if self._size_open:
+                        rgb = _as_rgb(picture)
+                        self.size = own_aspect_size((rgb.shape[1], rgb.shape[0]), self.size)
+                        self._size_open = False
                     return fit_frame(picture, self.size)
                 except ParetoscopeError as error:
                     self.failure = f"render() gave no picture: {error}"

@@ -104,11 +104,14 @@ def stream_frames(
     shadows: bool = False,
     caption: bool = False,
     horizon: int | None = None,
+    env_aspect: bool = True,
 ) -> Generator[FrameRecord, None, None]:
     """One episode, yielding a `FrameRecord` for every `every`-th step and for the last step.
 
-    `size` is (width, height). Frames come as they are rendered. Raises `RenderingUnavailable`
-    before the first step when no GL backend works.
+    `size` is (width, height); an env that draws itself keeps its picture's aspect ratio at
+    about that area (`paretoscope.render.env_frames.own_aspect_size`) unless not `env_aspect`
+    (its picture then fits inside `size`, between bars). Frames come as they are rendered.
+    Raises `RenderingUnavailable` before the first step when no GL backend works.
     """
     spec = get_spec(env_id)
     if every < 1:
@@ -150,7 +153,8 @@ def stream_frames(
             plain_record = replace(record, model=None, data=None, env=None)
             if record.env is not None:  # an env that draws itself, here and now
                 if drawn_by_env is None:
-                    drawn_by_env = EnvFrames(record.env, size)
+                    # The env's own aspect ratio: a wide picture is not a strip between bars.
+                    drawn_by_env = EnvFrames(record.env, size, own_aspect=env_aspect)
                 lines = (f"step {record.step}", f"observation {record.observation}")
                 pending.append((plain_record, drawn_by_env.frame(lines)))
             elif record.model is None or record.data is None or spec.camera is None:

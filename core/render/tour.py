@@ -48,6 +48,7 @@ def tour_frames(
             every=every,
             size=(size, size),
             horizon=steps_per_stop,
+            env_aspect=False,  # tiled beside the square panel: the same square
         )
         with contextlib.closing(frames):
             for count, frame in enumerate(frames):
