@@ -341,8 +341,10 @@ MIN_CAPTION_FONT = 12
 
 
 def caption_font_size(frame_height: int) -> int:
-    """A legible text height for frames of this height (13 px at 480, never under 12)."""
-    return max(MIN_CAPTION_FONT, round(frame_height / 36))
+    """A legible text height for frames of this height: a 36th of it (13 px at 480), never
+    under 12 px where the frame has room (144 px and more: a twelfth of its height), nor under
+    8 px (the text of a tiny frame leaves most of it to the picture)."""
+    return max(round(frame_height / 36), min(MIN_CAPTION_FONT, max(8, frame_height // 12)))
 
 
 def draw_caption(

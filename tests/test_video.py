@@ -290,8 +290,10 @@ def test_output_paths_are_checked_before_encoding(tmp_path: Path, name: str) -> 
         encode(moving_square(2), fps=10, path=tmp_path / name)
 
 
-def test_caption_text_is_never_under_12_px() -> None:
+def test_caption_text_is_12_px_or_more_where_the_frame_has_room() -> None:
     from paretoscope.video import caption_font_size
 
-    # A 36th of the height (480 / 36 = 13.3 -> 13; 720 / 36 = 20), at least 12 (240 / 36 = 6.7).
-    assert [caption_font_size(h) for h in (240, 320, 432, 480, 720)] == [12, 12, 12, 13, 20]
+    # A 36th of the height (480 / 36 = 13.3 -> 13; 720 / 36 = 20), at least 12 (240 / 36 = 6.7)
+    # where a twelfth of the height allows it (152 // 12 = 12), else that twelfth, at least 8.
+    heights = (64, 120, 152, 240, 320, 480, 720)
+    assert [caption_font_size(h) for h in heights] == [8, 10, 12, 12, 12, 13, 20]
