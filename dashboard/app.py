@@ -32,6 +32,7 @@ import streamlit as st  # noqa: E402
 from paretoscope.dashboard import sidebar, trace  # noqa: E402
 from paretoscope.dashboard.messages import guard, show_problem  # noqa: E402
 from paretoscope.dashboard.page_icon import page_icon  # noqa: E402
+from paretoscope.dashboard.page_style import apply_page_style  # noqa: E402
 from paretoscope.dashboard.plugins import register_plugins  # noqa: E402
 
 _VIEWS = Path(__file__).resolve().parent / "views"
@@ -40,6 +41,7 @@ _VIEWS = Path(__file__).resolve().parent / "views"
 trace.mark("start", scope="app")
 
 st.set_page_config(page_title="paretoscope", page_icon=page_icon(), layout="wide")
+apply_page_style()
 page = st.navigation(
     [
         st.Page(

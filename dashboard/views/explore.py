@@ -21,6 +21,7 @@ from paretoscope.dashboard.live import (
     show_recording_live,
 )
 from paretoscope.dashboard.messages import describe, guard, inert
+from paretoscope.dashboard.page_style import EXPLORE_COLUMNS_KEY
 from paretoscope.dashboard.prerender import offer_grid
 from paretoscope.dashboard.widgets import charts
 from paretoscope.dashboard.widgets.front_chart import front_chart
@@ -122,7 +123,8 @@ def explore() -> None:
     recording = ctx.library.get(key)
     achieved = None if recording is None else recording.returns[0]
 
-    video_column, front_column = st.columns([1, 1], gap="medium")
+    # In a keyed container: on a phone the front comes first, under the slider (`page_style`).
+    video_column, front_column = st.container(key=EXPLORE_COLUMNS_KEY).columns([1, 1], gap="medium")
     # The live picture, first in its column and the same at every run: the browser keeps it
     # and its feed, so a move's first frame comes without waiting for the page to redraw.
     channel = live_channel(video_column, request.horizon)

@@ -8,6 +8,7 @@
 
 const frontDiv = document.getElementById("front");
 const problem = document.getElementById("problem");
+const spoken = document.getElementById("spoken");
 const CONFIG = { responsive: true, displaylogo: false };
 
 let drawnDigest = null; // the front on screen
@@ -82,6 +83,51 @@ async function moveMarkers(moving, annotations) {
   window.__frontChart.moved.push(performance.now() - started);
 }
 
+// The keyboard's way round the front: its clickable points (customdata, the sweeps' first:
+// not the invisible target grid) from left to right; arrows move a hover label from one to
+// the next, Enter or Space picks it as a click would.
+let keyPoints = [];
+let keyAt = -1;
+
+function keyboardPoints() {
+  const found = [];
+  // The full data: its arrays decoded (the figure may send them as typed-array specs).
+  (frontDiv._fullData || []).forEach((trace) => {
+    const curve = trace.index;
+    if (!(curve < baseCount) || !trace.visible) return;
+    Array.from(trace.customdata || []).forEach((custom, index) => {
+      if (!custom || custom.length !== 2 || custom[0] < 0) return;
+      found.push({ curve: curve, index: index, custom: Array.from(custom),
+                   x: Number(trace.x[index]),
+                   y: Number(trace.y[index]),
+                   text: String((trace.hovertext || [])[index] || trace.name || "") });
+    });
+  });
+  return found.sort((a, b) => a.x - b.x || a.y - b.y);
+}
+
+function showKeyPoint() {
+  const point = keyPoints[keyAt];
+  Plotly.Fx.hover(frontDiv, [{ curveNumber: point.curve, pointNumber: point.index }]);
+  spoken.textContent = point.text.replace(/<br>/g, ", ").replace(/<[^>]*>/g, "");
+}
+
+frontDiv.addEventListener("keydown", (event) => {
+  if (!keyPoints.length || (frontDiv._fullLayout && frontDiv._fullLayout.scene)) return;
+  const steps = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1 };
+  if (event.key in steps) {
+    keyAt = keyAt < 0 ? 0 : (keyAt + steps[event.key] + keyPoints.length) % keyPoints.length;
+    showKeyPoint();
+  } else if ((event.key === "Enter" || event.key === " ") && keyAt >= 0) {
+    const point = keyPoints[keyAt];
+    clicked({ points: [{ curveNumber: point.curve, pointNumber: point.index,
+                         pointIndex: point.index, customdata: point.custom }] });
+  } else {
+    return;
+  }
+  event.preventDefault();
+});
+
 async function drawFront(args) {
   const figure = JSON.parse(args.front);
   baseCount = figure.data.length;
@@ -93,6 +139,8 @@ async function drawFront(args) {
   }
   drawnDigest = args.digest;
   drawnMoving = args.moving.map((trace) => trace.uid);
+  keyPoints = keyboardPoints();
+  keyAt = -1;
   window.__frontChart.drawn += 1;
 }
 
