@@ -26,6 +26,7 @@ def test_a_label_is_cut_before_its_details_only_where_that_tells_entries_apart()
         "modt-a": "MODT (expert)",
         "modt-b": "MODT (amateur)",
         "plain": "Linear policy set",
+        "fits": "random (uniform baseline)",  # 25 characters: the box shows it whole
     }
     assert short_labels(labels) == {
         "morvs": "MORvS",
@@ -33,9 +34,11 @@ def test_a_label_is_cut_before_its_details_only_where_that_tells_entries_apart()
         "modt-a": "MODT (expert)",  # two MODT: the whole labels tell them apart
         "modt-b": "MODT (amateur)",
         "plain": "Linear policy set",
+        "fits": "random (uniform baseline)",
     }
     assert label_details(labels, "morvs") == "halfcheetah, expert-uniform"
     assert label_details(labels, "modt-a") == "" and label_details(labels, "plain") == ""
+    assert label_details(labels, "fits") == ""
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +51,7 @@ def described_assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "Agents for MO-HalfCheetah-v2: MORvS (untrained) and a policy set <b>x</b>; built by "
         "`paretoscope demo build`."
     )
+    manifest["agents"]["cheetah-morvs"]["label"] = "MORvS (halfcheetah, expert-uniform)"
     (root / "manifest.json").write_text(json.dumps(manifest))
     return root
 
@@ -73,4 +77,4 @@ def test_the_first_screen_shows_the_description_as_words_and_short_entries(
     assert "2 objectives (run, energy)" in captions(at)
     agent_box = at.selectbox(key="agent")
     assert agent_box.format_func("cheetah-morvs") == "MORvS"
-    assert "untrained" in captions(at)
+    assert "halfcheetah, expert-uniform" in captions(at)
