@@ -261,6 +261,9 @@ def test_own_aspect_size_keeps_the_picture_s_shape_at_about_the_box_s_area() -> 
     assert own_aspect_size((1200, 270), (320, 320)) == (674, 152)
     assert own_aspect_size((480, 480), (320, 240)) == (278, 278)  # sqrt(76800) = 277.1
     assert own_aspect_size((10, 4000), (4096, 4096))[1] == 4096  # never past MAX_SIDE
+    # Near the box's shape (532/512 = 1.04, within 1.25): the box itself, thin bars.
+    assert own_aspect_size((532, 512), (240, 240)) == (240, 240)
+    assert own_aspect_size((600, 480), (320, 320)) == (320, 320)  # 1.25 exactly
 
 
 def test_fruit_tree_keeps_its_aspect_ratio_with_no_bars(make: Any) -> None:

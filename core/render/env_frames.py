@@ -92,13 +92,21 @@ def fit_box(frame_size: tuple[int, int], size: tuple[int, int]) -> tuple[int, in
     return (width - fitted_width) // 2, (height - fitted_height) // 2, fitted_width, fitted_height
 
 
+# A picture whose aspect ratio is within this factor of the frame's keeps the frame's size.
+NEAR_ASPECT = 1.25
+
+
 def own_aspect_size(frame_size: tuple[int, int], size: tuple[int, int]) -> tuple[int, int]:
     """(width, height) with the aspect ratio of a (width, height) `frame_size` picture and
     about the area of `size`, each side even (H.264's) and within `check_size`'s limits:
-    fruit-tree's 1200x270 picture at 320x320 is 676x152, not a 320x72 strip between bars."""
+    fruit-tree's 1200x270 picture at 320x320 is 674x152, not a 320x72 strip between bars.
+    `size` itself where the picture's shape is near enough to it that its bars are thin
+    (deep-sea-treasure's 532x512 in a square)."""
     frame_width, frame_height = frame_size
     width, height = check_size(size)
     aspect = frame_width / frame_height
+    if max(aspect * height / width, width / (aspect * height)) <= NEAR_ASPECT:
+        return width, height
     area = width * height
 
     def even(value: float) -> int:
