@@ -18,8 +18,10 @@ import pytest
 from paretoscope.agents import load
 from paretoscope.metrics import front_summary, hypervolume
 from paretoscope.rollout import rollout_batch
+from paretoscope.text import number
 from tests.apptests import (
     captions,
+    compare_metrics_shown,
     compare_metrics_table,
     count_episode_recordings,
     episode_chart,
@@ -497,6 +499,15 @@ def test_compare_random_beside_a_trained_agent_and_leave_other_envs_out(
     assert table.loc["random (uniform baseline)", "hypervolume"] == pytest.approx(
         expected.hypervolume
     )
+    # As shown: the one formatter's text, and "—" (as the caption promises) where random, not
+    # return-conditioned, has no RTG error.
+    shown, placeholder = compare_metrics_shown(at)
+    assert placeholder == "—"
+    row = list(table.index).index("random (uniform baseline)")
+    column = list(table.columns).index("hypervolume")
+    assert shown.iloc[row, column] == number(expected.hypervolume)
+    rtg_column = list(table.columns).index("RTG weighted error")
+    assert shown.iloc[row, rtg_column] == "—"
     # Another env in the sidebar: the selection keeps only what that env has (random), and
     # says what it left out.
     at.selectbox(key="env").set_value(HOPPER3).run()
