@@ -24,7 +24,7 @@ import streamlit as st
 from paretoscope.dashboard.folders import hidden_folders
 from paretoscope.dashboard.streamlit_internals import server_logger
 from paretoscope.errors import ParetoscopeError
-from paretoscope.text import printable
+from paretoscope.text import number, printable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -114,8 +114,7 @@ def guard(what: str) -> Iterator[None]:
         )
 
 
-def describe(
-    names: Sequence[str], values: Sequence[float] | np.ndarray, digits: str = ".4g"
-) -> str:
-    """ "run 1.2, energy 3.4": objective names with values."""
-    return ", ".join(f"{n} {float(v):{digits}}" for n, v in zip(names, values, strict=True))
+def describe(names: Sequence[str], values: Sequence[float] | np.ndarray, digits: int = 4) -> str:
+    """ "run 1.2, energy 3.4": objective names with values (to `digits` significant digits,
+    by the one formatter)."""
+    return ", ".join(f"{n} {number(v, digits)}" for n, v in zip(names, values, strict=True))

@@ -534,7 +534,7 @@ def test_rtg_and_metrics_page(app_env: Path, assets: Path) -> None:
     expected = hypervolume(rows[["return_run", "return_energy"]].to_numpy(), (20.0, 0.0))
     assert any(text.startswith("Reference point (20.0, 0.0) (edited") for text in captions(at))
     shown, shaded = shown_hypervolume(at)
-    assert shown == f"{expected:.4g}" and shaded == pytest.approx(expected)
+    assert shown == number(expected) and shaded == pytest.approx(expected)
     assert at.query_params["ref"] in ("20,0", ["20,0"])
 
 
@@ -555,7 +555,7 @@ def test_rtg_page_explains_agents_without_targets(app_env: Path, assets: Path) -
     rows = stored[stored["agent"] == "cheetah-policies"]
     expected = hypervolume(rows[["return_run", "return_energy"]].to_numpy(), (0.0, 0.0))
     shown, shaded = shown_hypervolume(at)
-    assert shown == f"{expected:.4g}" and shaded == pytest.approx(expected)
+    assert shown == number(expected) and shaded == pytest.approx(expected)
 
 
 def test_dataset_page_replays_a_stored_trajectory(app_env: Path, assets: Path) -> None:

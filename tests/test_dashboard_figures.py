@@ -418,3 +418,30 @@ def test_episode_svg_escapes_names_and_skips_non_finite_values() -> None:
     assert np.isfinite(np.concatenate(lines)).all()
     empty = episode_svg(("a", "b"), np.zeros(0), np.zeros((0, 2)), horizon=5)
     assert _polylines(empty) == []
+
+
+def _svg_labels(svg: str) -> list[str]:
+    import xml.etree.ElementTree as ElementTree
+
+    root = ElementTree.fromstring(svg)
+    return [node.text or "" for node in root.iter("{http://www.w3.org/2000/svg}text")]
+
+
+def test_episode_svg_labels_by_the_one_formatter_and_no_zero_over_an_end() -> None:
+    from paretoscope.dashboard.episode_svg import episode_svg
+
+    # Rewards 2170 then -2 (hand-computed from the cumulative 2170, 2168): the per-step panel
+    # spans -110.6 .. 2278.6 (5% pads), the totals 2166.9 .. 2171.1.
+    svg = episode_svg(("run",), np.array([1, 2]), np.array([[2170.0], [2168.0]]), horizon=2)
+    labels = _svg_labels(svg)
+    assert "2,279" in labels and "-110.6" in labels
+    assert not any("e+" in label for label in labels), labels
+    # Rewards -10 then 0.2 (panel -10.51 .. 0.71): zero lies 6% below the top, where its "0"
+    # would print over "0.71"; rewards -10 then 5 leave room for it.
+    svg = episode_svg(("run",), np.array([1, 2]), np.array([[-10.0], [-9.8]]), horizon=2)
+    labels = _svg_labels(svg)
+    assert labels[:5] == ["run", "reward per step", "0.71", "-10.51", "cumulative return"]
+    # The x axis spans the 2 steps: its ticks 0, 1, 2.
+    assert labels[-4:] == ["0", "1", "2", "step"]
+    svg = episode_svg(("run",), np.array([1, 2]), np.array([[-10.0], [-5.0]]), horizon=2)
+    assert _svg_labels(svg)[:5] == ["run", "reward per step", "5.75", "-10.75", "0"]

@@ -185,7 +185,7 @@ if points is not None and len(points["returns"]):
     aspiration = np.array([float(st.session_state[key]) for key in keys])
     pick = aspiration_pick(returns, aspiration)
     met = pick.difference >= 0
-    picked_preference = describe(names, preferences[pick.index], ".2f")
+    picked_preference = describe(names, preferences[pick.index], 2)
     st.caption(
         f"Policy {pick.index} (preference {picked_preference}) "
         "best meets the aspiration: it minimises the achievement scalarizing function, the "
@@ -280,12 +280,12 @@ if points is not None and len(points["returns"]):
     focus = st.selectbox(
         "Policy",
         choices,
-        format_func=lambda i: f"policy {i}: preference {describe(names, preferences[i], '.2f')}",
+        format_func=lambda i: f"policy {i}: preference {describe(names, preferences[i], 2)}",
         key=f"decide_focus_{hash(tuple(choices))}",
     )
     st.caption(
         ("" if selected_ids else "Nothing selected: the aspiration pick plays. ")
-        + f"Policy {focus}'s mean return {describe(names, returns[focus], '.4g')} over "
+        + f"Policy {focus}'s mean return {describe(names, returns[focus])} over "
         f"{len(plan.seeds)} seed(s); this replay is seed {int(points['seeds'][focus])}."
     )
     from paretoscope.render import default_every

@@ -257,11 +257,11 @@ def explore() -> None:
             if finished is not None:
                 # Which episode plays: neighbouring preferences of a policy set can give the
                 # same video.
-                asked = "" if target is None else f"target {describe(names, target, '.1f')}, "
+                asked = "" if target is None else f"target {describe(names, target)}, "
                 undiscounted = "" if front_gamma == 1.0 else " (undiscounted)"
-                returns = describe(names, finished.returns[0], ".1f")
+                returns = describe(names, finished.returns[0])
                 st.caption(
-                    f"Preference {describe(names, preference, '.2f')} · {asked}"
+                    f"Preference {describe(names, preference, 2)} · {asked}"
                     f"seed {request.seed} → return {returns}" + undiscounted
                 )
 
