@@ -132,9 +132,14 @@ class AspirationPick:
     returns: np.ndarray  # (k,)
     achievement: float  # the ASF value that was minimised (<= 0: the aspiration is met everywhere)
     difference: np.ndarray  # (k,) returns - aspiration per objective (>= 0: met or exceeded)
-    # (k,) whether each level is met: short of it by at most ASPIRATION_TOLERANCE of the
-    # objective's scale (a level typed or rounded to a few digits is not missed by its rounding)
-    met: np.ndarray
+    # (k,) how far a return may fall short of its level and still meet it: ASPIRATION_TOLERANCE
+    # of the objective's scale (a level typed or rounded to a few digits is not missed by that)
+    tolerance: np.ndarray
+
+    @property
+    def met(self) -> np.ndarray:
+        """(k,) whether each level is met (within the tolerance)."""
+        return np.asarray(self.difference >= -self.tolerance)
 
 
 def aspiration_pick(points: object, aspiration: object, rho: float = 1e-6) -> AspirationPick:
@@ -167,8 +172,8 @@ def aspiration_pick(points: object, aspiration: object, rho: float = 1e-6) -> As
     # The scale a shortfall is judged on: the objective's range on the front, or, where every
     # policy gives the same value, the size of that value (at least 1).
     scale = np.where(front.span > 0, front.span, np.maximum(1.0, np.abs(returns)))
-    met = difference >= -ASPIRATION_TOLERANCE * scale
-    return AspirationPick(index, returns, float(scores[position]), difference, met)
+    tolerance = ASPIRATION_TOLERANCE * scale
+    return AspirationPick(index, returns, float(scores[position]), difference, tolerance)
 
 
 def _knee_of(front: _Front) -> int:

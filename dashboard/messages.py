@@ -59,6 +59,12 @@ def inert(text: object, limit: int = VALUE_LIMIT) -> str:
     return f"{fence}{padding}{shown}{padding}{fence}"
 
 
+def literal(text: object, limit: int = VALUE_LIMIT) -> str:
+    """Markdown that shows `text` as plain words (no code span): every markdown character
+    backslash-escaped, invisible characters written visibly, at most `limit` characters."""
+    return re.sub(r"([\\`*_{}\[\]<>()#+\-.!|~:$&])", r"\\\1", printable(text, limit))
+
+
 def as_viewer_sees(text: str, hidden_folders: Sequence[Path] = ()) -> str:
     """`text` with the server's own folders (upload folders, the assets folder) cut from the
     paths in it: a viewer sees `evil.pkl`, not `/tmp/paretoscope-uploads-…/…/datasets/evil.pkl`."""

@@ -202,8 +202,8 @@ if points is not None and len(points["returns"]):
         f" (a level missed by less than {ASPIRATION_TOLERANCE:.1%} of its range counts as met)."
     )
     span = np.where(ideal > nadir, ideal - nadir, 1.0)
-    # A level met within the tolerance is drawn as met (0), not as a sliver of red.
-    shown_difference = np.where(pick.met, np.maximum(pick.difference, 0.0), pick.difference)
+    # A difference within the tolerance is drawn as 0, not as a sliver of red or green.
+    shown_difference = np.where(np.abs(pick.difference) <= pick.tolerance, 0.0, pick.difference)
     bars, numbers = st.columns([3, 2], vertical_alignment="center")
     bars.plotly_chart(
         aspiration_figure(names, shown_difference / span),
