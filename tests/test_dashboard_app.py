@@ -390,6 +390,32 @@ def test_target_mode_asks_for_a_return(app_env: Path, assets: Path) -> None:
     assert shown_episode(at).target == pytest.approx(expected)
 
 
+def test_explore_says_in_words_what_the_axes_and_targets_mean(app_env: Path) -> None:
+    at = open_app()
+    page_ok(at)
+    layout = front_chart_figure(at)["layout"]
+    assert layout["xaxis"]["title"]["text"] == "run return (m/s), higher is better"
+    assert layout["yaxis"]["title"]["text"] == "energy return, higher is better"
+    texts = captions(at)
+    assert any("higher means less energy used" in text for text in texts), texts
+    assert any(text.startswith("Left to itself at this preference") for text in texts), texts
+    assert not any("asks itself" in text for text in texts)
+    at.toggle(key="target_mode").set_value(True).run()
+    # A target far beyond every swept return: the page says it may be out of reach.
+    at.number_input(key="w_target_0").set_value(1e6)
+    at.number_input(key="w_target_1").set_value(1e6).run()
+    page_ok(at)
+    notes = " ".join(warning.value for warning in at.warning)
+    assert "reached this target in run, energy" in notes and "out of the agent's reach" in notes
+    # One the sweep reached (its lowest returns): no such note.
+    swept = front_points(at, "MORvS (untrained)").values()
+    lowest = np.min([point.returns for point in swept], axis=0)
+    at.number_input(key="w_target_0").set_value(float(lowest[0]))
+    at.number_input(key="w_target_1").set_value(float(lowest[1])).run()
+    page_ok(at)
+    assert not any("out of the agent's reach" in warning.value for warning in at.warning)
+
+
 def test_policy_set_has_no_target_mode(app_env: Path) -> None:
     at = open_app({"agent": "cheetah-policies"})
     page_ok(at)
