@@ -168,7 +168,7 @@ def scatter_matrix_figure(points: ViewPoints, height: int | None = None) -> go.F
     # Every panel's axes: round tick labels, and an objective every policy gives (within
     # rounding) the same value drawn around that value, not on ticks of its rounding noise.
     for index in range(k):
-        axis = {"tickformat": TICK_FORMAT}
+        axis: dict[str, object] = {"tickformat": TICK_FORMAT}
         around = _constant_range(points.values[:, index])
         if around is not None:
             axis["range"] = around
