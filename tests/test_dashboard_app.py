@@ -582,7 +582,15 @@ def test_presentation_page_makes_a_tour(app_env: Path, monkeypatch: pytest.Monke
     at.run()
     at.button(key="tour_make").click().run()
     page_ok(at)
-    assert any(text.startswith("3 stops: ") for text in captions(at))
+    # Plain words for an audience: the env's one-line story, each objective, the stops.
+    assert [header.value for header in at.subheader] == ["HalfCheetah: run fast vs save energy"]
+    markdown = " ".join(block.value for block in at.markdown)
+    assert "**run** (m/s): forward speed (capped at 4) + 1. Higher is better." in markdown
+    assert "asked 3 times to trade run against energy" in markdown
+    assert (
+        "Stops: stop 1 of 3: all run (100% run, 0% energy); stop 2 of 3: balanced (50% run, "
+        "50% energy); stop 3 of 3: all energy (0% run, 100% energy)"
+    ) in captions(at)
     (video,) = episode_video_files(at, served)
     frames = video_frames(video)
     # Every stop's ten steps, a frame every `default_every` steps.

@@ -20,7 +20,7 @@ from paretoscope.video import draw_caption, tile_frames
 MOVE_FRACTION = 0.3
 
 
-def describe_preference(preference: Sequence[float], names: Sequence[str]) -> str:
+def describe_preference(preference: Sequence[float] | np.ndarray, names: Sequence[str]) -> str:
     """A preference in plain words: "mostly run (80% run, 20% energy)", "all energy (100%
     energy)", "balanced (50% run, 50% energy)"."""
     shares = [round(100 * float(value)) for value in preference]
@@ -38,7 +38,9 @@ def describe_preference(preference: Sequence[float], names: Sequence[str]) -> st
     return f"{words} ({parts})"
 
 
-def stop_label(index: int, count: int, preference: Sequence[float], names: Sequence[str]) -> str:
+def stop_label(
+    index: int, count: int, preference: Sequence[float] | np.ndarray, names: Sequence[str]
+) -> str:
     """A stop named in words: "stop 3 of 11: mostly run (80% run, 20% energy)"."""
     return f"stop {index + 1} of {count}: {describe_preference(preference, names)}"
 

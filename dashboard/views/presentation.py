@@ -58,6 +58,19 @@ st.caption(
     "stop's full-episode return."
 )
 
+if ctx.spec is not None and ctx.spec.description:
+    st.subheader(ctx.spec.description)
+if ctx.spec is not None:
+    st.markdown(
+        "\n".join(
+            f"- **{objective.name}**"
+            + (f" ({objective.unit})" if objective.unit else "")
+            + (f": {objective.description}" if objective.description else "")
+            + ". Higher is better."
+            for objective in ctx.spec.objectives
+        )
+    )
+
 if sidebar.need(ctx):
     spec = ctx.spec
     env_id = ctx.env_id
@@ -70,6 +83,7 @@ if sidebar.need(ctx):
     if loaded is not None:
         with guard("tour"):
             from paretoscope.render import default_every
+            from paretoscope.render.tour import stop_label
 
             granularity = ctx.granularity
             horizon = ctx.horizon
@@ -104,9 +118,18 @@ if sidebar.need(ctx):
                 [prefs.snap(p, granularity) for p in prefs.tour_path(spec.n_obj, stops)]
             )
             path = path[np.r_[True, np.abs(np.diff(path, axis=0)).sum(axis=1) > 1e-12]]
+            st.markdown(
+                f"**What you will see.** The agent is asked {len(path)} times to trade "
+                + " against ".join(names)
+                + ", from one extreme to the other. At each stop the video plays the start of "
+                "its run; the chart beside it shows the best trade-offs the agent reached, and "
+                "the orange dot moves to where this stop's whole run ends."
+            )
             st.caption(
-                f"{len(path)} stops: "
-                + " → ".join("(" + prefs.format_vector(p, 2) + ")" for p in path)
+                "Stops: "
+                + "; ".join(
+                    stop_label(index, len(path), stop, names) for index, stop in enumerate(path)
+                )
             )
             every = default_every(env_id)
             plan = asset.sweep_plan()
