@@ -337,6 +337,25 @@ def test_tour_panel_has_tick_values_and_a_legend_where_they_belong(
     assert tuple(image[0, 479]) == BACKGROUND
 
 
+def test_tour_panel_title_stands_above_the_plot_clear_of_the_legend(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    drawn = _drawn_texts(monkeypatch)
+    points = np.array([[0.0, 50.0], [100.0, 0.0]])
+    title = "MORvS (halfcheetah, expert-uniform)"
+    FrontPanel(("run", "energy"), points, size=320, title=title)
+    # 320 px: 10-px text, the plot's top at row 20; the y axis' title at the top left.
+    ((y_x, y_y, _, font),) = [d for d in drawn if d[2] == "energy (higher is better)"]
+    (shown,) = [d for d in drawn if d[2] == title or d[2].endswith("...")]
+    x, y, text, _ = shown
+    assert text == title or title.startswith(text.removesuffix("..."))
+    assert len(text) > 10  # most of the name is readable
+    assert y == y_y and y + font.getbbox(text)[3] <= 20  # on the top row, above the plot
+    assert x >= y_x + font.getlength("energy (higher is better)") + 10  # clear of the y title
+    assert x + font.getlength(text) <= 320  # inside the picture
+    assert all(d[1] >= 20 for d in drawn if d[2] in ("best trade-offs", "this stop"))
+
+
 # --- known fronts and the mixing guard ------------------------------------------------------------
 
 

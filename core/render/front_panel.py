@@ -15,7 +15,7 @@ import numpy as np
 
 from paretoscope.metrics import non_dominated
 from paretoscope.render.plot_area import PlotArea, tick_label, ticks
-from paretoscope.video import text_font
+from paretoscope.video import ELLIPSIS, fit_text, text_font
 
 if TYPE_CHECKING:
     from PIL import ImageDraw
@@ -87,14 +87,15 @@ class FrontPanel:
             fill=AXIS,
             font=font,
         )
-        draw.text(
-            (4, max(0, top - self.font_size - 4)),
-            f"{y_name} (higher is better)",
-            fill=AXIS,
-            font=font,
-        )
+        y_title = f"{y_name} (higher is better)"
+        title_row = max(0, top - self.font_size - 4)
+        draw.text((4, title_row), y_title, fill=AXIS, font=font)
         if title:
-            draw.text((left + 6, top + 2), title, fill=AXIS, font=font)
+            # Above the plot, right of the y axis' title: inside the plot, the legend hid it.
+            room = right - (4 + font.getlength(y_title) + self.font_size)
+            shown = fit_text(title, font, room)
+            if len(shown) > len(ELLIPSIS) + 3:  # a few letters at least, or nothing
+                draw.text((right - font.getlength(shown), title_row), shown, fill=AXIS, font=font)
         self._draw_legend(draw, font, cloud_values is not None)
         self._background = np.asarray(image)
 
