@@ -191,7 +191,7 @@ if sidebar.need(ctx):
                 untouched = (stops, steps, (int(axes[0]), int(axes[1]))) == defaults
                 if untouched:
                     st.info(
-                        "Making the tour (about half a minute). This is done once: everyone "
+                        "Making the tour (usually under a minute). This is done once: everyone "
                         "who opens this page later gets the finished video at once.",
                         icon=":material/movie:",
                     )
