@@ -607,19 +607,62 @@ def test_dataset_page_replays_a_stored_trajectory(app_env: Path, assets: Path) -
     np.testing.assert_allclose(replayed[-1], data.returns[5], rtol=1e-9)
 
 
-def test_presentation_page_makes_a_tour(app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _count_tours(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The stop count of every tour recorded from now on, in order."""
+    from paretoscope.recordings import TourRequest
+
+    made: list[int] = []
+    record = TourRequest.record
+
+    def counting(self, agents, on_frame=None, render=True):  # noqa: ANN001, ANN202
+        made.append(len(self.stops))
+        return record(self, agents, on_frame, render)
+
+    monkeypatch.setattr(TourRequest, "record", counting)
+    return made
+
+
+def test_presentation_page_opens_with_its_tour_and_makes_others(
+    app_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from paretoscope.render import default_every
 
     served = served_files(monkeypatch)
+    made = _count_tours(monkeypatch)
     at = open_app()
     at.switch_page("views/presentation.py").run()
     page_ok(at)
+    # A first visit, no click: the page's own tour is made and plays. 11 stops (0%, 10%, ...,
+    # 100% run, all on the sweep's grid of 20), each the whole 30-step episode, every step a
+    # frame (HalfCheetah's 0.05-s steps play at 20 frames a second).
+    assert default_every(CHEETAH) == 1
+    assert made == [11]
+    assert "tour_make" not in [button.key for button in at.button]  # nothing to press
+    (video,) = episode_video_files(at, served)
+    first = video_frames(video)
+    assert first.shape == (11 * 30, 240, 480, 3)
+    assert first.std() > 0  # a picture, not a blank
+    # A later visitor gets the stored tour at once: nothing is recorded again.
+    later = open_app()
+    later.switch_page("views/presentation.py").run()
+    page_ok(later)
+    assert made == [11]
+    assert episode_video_files(later, served) == [video]
     at.slider(key="tour_stops").set_value(3)
     at.slider(key="tour_steps").set_value(10)
     at.run()
     at.button(key="tour_make").click().run()
     page_ok(at)
-    assert any(text.startswith("3 stops: ") for text in captions(at))
+    assert made == [11, 3]  # another tour waits for its button
+    # Plain words for an audience: the env's one-line story, each objective, the stops.
+    assert [header.value for header in at.subheader] == ["HalfCheetah: run fast vs save energy"]
+    markdown = " ".join(block.value for block in at.markdown)
+    assert "**run** (m/s): forward speed (capped at 4) + 1. Higher is better." in markdown
+    assert "asked 3 times to trade run against energy" in markdown
+    assert (
+        "Stops: stop 1 of 3: all run (100% run, 0% energy); stop 2 of 3: balanced (50% run, "
+        "50% energy); stop 3 of 3: all energy (0% run, 100% energy)"
+    ) in captions(at)
     (video,) = episode_video_files(at, served)
     frames = video_frames(video)
     # Every stop's ten steps, a frame every `default_every` steps.
