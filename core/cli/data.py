@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from paretoscope.errors import ParetoscopeError
-from paretoscope.text import for_terminal, number
+from paretoscope.text import for_terminal, number, numbers
 
 
 def register(subparsers: Any) -> None:
@@ -182,7 +182,7 @@ def format_summary(summary: Any, path: str, kind: str) -> str:
                 f"[{_sparkline(summary.preference_histograms[index])}] over 0..1",
             )
         )
-    reference = ", ".join(f"{value:g}" for value in summary.reference_point)
+    reference = numbers(summary.reference_point)
     count = summary.n_non_dominated
     lines.append(("non-dominated", f"{count:,} {'trajectory' if count == 1 else 'trajectories'}"))
     lines.append(
