@@ -8,7 +8,7 @@ picture it drew of the same state before (and a picture, not a blank).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pytest
@@ -90,3 +90,68 @@ def test_closing_one_kind_of_env_leaves_another_kind_drawing() -> None:
     assert pygame_users() == users
     if users == 0:  # the last user gone: pygame really quit (nothing left initialised)
         assert not pygame.get_init()
+
+
+class ScriptedAgent:
+    """Plays `actions` (deep-sea-treasure: 1 down, 3 right), then repeats the last one."""
+
+    def __init__(self, env_id: str, actions: Sequence[int]) -> None:
+        from paretoscope.agents.base import AgentSpec, Conditioning
+        from paretoscope.envs import get_spec
+
+        self.actions = list(actions)
+        self.spec = AgentSpec.for_env(
+            get_spec(env_id), "policy_set", Conditioning(return_conditioned=False)
+        )
+        self.fingerprint = f"scripted-{env_id}-{self.actions}"
+        self.calls = 0
+
+    def reset(self, batch_size: int) -> None:
+        self.calls = 0
+
+    def act(
+        self, observations: np.ndarray, preferences: np.ndarray, targets: np.ndarray
+    ) -> np.ndarray:
+        action = self.actions[min(self.calls, len(self.actions) - 1)]
+        self.calls += 1
+        return np.full((len(observations), 1), action, dtype=np.float64)
+
+    def initial_target(self, preferences: np.ndarray) -> np.ndarray:
+        return np.zeros_like(np.asarray(preferences, dtype=np.float64))
+
+
+def colourful(tile: np.ndarray) -> bool:
+    """Whether `tile` shows a picture: a "draws no picture" text frame is grey only."""
+    rgb = tile.astype(int)
+    return bool((np.abs(rgb[..., 0] - rgb[..., 2]) > 60).mean() > 0.05)
+
+
+def test_compare_tiles_keep_drawing_after_one_episode_ends() -> None:
+    """The issue's Compare case: one agent finds a treasure at step 3 (right, down, down: the
+    8.2 in the second column) and its env is closed, while the other swims right to the
+    horizon; every frame of the swimmer's tile stays a picture of the sea."""
+    from paretoscope.recordings import SideBySideRequest
+
+    diver = ScriptedAgent("deep-sea-treasure-v0", [3, 1, 1])
+    swimmer = ScriptedAgent("deep-sea-treasure-v0", [3])
+    request = SideBySideRequest(
+        fingerprints=(diver.fingerprint, swimmer.fingerprint),
+        labels=("down", "right"),
+        env_id="deep-sea-treasure-v0",
+        preference=(0.5, 0.5),
+        seed=0,
+        size=64,
+        horizon=12,
+        every=1,
+        columns=2,
+    )
+    images: list[np.ndarray] = []
+    recording = request.record([diver, swimmer], on_frame=lambda frame: images.append(frame.image))
+    assert recording.frame_steps[0, -1] == 3  # the diver's episode ended on the treasure
+    np.testing.assert_allclose(recording.returns[0], [8.2, -3.0])
+    assert recording.frame_steps[1, -1] == 12  # the swimmer's went on to the horizon
+    assert len(images) == 12
+    for image in images:
+        assert image is not None
+        swimmer_tile = image[:, image.shape[1] - 64 :]
+        assert colourful(swimmer_tile)
