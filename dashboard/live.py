@@ -223,6 +223,8 @@ def show_recording(
             label=f"Episode {file_name.removesuffix('.mp4')}",
             coordinates=f"paretoscope:{key}",
         )
+        if recording.speed_text:  # a fast or short episode is slowed down: say so
+            st.caption(f"Video: {recording.speed_text}")
         st.download_button(
             "Download MP4",
             recording.video,

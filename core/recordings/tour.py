@@ -82,8 +82,8 @@ class TourRequest:
         """The tour; each stop is a lane holding the rewards of the steps the video shows.
         Raises `RenderingUnavailable` when nothing renders (a tour is its video)."""
         from paretoscope.render import RenderingUnavailable
-        from paretoscope.render.frames import playback_fps
         from paretoscope.render.front_panel import FrontPanel
+        from paretoscope.render.playback import playback_fps
         from paretoscope.render.tour import stop_label, tour_frames
 
         if not render:
