@@ -112,6 +112,11 @@ def _front_of(points: object) -> _Front:
     return _Front(array, rows, front, front.max(axis=0), front.min(axis=0))
 
 
+# A level counts as met when the return falls short of it by at most this fraction of the
+# objective's scale (`aspiration_pick`).
+ASPIRATION_TOLERANCE = 1e-3
+
+
 def _lowest_best(scores: FloatArray) -> int:
     """Position of the smallest score; scores within the tie tolerance go to the first."""
     best = float(scores.min())
@@ -127,6 +132,14 @@ class AspirationPick:
     returns: np.ndarray  # (k,)
     achievement: float  # the ASF value that was minimised (<= 0: the aspiration is met everywhere)
     difference: np.ndarray  # (k,) returns - aspiration per objective (>= 0: met or exceeded)
+    # (k,) how far a return may fall short of its level and still meet it: ASPIRATION_TOLERANCE
+    # of the objective's scale (a level typed or rounded to a few digits is not missed by that)
+    tolerance: np.ndarray
+
+    @property
+    def met(self) -> np.ndarray:
+        """(k,) whether each level is met (within the tolerance)."""
+        return np.asarray(self.difference >= -self.tolerance)
 
 
 def aspiration_pick(points: object, aspiration: object, rho: float = 1e-6) -> AspirationPick:
@@ -155,7 +168,12 @@ def aspiration_pick(points: object, aspiration: object, rho: float = 1e-6) -> As
     position = _lowest_best(scores)
     index = int(front.rows[position])
     returns = front.points[index].copy()
-    return AspirationPick(index, returns, float(scores[position]), returns - target)
+    difference = returns - target
+    # The scale a shortfall is judged on: the objective's range on the front, or, where every
+    # policy gives the same value, the size of that value (at least 1).
+    scale = np.where(front.span > 0, front.span, np.maximum(1.0, np.abs(returns)))
+    tolerance = ASPIRATION_TOLERANCE * scale
+    return AspirationPick(index, returns, float(scores[position]), difference, tolerance)
 
 
 def _knee_of(front: _Front) -> int:

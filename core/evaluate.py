@@ -35,7 +35,13 @@ from paretoscope.metrics import (
     preference_grid,
     rtg_following,
 )
-from paretoscope.results_store import KEY_COLUMN, ResultsStore, episode_key, objective_columns
+from paretoscope.results_store import (
+    KEY_COLUMN,
+    STEP_COLUMN,
+    ResultsStore,
+    episode_key,
+    objective_columns,
+)
 from paretoscope.rollout import check_agent_fits, check_horizon, check_preferences
 from paretoscope.settings import SweepSettings
 from paretoscope.sweep_batch import SweepEpisode, evaluate_batch
@@ -109,6 +115,7 @@ def sweep(
     store: ResultsStore | None = None,
     agent_id: str | None = None,
     progress: bool = True,
+    step: int | None = None,
 ) -> pd.DataFrame:
     """Evaluate `agent` on `env_id` at every (preference, seed) and return one row per episode.
 
@@ -121,7 +128,9 @@ def sweep(
     ``backend="local"`` shards batches of ``batch_size`` episodes over ``workers`` processes
     (default: all cores; 1 runs in this process); ``backend="ray"`` uses a Ray cluster at
     ``address`` (or a local one). Same settings give the same table. With a `store`, episodes
-    it holds are read, not recomputed; `agent_id` names the agent in the table.
+    it holds are read, not recomputed; `agent_id` names the agent in the table. `step` (a
+    run snapshot's training step) is the table's and the store's ``step`` column; without
+    it the store's ``step`` is null and the table has no such column.
     """
     settings = settings or SweepSettings()
     spec = get_spec(env_id)
@@ -146,8 +155,9 @@ def sweep(
         if sharing is not None:
             batch, table = _shared(batch, table, sharing, spec, agent)
         table.insert(0, "agent", name)
-        table.insert(1, "agent_fingerprint", fingerprint)
-        table.insert(2, "env", env_id)
+        table.insert(1, STEP_COLUMN, pd.array([step] * len(table), dtype="Int64"))
+        table.insert(2, "agent_fingerprint", fingerprint)
+        table.insert(3, "env", env_id)
         table[KEY_COLUMN] = [key_of[request] for request in batch]
         return table
 
@@ -192,6 +202,10 @@ def sweep(
     table["_order"] = table[KEY_COLUMN].map(order)
     table = table.sort_values("_order").drop(columns="_order").reset_index(drop=True)
     table["agent"] = name
+    if step is None:
+        table = table.drop(columns=STEP_COLUMN, errors="ignore")
+    else:  # this run's step, also for an episode stored earlier under another snapshot's
+        table[STEP_COLUMN] = int(step)
     # Episodes stored before discounting existed have no gamma column: they are undiscounted.
     table["gamma"] = table["gamma"].fillna(1.0) if "gamma" in table else 1.0
     return table

@@ -6,6 +6,10 @@ was computing. A shard's name carries the SHA-256 of its bytes: a shard whose by
 disk is detected, set aside and its episodes computed again. Rows are keyed by
 `episode_key` (agent fingerprint, env, preference, target, seed, horizon); when two shards
 hold the same key the first one read wins.
+
+Every shard has a nullable integer `step` column, right after `agent`: the training step of a
+run's snapshot (`paretoscope.runs.sweep`), null for any other agent. Shards written before the
+column existed read as null there.
 """
 
 from __future__ import annotations
@@ -29,7 +33,20 @@ if TYPE_CHECKING:
     from paretoscope.envs import EnvSpec
 
 KEY_COLUMN = "episode_key"
+STEP_COLUMN = "step"  # a run snapshot's training step; null for other agents
 _SHARD_SUFFIX = ".parquet"
+
+
+def with_step_column(rows: pd.DataFrame) -> pd.DataFrame:
+    """`rows` with a nullable integer (Int64) `step` column, null where it had none; placed
+    after `agent` when it is added."""
+    rows = rows.copy()
+    if STEP_COLUMN in rows.columns:
+        rows[STEP_COLUMN] = rows[STEP_COLUMN].astype("Int64")
+        return rows
+    position = rows.columns.get_loc("agent") + 1 if "agent" in rows.columns else rows.shape[1]
+    rows.insert(int(position), STEP_COLUMN, pd.array([pd.NA] * len(rows), dtype="Int64"))
+    return rows
 
 
 def objective_columns(prefix: str, spec: EnvSpec) -> list[str]:
@@ -104,10 +121,11 @@ class ResultsStore:
             self._set_aside(path)
             return None
         try:
-            return pd.read_parquet(io.BytesIO(data))
+            frame = pd.read_parquet(io.BytesIO(data))
         except Exception:  # noqa: BLE001 - any unreadable shard is treated as corrupt
             self._set_aside(path)
             return None
+        return with_step_column(frame)  # shards older than the column: null steps
 
     @staticmethod
     def _set_aside(path: Path) -> None:
@@ -121,7 +139,7 @@ class ResultsStore:
             raise ValueError(f"rows must have a {KEY_COLUMN!r} column")
         folder = self._folder(env_id)
         buffer = io.BytesIO()
-        rows.to_parquet(buffer, index=False)
+        with_step_column(rows).to_parquet(buffer, index=False)
         data = buffer.getvalue()
         digest = hashlib.sha256(data).hexdigest()[:16]
         final_path = folder / f"{uuid.uuid4().hex[:12]}-{digest}{_SHARD_SUFFIX}"

@@ -4,7 +4,8 @@ preference.
 
 `SweepRequest` names one such sweep by plain values (its key identifies it for whoever runs
 it, e.g. the dashboard's worker pool); `run_sweep` evaluates what the store lacks;
-`mean_per_preference` gives the points a front shows.
+`mean_per_preference` gives the points a front shows; `ignores_preference` tells a sweep whose
+returns do not depend on the preference.
 """
 
 from __future__ import annotations
@@ -133,3 +134,19 @@ def mean_per_preference(table: pd.DataFrame, env_id: str) -> dict[str, np.ndarra
     if "explicit_target" in table:
         means["explicit_target"] = grouped["explicit_target"].max()["explicit_target"].to_numpy()
     return objective_arrays(means, env_id)
+
+
+# Returns this close (relative to their size, at least 1) count as the same.
+SAME_RETURNS = 1e-6
+
+
+def ignores_preference(returns: np.ndarray) -> bool:
+    """Whether a sweep's per-preference returns (N, n_obj) are all the same (within
+    SAME_RETURNS): the agent behaves alike whatever the preference, as a baseline such as
+    random does. False for fewer than two preferences (nothing to tell)."""
+    values = np.asarray(returns, dtype=np.float64)
+    if values.ndim != 2 or len(values) < 2:
+        return False
+    spread = values.max(axis=0) - values.min(axis=0)
+    scale = np.maximum(1.0, np.abs(values).max(axis=0))
+    return bool((spread <= SAME_RETURNS * scale).all())

@@ -1,9 +1,10 @@
-"""Strings from files and links, made safe to show: every control, format or separator
-character (newlines, terminal escapes, bidirectional overrides, zero-width marks) written as a
-visible ``\\u…`` escape, and the length capped. The terminal and the dashboard both use it."""
+"""Text to show: strings from files and links made safe (every control, format or separator
+character written as a visible ``\\u…`` escape, the length capped), and the one number
+formatter every page, table, report and command line uses."""
 
 from __future__ import annotations
 
+import math
 import unicodedata
 
 # Unicode categories that are not visible text: controls, formats (bidi overrides,
@@ -29,3 +30,52 @@ def for_terminal(text: object) -> str:
     """`text` for a terminal: lines and tabs kept, every other invisible character (an escape
     sequence from a file's name or field) written visibly."""
     return printable(text, keep="\n\t")
+
+
+# Shown for a missing value (None or NaN) wherever a number would be.
+MISSING = "—"
+# Magnitudes outside [SMALLEST_PLAIN, LARGEST_PLAIN) are written in scientific notation.
+SMALLEST_PLAIN = 1e-4
+LARGEST_PLAIN = 1e15
+
+
+def number(value: float | None, digits: int = 4) -> str:
+    """`value` for a reader: `digits` significant digits but never fewer than its integer
+    digits, thousands separated, no trailing zeros, no "-0"; "—" when missing.
+
+    5374273.3989 -> "5,374,273", 2170.4 -> "2,170", 4.41602 -> "4.416", 0.5 -> "0.5",
+    -1e-9 with 4 digits -> "-1e-09", None or NaN -> "—".
+    """
+    if value is None:
+        return MISSING
+    value = float(value)
+    if math.isnan(value):
+        return MISSING
+    if math.isinf(value):
+        return "∞" if value > 0 else "-∞"
+    if value == 0:
+        return "0"
+    magnitude = abs(value)
+    if magnitude < SMALLEST_PLAIN or magnitude >= LARGEST_PLAIN:
+        mantissa, exponent = f"{value:.{max(digits - 1, 0)}e}".split("e")
+        if "." in mantissa:
+            mantissa = mantissa.rstrip("0").rstrip(".")
+        return f"{mantissa}e{exponent}"
+    decimals = max(digits - 1 - math.floor(math.log10(magnitude)), 0)
+    shown = f"{value:,.{decimals}f}"
+    if "." in shown:
+        shown = shown.rstrip("0").rstrip(".")
+    return "0" if shown == "-0" else shown
+
+
+def signed(value: float | None, digits: int = 4) -> str:
+    """`number(value)` with a "+" before a positive value (a difference): "+1.5", "-2", "0"."""
+    shown = number(value, digits)
+    return shown if shown in ("0", MISSING) or shown.startswith("-") else "+" + shown
+
+
+def numbers(values: object, digits: int = 4) -> str:
+    """Several numbers, comma separated (each by `number`): "1,200, 0.5" would be ambiguous,
+    so they are joined by "; " when any of them has a thousands separator."""
+    shown = [number(float(value), digits) for value in values]  # type: ignore[attr-defined]
+    return ("; " if any("," in text for text in shown) else ", ").join(shown)

@@ -70,6 +70,20 @@ def _check_output(path: str | Path, suffix: str) -> Path:
     return target
 
 
+def _check_seconds(seconds: float) -> float:
+    if not (isinstance(seconds, int | float) and math.isfinite(seconds) and seconds >= 0):
+        raise ParetoscopeError(f"min_seconds: expected a number >= 0, got {seconds!r}")
+    return float(seconds)
+
+
+def lasting_fps(fps: float, frames: int, min_seconds: float) -> float:
+    """The frame rate a video of `frames` frames asked at `fps` plays at when it must last at
+    least `min_seconds`: `fps`, or slower for a video that would end sooner."""
+    if min_seconds > 0 and frames < fps * min_seconds:
+        return max(frames, 1) / min_seconds
+    return fps
+
+
 def _check_fps(fps: float) -> float:
     if not (isinstance(fps, int | float) and math.isfinite(fps) and 0 < fps <= 1000):
         raise ParetoscopeError(f"fps: expected a number in (0, 1000], got {fps!r}")
@@ -87,10 +101,23 @@ class _FfmpegWriter:
     which frees the CPU for it.
     """
 
-    def __init__(self, path: Path, fps: float, codec: str, pix_fmt: str, params: list[str]):
+    def __init__(
+        self,
+        path: Path,
+        fps: float,
+        codec: str,
+        pix_fmt: str,
+        params: list[str],
+        min_seconds: float = 0.0,
+    ):
         self.path = path
         self.fps = fps
         self.frame_count = 0
+        # Frames held back until they fill `min_seconds` at `fps`: a video that ends sooner is
+        # slowed down to last `min_seconds` (its frame rate is only fixed when ffmpeg starts).
+        self._min_frames = math.ceil(_check_seconds(min_seconds) * fps - 1e-9)
+        self._min_seconds = min_seconds
+        self._held: list[np.ndarray] = []
         self._codec, self._pix_fmt, self._params = codec, pix_fmt, params
         self._size: tuple[int, int] | None = None  # (height, width) of the incoming frames
         self._process: subprocess.Popen[bytes] | None = None
@@ -104,7 +131,6 @@ class _FfmpegWriter:
         frame = check_frame(frame)
         if self._size is None:
             self._size = (frame.shape[0], frame.shape[1])
-            self._start()
         elif frame.shape[:2] != self._size:
             raise ParetoscopeError(
                 f"frame {self.frame_count}: expected {self._size[1]}x{self._size[0]} like the "
@@ -112,8 +138,19 @@ class _FfmpegWriter:
             )
         self._raise_failure()
         # A copy: the caller may reuse its buffer before the feeder gets to this frame.
-        self._queue.put(np.array(pad_to_even(frame), order="C", copy=True))
+        self._held.append(np.array(pad_to_even(frame), order="C", copy=True))
         self.frame_count += 1
+        if self._process is not None or self.frame_count >= self._min_frames:
+            self._release()
+
+    def _release(self) -> None:
+        """Start ffmpeg if it has not started, and hand it the frames held back."""
+        if self._process is None:
+            self.fps = lasting_fps(self.fps, self.frame_count, self._min_seconds)
+            self._start()
+        for frame in self._held:
+            self._queue.put(frame)
+        self._held = []
 
     def _start(self) -> None:
         import imageio_ffmpeg
@@ -167,8 +204,10 @@ class _FfmpegWriter:
 
     def finish(self) -> None:
         """Wait for ffmpeg to write the file; a video needs at least one frame."""
-        if self._process is None or self._feeder is None:
+        if self.frame_count == 0:
             raise ParetoscopeError("video: no frames to encode")
+        self._release()
+        assert self._process is not None and self._feeder is not None
         self._queue.put(None)
         self._feeder.join()
         process, self._process = self._process, None
@@ -181,6 +220,7 @@ class _FfmpegWriter:
 
     def abort(self) -> None:
         """Stop ffmpeg (if running) without caring for the file."""
+        self._held = []
         if self._process is not None:
             process, self._process = self._process, None
             process.kill()
@@ -208,6 +248,9 @@ class Mp4Encoder:
 
     With `path`, the video is written there; otherwise to a temporary file removed on close.
     Use it as a context manager so that ffmpeg is stopped even when the frames stop early.
+    With `min_seconds`, a video whose frames would play for less is slowed down to last that
+    long (`fps` then tells the rate it was encoded at; up to `fps * min_seconds` frames wait
+    in memory before encoding starts).
     """
 
     def __init__(
@@ -216,6 +259,7 @@ class Mp4Encoder:
         path: str | Path | None = None,
         preset: str = DEFAULT_PRESET,
         crf: int = DEFAULT_CRF,
+        min_seconds: float = 0.0,
     ) -> None:
         fps = _check_fps(fps)
         if not 0 <= int(crf) <= 51:
@@ -229,12 +273,18 @@ class Mp4Encoder:
             target = _check_output(path, ".mp4")
         params = ["-preset", preset, "-crf", str(int(crf)), "-threads", str(ENCODER_THREADS)]
         params += ["-movflags", "+faststart"]
-        self._writer = _FfmpegWriter(target, fps, "libx264", "yuv420p", params)
+        self._writer = _FfmpegWriter(target, fps, "libx264", "yuv420p", params, min_seconds)
         self._finished = False
 
     @property
     def path(self) -> Path:
         return self._writer.path
+
+    @property
+    def fps(self) -> float:
+        """The frame rate the video plays at (lower than asked for a video slowed down to
+        `min_seconds`; final once `finish` has returned)."""
+        return self._writer.fps
 
     @property
     def frame_count(self) -> int:
@@ -269,32 +319,42 @@ def encode_mp4(
     path: str | Path | None = None,
     preset: str = DEFAULT_PRESET,
     crf: int = DEFAULT_CRF,
+    min_seconds: float = 0.0,
 ) -> bytes:
     """Encode `frames` as an H.264 MP4 (yuv420p, moov first) played at `fps`; its bytes.
 
     With `path`, the file is also kept there. Frames are consumed as they come (a generator is
-    encoded while it runs).
+    encoded while it runs). `min_seconds`: as for `Mp4Encoder`.
     """
-    with Mp4Encoder(fps, path, preset=preset, crf=crf) as encoder:
+    with Mp4Encoder(fps, path, preset=preset, crf=crf, min_seconds=min_seconds) as encoder:
         for frame in frames:
             encoder.add(frame)
         return encoder.finish()
 
 
-def encode_gif(frames: Iterable[np.ndarray], fps: float, path: str | Path | None = None) -> bytes:
+def encode_gif(
+    frames: Iterable[np.ndarray],
+    fps: float,
+    path: str | Path | None = None,
+    min_seconds: float = 0.0,
+) -> bytes:
     """Encode `frames` as a looping GIF (one palette for the whole clip); its bytes.
 
     GIFs are large and slow to make (about 10x an MP4); frame rates above 50 drop frames.
+    `min_seconds`: as for `Mp4Encoder` (a slowed-down GIF repeats frames to keep its delays).
     """
     fps = _check_fps(fps)
+    # Only a GIF faster than it can play drops frames (a slowed-down one keeps each frame).
+    drop = f"fps={GIF_MAX_FPS:g}," if fps > GIF_MAX_FPS else ""
     palette_filter = (
-        f"fps={min(fps, GIF_MAX_FPS):g},split[frames][copy];"
+        f"{drop}split[frames][copy];"
         "[copy]palettegen=stats_mode=diff[palette];[frames][palette]paletteuse"
     )
     chosen = None if path is None else _check_output(path, ".gif")
     with tempfile.TemporaryDirectory(prefix="paretoscope-") as folder:
         target = chosen if chosen is not None else Path(folder) / "video.gif"
-        writer = _FfmpegWriter(target, fps, "gif", "pal8", ["-vf", palette_filter, "-loop", "0"])
+        params = ["-vf", palette_filter, "-loop", "0"]
+        writer = _FfmpegWriter(target, fps, "gif", "pal8", params, min_seconds)
         try:
             for frame in frames:
                 writer.add(frame)

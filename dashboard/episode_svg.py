@@ -17,15 +17,13 @@ import numpy as np
 
 from paretoscope.dashboard.figures.episode import episode_series
 from paretoscope.dashboard.figures.style import PALETTE
+from paretoscope.text import number
 
 WIDTH, HEIGHT = 640, 360
 LEFT, RIGHT, TOP, BOTTOM = 64, 12, 34, 34  # margins around the plot area
 GAP = 30  # between the two panels
 FONT = 'font-family="sans-serif" font-size="12" fill="#555"'
-
-
-def _number(value: float) -> str:
-    return f"{value:.3g}"
+LABEL_CLEARANCE = 14  # pixels between the zero line's label and the top or bottom one
 
 
 def _range(values: np.ndarray) -> tuple[float, float]:
@@ -56,8 +54,8 @@ def _panel(
         'stroke="#ddd"/>',
         f'<text x="{left + width / 2}" y="{top - 6}" text-anchor="middle" {FONT}>'
         f"{html.escape(title)}</text>",
-        f'<text x="{left - 6}" y="{top + 10}" text-anchor="end" {FONT}>{_number(high)}</text>',
-        f'<text x="{left - 6}" y="{top + height}" text-anchor="end" {FONT}>{_number(low)}</text>',
+        f'<text x="{left - 6}" y="{top + 10}" text-anchor="end" {FONT}>{number(high)}</text>',
+        f'<text x="{left - 6}" y="{top + height}" text-anchor="end" {FONT}>{number(low)}</text>',
     ]
     if low < 0 < high:  # the zero line
         zero = top + height * high / (high - low)
@@ -65,7 +63,11 @@ def _panel(
             f'<line x1="{left}" x2="{left + width}" y1="{zero:.1f}" y2="{zero:.1f}" '
             'stroke="#ccc" stroke-dasharray="4 3"/>'
         )
-        parts.append(f'<text x="{left - 6}" y="{zero + 4:.1f}" text-anchor="end" {FONT}>0</text>')
+        # Its "0" only where it does not print over the top or bottom value.
+        if min(zero - top, top + height - zero) >= LABEL_CLEARANCE:
+            parts.append(
+                f'<text x="{left - 6}" y="{zero + 4:.1f}" text-anchor="end" {FONT}>0</text>'
+            )
     x_span = max(x_high - x_low, 1e-12)
     for index in range(values.shape[1]):
         column = values[:, index]
@@ -119,7 +121,7 @@ def episode_svg(
         anchor = ("start", "middle", "end")[int(fraction * 2)]
         parts.append(
             f'<text x="{LEFT + fraction * width}" y="{axis_y}" text-anchor="{anchor}" {FONT}>'
-            f"{_number(tick)}</text>"
+            f"{number(tick)}</text>"
         )
     parts.append(
         f'<text x="{LEFT + width / 2}" y="{HEIGHT - 4}" text-anchor="middle" {FONT}>step</text>'

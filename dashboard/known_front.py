@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from paretoscope.dashboard.messages import inert
 from paretoscope.envs.known_fronts import AgainstKnown, KnownFront
+from paretoscope.text import number
 
 # The indicators a page shows against a known front, in order: (label, attribute).
 INDICATORS = (
@@ -39,5 +40,5 @@ def indicators_text(against: AgainstKnown) -> str:
     values = indicator_values(against)
     if not values:
         return "no points yet to measure against it"
-    shown = " · ".join(f"{label} {value:.4g}" for label, value in values.items())
+    shown = " · ".join(f"{label} {number(value)}" for label, value in values.items())
     return shown + " (lower is better; each point's regret is in its hover)"

@@ -223,6 +223,8 @@ def show_recording(
             label=f"Episode {file_name.removesuffix('.mp4')}",
             coordinates=f"paretoscope:{key}",
         )
+        if recording.speed_text:  # a fast or short episode is slowed down: say so
+            st.caption(f"Video: {recording.speed_text}")
         st.download_button(
             "Download MP4",
             recording.video,
@@ -236,16 +238,20 @@ def show_recording(
         st.warning("video unavailable: " + inert(why, MESSAGE_LIMIT))
     if chart and recording.length:
         steps, cumulative = recording.frame_steps[0], recording.cumulative(0)
+        # A finished episode's step axis is its own length: a 6-step episode drawn on the
+        # horizon's 0-1000 looked blank.
         # A picture by default (cheap for every viewer's browser); the interactive chart (hover
         # for values, zoom) on request.
         if st.toggle("Interactive reward chart", key=f"{key}_interactive"):
             st.plotly_chart(
-                episode_figure(objective_names, steps, cumulative, horizon),
+                episode_figure(objective_names, steps, cumulative, recording.length),
                 key=f"{key}_episode",
                 width="stretch",
             )
         else:
-            st.image(episode_svg(objective_names, steps, cumulative, horizon), width="stretch")
+            st.image(
+                episode_svg(objective_names, steps, cumulative, recording.length), width="stretch"
+            )
 
 
 def _chart(slot: Any, objective_names: Sequence[str], steps: Sequence[Any], horizon: int) -> None:

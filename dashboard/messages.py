@@ -25,7 +25,7 @@ import streamlit as st
 from paretoscope.dashboard.folders import hidden_folders
 from paretoscope.dashboard.streamlit_internals import server_logger
 from paretoscope.errors import ParetoscopeError
-from paretoscope.text import printable
+from paretoscope.text import number, printable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -75,6 +75,12 @@ def plain_caption(text: object, limit: int = MESSAGE_LIMIT) -> None:
     # Escaped first: the <code> tags are the only markup, around text that holds none.
     escaped = re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(shown, quote=True))
     st.html(f'<p style="{_CAPTION_STYLE}">{escaped}</p>')
+
+
+def literal(text: object, limit: int = VALUE_LIMIT) -> str:
+    """Markdown that shows `text` as plain words (no code span): every markdown character
+    backslash-escaped, invisible characters written visibly, at most `limit` characters."""
+    return re.sub(r"([\\`*_{}\[\]<>()#+\-.!|~:$&])", r"\\\1", printable(text, limit))
 
 
 def as_viewer_sees(text: str, hidden_folders: Sequence[Path] = ()) -> str:
@@ -132,8 +138,7 @@ def guard(what: str) -> Iterator[None]:
         )
 
 
-def describe(
-    names: Sequence[str], values: Sequence[float] | np.ndarray, digits: str = ".4g"
-) -> str:
-    """ "run 1.2, energy 3.4": objective names with values."""
-    return ", ".join(f"{n} {float(v):{digits}}" for n, v in zip(names, values, strict=True))
+def describe(names: Sequence[str], values: Sequence[float] | np.ndarray, digits: int = 4) -> str:
+    """ "run 1.2, energy 3.4": objective names with values (to `digits` significant digits,
+    by the one formatter)."""
+    return ", ".join(f"{n} {number(v, digits)}" for n, v in zip(names, values, strict=True))

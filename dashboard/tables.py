@@ -18,6 +18,7 @@ import pandas as pd
 from paretoscope.catalog import AgentAsset
 from paretoscope.metrics import Interval, RtgFollowing, compare_with_front, front_summary
 from paretoscope.mixing import one_env
+from paretoscope.text import MISSING, number
 
 if TYPE_CHECKING:
     from paretoscope.envs.known_fronts import KnownFront
@@ -153,13 +154,14 @@ def best_per_column(
 
 
 def styled_metrics(table: pd.DataFrame) -> pd.io.formats.style.Styler:
-    """`table` with the best value per column highlighted, numbers formatted to 4 digits."""
+    """`table` with the best value per column highlighted, its numbers written by the one
+    formatter (`paretoscope.text.number`), "—" where a value is missing."""
     marks = best_per_column(table)
     styler = table.style.apply(
         lambda column: [BEST_STYLE if marked else "" for marked in marks[column.name]],
         axis=0,
     )
-    return styler.format(precision=4, na_rep="—")
+    return styler.format(number, na_rep=MISSING)
 
 
 def distinct_labels(agents: Sequence[AgentAsset]) -> dict[str, str]:

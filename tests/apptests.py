@@ -255,6 +255,19 @@ def compare_metrics_table(at) -> Any:  # noqa: ANN001, ANN401 - an AppTest; a Da
     return next(frame.value for frame in at.dataframe if "hypervolume" in frame.value.columns)
 
 
+def compare_metrics_shown(at) -> tuple[Any, str]:  # noqa: ANN001 - an AppTest
+    """The Compare page's metrics table as a viewer reads it: its cells' shown text (the
+    table's display values; "" for a missing one) and what a missing cell shows instead."""
+    from streamlit import dataframe_util
+
+    (element,) = [frame for frame in at.dataframe if "hypervolume" in frame.value.columns]
+    shown = dataframe_util.convert_arrow_bytes_to_pandas_df(
+        element.proto.arrow_data.styler.display_values
+    )
+    placeholder = element.proto.placeholder if element.proto.HasField("placeholder") else ""
+    return shown, placeholder
+
+
 def trajectory_returns(at) -> dict[int, np.ndarray]:  # noqa: ANN001 - an AppTest
     """Each trajectory's stored return as the dataset page's chart draws it (its two axes),
     by the trajectory's index."""

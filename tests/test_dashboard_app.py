@@ -18,8 +18,10 @@ import pytest
 from paretoscope.agents import load
 from paretoscope.metrics import front_summary, hypervolume
 from paretoscope.rollout import rollout_batch
+from paretoscope.text import number
 from tests.apptests import (
     captions,
+    compare_metrics_shown,
     compare_metrics_table,
     count_episode_recordings,
     episode_chart,
@@ -388,6 +390,32 @@ def test_target_mode_asks_for_a_return(app_env: Path, assets: Path) -> None:
     assert shown_episode(at).target == pytest.approx(expected)
 
 
+def test_explore_says_in_words_what_the_axes_and_targets_mean(app_env: Path) -> None:
+    at = open_app()
+    page_ok(at)
+    layout = front_chart_figure(at)["layout"]
+    assert layout["xaxis"]["title"]["text"] == "run return (m/s), higher is better"
+    assert layout["yaxis"]["title"]["text"] == "energy return, higher is better"
+    texts = captions(at)
+    assert any("higher means less energy used" in text for text in texts), texts
+    assert any(text.startswith("Left to itself at this preference") for text in texts), texts
+    assert not any("asks itself" in text for text in texts)
+    at.toggle(key="target_mode").set_value(True).run()
+    # A target far beyond every swept return: the page says it may be out of reach.
+    at.number_input(key="w_target_0").set_value(1e6)
+    at.number_input(key="w_target_1").set_value(1e6).run()
+    page_ok(at)
+    notes = " ".join(warning.value for warning in at.warning)
+    assert "reached this target in run, energy" in notes and "out of the agent's reach" in notes
+    # One the sweep reached (its lowest returns): no such note.
+    swept = front_points(at, "MORvS (untrained)").values()
+    lowest = np.min([point.returns for point in swept], axis=0)
+    at.number_input(key="w_target_0").set_value(float(lowest[0]))
+    at.number_input(key="w_target_1").set_value(float(lowest[1])).run()
+    page_ok(at)
+    assert not any("out of the agent's reach" in warning.value for warning in at.warning)
+
+
 def test_policy_set_has_no_target_mode(app_env: Path) -> None:
     at = open_app({"agent": "cheetah-policies"})
     page_ok(at)
@@ -497,6 +525,15 @@ def test_compare_random_beside_a_trained_agent_and_leave_other_envs_out(
     assert table.loc["random (uniform baseline)", "hypervolume"] == pytest.approx(
         expected.hypervolume
     )
+    # As shown: the one formatter's text, and "—" (as the caption promises) where random, not
+    # return-conditioned, has no RTG error.
+    shown, placeholder = compare_metrics_shown(at)
+    assert placeholder == "—"
+    row = list(table.index).index("random (uniform baseline)")
+    column = list(table.columns).index("hypervolume")
+    assert shown.iloc[row, column] == number(expected.hypervolume)
+    rtg_column = list(table.columns).index("RTG weighted error")
+    assert shown.iloc[row, rtg_column] == "—"
     # Another env in the sidebar: the selection keeps only what that env has (random), and
     # says what it left out.
     at.selectbox(key="env").set_value(HOPPER3).run()
@@ -523,7 +560,7 @@ def test_rtg_and_metrics_page(app_env: Path, assets: Path) -> None:
     expected = hypervolume(rows[["return_run", "return_energy"]].to_numpy(), (20.0, 0.0))
     assert any(text.startswith("Reference point (20.0, 0.0) (edited") for text in captions(at))
     shown, shaded = shown_hypervolume(at)
-    assert shown == f"{expected:.4g}" and shaded == pytest.approx(expected)
+    assert shown == number(expected) and shaded == pytest.approx(expected)
     assert at.query_params["ref"] in ("20,0", ["20,0"])
 
 
@@ -544,7 +581,7 @@ def test_rtg_page_explains_agents_without_targets(app_env: Path, assets: Path) -
     rows = stored[stored["agent"] == "cheetah-policies"]
     expected = hypervolume(rows[["return_run", "return_energy"]].to_numpy(), (0.0, 0.0))
     shown, shaded = shown_hypervolume(at)
-    assert shown == f"{expected:.4g}" and shaded == pytest.approx(expected)
+    assert shown == number(expected) and shaded == pytest.approx(expected)
 
 
 def test_dataset_page_replays_a_stored_trajectory(app_env: Path, assets: Path) -> None:
@@ -570,19 +607,62 @@ def test_dataset_page_replays_a_stored_trajectory(app_env: Path, assets: Path) -
     np.testing.assert_allclose(replayed[-1], data.returns[5], rtol=1e-9)
 
 
-def test_presentation_page_makes_a_tour(app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _count_tours(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The stop count of every tour recorded from now on, in order."""
+    from paretoscope.recordings import TourRequest
+
+    made: list[int] = []
+    record = TourRequest.record
+
+    def counting(self, agents, on_frame=None, render=True):  # noqa: ANN001, ANN202
+        made.append(len(self.stops))
+        return record(self, agents, on_frame, render)
+
+    monkeypatch.setattr(TourRequest, "record", counting)
+    return made
+
+
+def test_presentation_page_opens_with_its_tour_and_makes_others(
+    app_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from paretoscope.render import default_every
 
     served = served_files(monkeypatch)
+    made = _count_tours(monkeypatch)
     at = open_app()
     at.switch_page("views/presentation.py").run()
     page_ok(at)
+    # A first visit, no click: the page's own tour is made and plays. 11 stops (0%, 10%, ...,
+    # 100% run, all on the sweep's grid of 20), each the whole 30-step episode, every step a
+    # frame (HalfCheetah's 0.05-s steps play at 20 frames a second).
+    assert default_every(CHEETAH) == 1
+    assert made == [11]
+    assert "tour_make" not in [button.key for button in at.button]  # nothing to press
+    (video,) = episode_video_files(at, served)
+    first = video_frames(video)
+    assert first.shape == (11 * 30, 240, 480, 3)
+    assert first.std() > 0  # a picture, not a blank
+    # A later visitor gets the stored tour at once: nothing is recorded again.
+    later = open_app()
+    later.switch_page("views/presentation.py").run()
+    page_ok(later)
+    assert made == [11]
+    assert episode_video_files(later, served) == [video]
     at.slider(key="tour_stops").set_value(3)
     at.slider(key="tour_steps").set_value(10)
     at.run()
     at.button(key="tour_make").click().run()
     page_ok(at)
-    assert any(text.startswith("3 stops: ") for text in captions(at))
+    assert made == [11, 3]  # another tour waits for its button
+    # Plain words for an audience: the env's one-line story, each objective, the stops.
+    assert [header.value for header in at.subheader] == ["HalfCheetah: run fast vs save energy"]
+    markdown = " ".join(block.value for block in at.markdown)
+    assert "**run** (m/s): forward speed (capped at 4) + 1. Higher is better." in markdown
+    assert "asked 3 times to trade run against energy" in markdown
+    assert (
+        "Stops: stop 1 of 3: all run (100% run, 0% energy); stop 2 of 3: balanced (50% run, "
+        "50% energy); stop 3 of 3: all energy (0% run, 100% energy)"
+    ) in captions(at)
     (video,) = episode_video_files(at, served)
     frames = video_frames(video)
     # Every stop's ten steps, a frame every `default_every` steps.

@@ -131,7 +131,7 @@ def test_the_page_shows_every_policy_of_the_grid_linked(app) -> None:  # noqa: A
     page_ok(at)
     # Six objectives: the default grid is 1/4, C(4 + 5, 5) = 126 preferences.
     assert len(_policies(at)) == comb(4 + 5, 5) == 126
-    assert any(text.startswith("No of 126 policies selected") for text in captions(at))
+    assert any(text.startswith("No policy selected yet (of 126).") for text in captions(at))
     matrix, parallel, views = _views(at)
     # One scatter matrix of the six objectives: non-dominated and dominated policies, each
     # policy once, carrying its id.
@@ -221,3 +221,22 @@ def test_a_grid_too_fine_is_refused_with_a_message(app) -> None:  # noqa: ANN001
     at.number_input(key=f"decide_granularity_{FRUIT}").set_value(40).run()
     assert not at.exception
     assert any("at most 5000 policies" in warning.value for warning in at.warning)
+
+
+def test_a_preference_blind_agent_is_named_and_its_levels_met_within_rounding(app) -> None:  # noqa: ANN001
+    """random on fruit-tree: every preference gives the same returns (as core's sweep shows),
+    the page says the agent ignores the preference, and the default aspiration (the front's
+    midpoint typed to 4 digits) is met in all six objectives, every bar at 0."""
+    at = app
+    at.selectbox(key="agent").set_value("random").run()
+    page_ok(at)
+    notes = " ".join(info.value for info in at.info)
+    assert "ignores the preference" in notes, notes
+    assert any("It meets 6 of 6 levels" in text for text in captions(at)), captions(at)
+    (bars,) = [
+        trace
+        for chart in at.get("plotly_chart")
+        for trace in json.loads(chart.proto.spec)["data"]
+        if trace.get("type") == "bar"
+    ]
+    assert bars["text"] == ["0"] * 6

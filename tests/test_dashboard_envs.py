@@ -14,6 +14,7 @@ import pytest
 from paretoscope.agents.random_agent import RandomAgent
 from paretoscope.envs import get_spec, list_ids
 from paretoscope.rollout import rollout_batch
+from paretoscope.text import number
 from tests.apptests import (
     captions,
     episode_returns,
@@ -119,7 +120,7 @@ def test_any_env_opens_with_the_random_agent_and_its_exact_front(
         ("max utility loss", expected.maximum_utility_loss),
         ("mean regret", expected.mean_regret),
     ):
-        assert f"{label} {value:.4g}" in indicators, indicators
+        assert f"{label} {number(value)}" in indicators, indicators
     # A frame for each step its reward chart shows.
     frames = video_frames(video)
     steps, _ = episode_chart(at)
@@ -204,10 +205,10 @@ def test_the_metrics_page_shows_the_indicators_at_the_sidebar_gamma(no_assets: P
     assert any("Returns are discounted by γ = 0.95." in text for text in captions(at))
     shown, shaded = shown_hypervolume(at)
     expected = summary.front.hypervolume
-    assert shown == f"{expected:.4g}" and shaded == pytest.approx(expected)
+    assert shown == number(expected) and shaded == pytest.approx(expected)
     metrics = metric_values(at)
-    assert metrics["IGD (lower is better)"] == f"{summary.against_known.igd:.4g}"
-    assert metrics["mean regret (lower is better)"] == f"{summary.against_known.mean_regret:.4g}"
+    assert metrics["IGD (lower is better)"] == number(summary.against_known.igd)
+    assert metrics["mean regret (lower is better)"] == number(summary.against_known.mean_regret)
     assert known_front(DST, 0.95).gamma == 0.95
 
 

@@ -25,7 +25,15 @@ from paretoscope.dashboard.tables import (
     styled_metrics,
 )
 from paretoscope.metrics import front_summary, rtg_following
-from paretoscope.render.front_panel import HIGHLIGHT, FrontPanel
+from paretoscope.render.front_panel import (
+    BACKGROUND,
+    CLOUD,
+    DOMINATED,
+    FRONT,
+    HIGHLIGHT,
+    TRAIL,
+    FrontPanel,
+)
 from tests.polygons import polygon_area
 
 
@@ -316,6 +324,98 @@ def test_tour_panel_highlights_the_point_where_it_belongs() -> None:
     assert tuple(moved[row, column]) != HIGHLIGHT
 
 
+def _drawn_texts(monkeypatch: pytest.MonkeyPatch) -> list[tuple[float, float, str, object]]:
+    """(x, y, text, font) of every text Pillow draws from now on."""
+    from PIL import ImageDraw
+
+    drawn: list[tuple[float, float, str, object]] = []
+    text = ImageDraw.ImageDraw.text
+
+    def keeping(self, xy, content, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        drawn.append((float(xy[0]), float(xy[1]), str(content), kwargs.get("font")))
+        return text(self, xy, content, *args, **kwargs)
+
+    monkeypatch.setattr(ImageDraw.ImageDraw, "text", keeping)
+    return drawn
+
+
+def test_tour_panel_has_tick_values_and_a_legend_where_they_belong(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    drawn = _drawn_texts(monkeypatch)
+    points = np.array([[0.0, 50.0], [100.0, 0.0], [50.0, 25.0], [40.0, 20.0]])  # the last beaten
+    cloud = np.array([[10.0, 10.0], [60.0, 5.0]])
+    panel = FrontPanel(("run", "energy"), points, size=480, cloud=cloud)
+    image = panel.draw((50.0, 25.0))
+    # By hand: values padded by 8% of their span, x in [-8, 108] and y in [-4, 54]; about 4
+    # ticks each, on the round step nearest a quarter of the span (29 -> 20 and 14.5 -> 20).
+    # A 480-px panel has 15-px text; the plot spans columns 75..460 and rows 30..435.
+    x_ticks = {"0": 0.0, "20": 20.0, "40": 40.0, "60": 60.0, "80": 80.0, "100": 100.0}
+    y_ticks = {"0": 0.0, "20": 20.0, "40": 40.0}
+    below = [(x, y, text, font) for x, y, text, font in drawn if 435 < y < 460]
+    assert sorted(text for *_, text, _ in below if text in x_ticks) == sorted(x_ticks)
+    for x, _, text, font in below:
+        if text in x_ticks:  # centred under its value's column
+            column = 75 + (x_ticks[text] + 8) / 116 * 385
+            assert abs(x + font.getlength(text) / 2 - column) <= 1, text
+    left = [(x, y, text, font) for x, y, text, font in drawn if x + font.getlength(text) <= 75]
+    assert sorted(text for *_, text, _ in left if text in y_ticks) == sorted(y_ticks)
+    for x, y, text, font in left:
+        if text in y_ticks:  # right-aligned beside the axis, level with its value's row
+            row = 435 - (y_ticks[text] + 4) / 58 * 405
+            assert abs(y + 7.5 - row) <= 1, text
+            assert abs(x + font.getlength(text) - 69) <= 1, text
+    texts = [text for *_, text, _ in drawn]
+    assert "run (higher is better)" in texts and "energy (higher is better)" in texts
+    # The legend names every mark, beside a swatch of the mark's own colour.
+    legend = {
+        "best trade-offs": FRONT,
+        "beaten by another point": DOMINATED,
+        "the dataset's episodes": CLOUD,
+        "stops already shown": TRAIL,
+        "this stop": HIGHLIGHT,
+    }
+    for x, y, text, _ in drawn:
+        if text in legend:
+            middle, radius = round(y + 7.5 + 1), 5
+            swatch = image[
+                middle - radius : middle + radius + 1, round(x - 6 - 2 * radius) : round(x - 6) + 1
+            ]
+            colours = {tuple(int(c) for c in pixel) for pixel in swatch.reshape(-1, 3)}
+            assert legend.pop(text) in colours, text
+    assert not legend, f"missing from the legend: {sorted(legend)}"
+    # Each text is drawn inside the picture, in ink (dark pixels where it stands).
+    for x, y, text, font in drawn:
+        left_edge, top_edge, right_edge, bottom_edge = font.getbbox(text)
+        box = image[
+            max(0, round(y + top_edge)) : round(y + bottom_edge),
+            max(0, round(x + left_edge)) : round(x + right_edge),
+        ]
+        assert 0 <= x <= x + right_edge <= 480, text
+        assert 0 <= y <= y + bottom_edge <= 480, text
+        assert (box.max(axis=2) < 150).any(), text
+    assert tuple(image[0, 479]) == BACKGROUND
+
+
+def test_tour_panel_title_stands_above_the_plot_clear_of_the_legend(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    drawn = _drawn_texts(monkeypatch)
+    points = np.array([[0.0, 50.0], [100.0, 0.0]])
+    title = "MORvS (halfcheetah, expert-uniform)"
+    FrontPanel(("run", "energy"), points, size=320, title=title)
+    # 320 px: 10-px text, the plot's top at row 20; the y axis' title at the top left.
+    ((y_x, y_y, _, font),) = [d for d in drawn if d[2] == "energy (higher is better)"]
+    (shown,) = [d for d in drawn if d[2] == title or d[2].endswith("...")]
+    x, y, text, _ = shown
+    assert text == title or title.startswith(text.removesuffix("..."))
+    assert len(text) > 10  # most of the name is readable
+    assert y == y_y and y + font.getbbox(text)[3] <= 20  # on the top row, above the plot
+    assert x >= y_x + font.getlength("energy (higher is better)") + 10  # clear of the y title
+    assert x + font.getlength(text) <= 320  # inside the picture
+    assert all(d[1] >= 20 for d in drawn if d[2] in ("best trade-offs", "this stop"))
+
+
 # --- known fronts and the mixing guard ------------------------------------------------------------
 
 
@@ -478,3 +578,30 @@ def test_episode_svg_escapes_names_and_skips_non_finite_values() -> None:
     assert np.isfinite(np.concatenate(lines)).all()
     empty = episode_svg(("a", "b"), np.zeros(0), np.zeros((0, 2)), horizon=5)
     assert _polylines(empty) == []
+
+
+def _svg_labels(svg: str) -> list[str]:
+    import xml.etree.ElementTree as ElementTree
+
+    root = ElementTree.fromstring(svg)
+    return [node.text or "" for node in root.iter("{http://www.w3.org/2000/svg}text")]
+
+
+def test_episode_svg_labels_by_the_one_formatter_and_no_zero_over_an_end() -> None:
+    from paretoscope.dashboard.episode_svg import episode_svg
+
+    # Rewards 2170 then -2 (hand-computed from the cumulative 2170, 2168): the per-step panel
+    # spans -110.6 .. 2278.6 (5% pads), the totals 2166.9 .. 2171.1.
+    svg = episode_svg(("run",), np.array([1, 2]), np.array([[2170.0], [2168.0]]), horizon=2)
+    labels = _svg_labels(svg)
+    assert "2,279" in labels and "-110.6" in labels
+    assert not any("e+" in label for label in labels), labels
+    # Rewards -10 then 0.2 (panel -10.51 .. 0.71): zero lies 6% below the top, where its "0"
+    # would print over "0.71"; rewards -10 then 5 leave room for it.
+    svg = episode_svg(("run",), np.array([1, 2]), np.array([[-10.0], [-9.8]]), horizon=2)
+    labels = _svg_labels(svg)
+    assert labels[:5] == ["run", "reward per step", "0.71", "-10.51", "cumulative return"]
+    # The x axis spans the 2 steps: its ticks 0, 1, 2.
+    assert labels[-4:] == ["0", "1", "2", "step"]
+    svg = episode_svg(("run",), np.array([1, 2]), np.array([[-10.0], [-5.0]]), horizon=2)
+    assert _svg_labels(svg)[:5] == ["run", "reward per step", "5.75", "-10.75", "0"]

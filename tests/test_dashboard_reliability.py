@@ -20,6 +20,7 @@ from paretoscope.dashboard import pool as pool_module
 from paretoscope.dashboard.pool import RolloutPool
 from paretoscope.errors import ParetoscopeError
 from paretoscope.recordings import EpisodeRequest, Recording, read_recording
+from paretoscope.text import number
 from tests.agents_for_tests import LinearAgent
 from tests.apptests import (
     compare_metrics_table,
@@ -305,7 +306,7 @@ def _app(query: dict[str, str] | None = None):  # noqa: ANN202 - an AppTest
 def _shows_hypervolume(at, expected: float) -> None:  # noqa: ANN001
     """The metrics page shows `expected` as its hypervolume (its metric, its shaded area)."""
     shown, shaded = shown_hypervolume(at)
-    assert shown == f"{expected:.4g}" and shaded == pytest.approx(expected)
+    assert shown == number(expected) and shaded == pytest.approx(expected)
 
 
 def _stored_hypervolume(assets: Path, agent: str) -> float:

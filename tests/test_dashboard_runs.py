@@ -485,3 +485,75 @@ def test_compare_draws_two_runs_curves(tmp_path: Path, monkeypatch: pytest.Monke
             curve = figure["data"][index]
             np.testing.assert_array_equal(plotly_array(curve["x"]), expected[STEP_COLUMN])
             np.testing.assert_allclose(plotly_array(curve["y"]), expected[column], rtol=1e-9)
+
+
+# --- the bundled demo's run -----------------------------------------------------------------
+
+DEMO_RUN = "halfcheetah-morvs-run"
+
+
+def test_the_bundled_demo_shows_its_run_and_the_front_growing_over_its_snapshots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Out of the box: HalfCheetah's opening agent is a single agent, so the page offers the
+    demo's training run; chosen, it shows every snapshot in the run folder, each step's front
+    the mean of exactly the bundled episodes of that snapshot (read, nothing rolled out), the
+    earlier fronts behind the last, and a hypervolume that grows over the run."""
+    import paretoscope.evaluate
+    from paretoscope.catalog import bundled_assets_dir
+    from paretoscope.results_store import ResultsStore
+
+    monkeypatch.delenv("PARETOSCOPE_ASSETS", raising=False)
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    assets = bundled_assets_dir()
+    folder_steps = sorted(
+        int(entry.name.removeprefix("step="))
+        for entry in (assets / "agents" / DEMO_RUN / "snapshots").iterdir()
+    )
+    assert len(folder_steps) > 1
+    at = open_app({"env": CHEETAH})
+    page_ok(at)
+    simulated: list[object] = []
+    monkeypatch.setattr(
+        paretoscope.evaluate, "evaluate_batch", lambda *args: simulated.append(args)
+    )
+    at.switch_page("views/training.py").run()
+    page_ok(at)
+    assert any("not a training run" in info.value for info in at.info)
+    (offer,) = [button for button in at.button if button.key == f"train_open_{DEMO_RUN}"]
+    assert f"({len(folder_steps)} steps)" in offer.label
+    offer.click().run()
+    page_ok(at)
+    assert not simulated, "every episode was read from the bundled results"
+    assert _steps(at) == folder_steps
+    assert _shown_step(at) == folder_steps[-1]
+
+    # Independent truth: the bundled episodes of each snapshot, averaged per preference by
+    # hand, their hypervolume over the env's reference point by brute force.
+    spec = get_spec(CHEETAH)
+    stored = ResultsStore(assets / "results").read(CHEETAH)
+    stored = stored[stored["agent"].str.startswith(f"{DEMO_RUN}@step=")]
+    stored[STEP_COLUMN] = stored["agent"].str.rsplit("step=", n=1).str[1].astype(int)
+    assert sorted(stored[STEP_COLUMN].unique()) == folder_steps
+    preference_columns = [f"preference_{name}" for name in spec.objective_names]
+    return_columns = [f"return_{name}" for name in spec.objective_names]
+    reference = tuple(float(value) for value in spec.reference_point)
+    shown = _shown_metrics(at)
+    assert list(shown[STEP_COLUMN]) == folder_steps
+    for step in folder_steps:
+        rows = stored[stored[STEP_COLUMN] == step]
+        means = rows.groupby(preference_columns)[return_columns].mean().to_numpy()
+        volume = float(shown.loc[shown[STEP_COLUMN] == step, "hypervolume"].iloc[0])
+        assert volume == pytest.approx(_hypervolume_2d(means, reference), rel=1e-9)
+        if step == folder_steps[-1]:
+            _same_rows(_front_points(at, step), means)
+    assert shown["hypervolume"].iloc[-1] > shown["hypervolume"].iloc[0]  # the front grew
+
+    # More than one snapshot's front on the chart: the earlier ones fade behind the last.
+    drawn = {trace["name"] for trace in plotly_chart(at, "train_front")["data"]}
+    earlier = {f"step {step}" for step in folder_steps[:-1]} & drawn
+    assert len(earlier) >= 2, drawn
+    at.select_slider(key="train_step").set_value(folder_steps[0]).run()
+    page_ok(at)
+    assert _shown_step(at) == folder_steps[0]
+    assert not simulated

@@ -11,6 +11,7 @@ import pytest
 import paretoscope.cli
 import paretoscope.cli.data as data_cli
 from paretoscope.data import open_native, read_d4morl
+from paretoscope.text import number
 from tests.test_data_support import (
     CHEETAH,
     CHEETAH_FILE,
@@ -45,7 +46,7 @@ def test_show_prints_the_summary(tmp_path: Path, capsys: pytest.CaptureFixture[s
     lines = {line.split("  ", 1)[0]: line.split("  ", 1)[1].strip() for line in out.splitlines()}
     assert lines["trajectories"].startswith("30 ")
     returns = np.stack([entry["raw_rewards"].sum(axis=0) for entry in entries])
-    assert f"{returns[:, 0].max():,.6g}" in out
+    assert number(returns[:, 0].max(), 6) in out
     assert lines["non-dominated"].split()[1].startswith("traject")
     assert "reference point (0, 0)" in lines["hypervolume"]
 

@@ -131,6 +131,18 @@ def test_aspiration_pick_by_hand() -> None:
     assert far.index == 0 and far.achievement == pytest.approx(0.2)
 
 
+def test_a_level_missed_by_rounding_counts_as_met() -> None:
+    # The front spans 10 in objective 0 and 0 in objective 1 (every policy gives 4.41602).
+    points = [[0.0, 4.41602], [10.0, 4.41602]]
+    # Objective 0 missed by 0.009 (0.09% of its range 10: within 0.1%), objective 1 by 0.00398
+    # of a value 4.4 (0.09% of it): both met; a miss of 0.02 (0.2% of 10) is not.
+    pick = aspiration_pick(points, [10.009, 4.42])
+    np.testing.assert_array_equal(pick.met, [True, True])
+    missed = aspiration_pick(points, [10.02, 4.42])
+    np.testing.assert_array_equal(missed.met, [False, True])
+    np.testing.assert_allclose(missed.difference, [-0.02, -0.00398], atol=1e-12)
+
+
 def test_aspiration_pick_never_picks_a_dominated_point() -> None:
     # (2, 2) is dominated by (3, 3) but sits exactly on the aspiration.
     points = [[2.0, 2.0], [3.0, 3.0], [0.0, 4.0]]

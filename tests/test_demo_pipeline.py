@@ -93,6 +93,7 @@ def test_quick_build_makes_every_artefact(built: Path) -> None:
     expected_agents = (
         {env.behaviour_name for env in QUICK.envs}
         | {env.agent_name(agent) for env in QUICK.envs for agent in env.agents}
+        | {env.run_name(run) for env in QUICK.envs for run in env.runs}
         | {imported.name for imported in QUICK.morlb}
     )
     expected_datasets = {env.dataset_name(d) for env in QUICK.envs for d in env.datasets}
@@ -109,6 +110,33 @@ def test_quick_build_makes_every_artefact(built: Path) -> None:
     for env in QUICK.envs:
         for agent in catalog.agents_for(env.env_id):
             assert agent.sweep_plan() == env.sweep
+
+
+def test_quick_build_bundles_a_training_run_with_every_snapshot_swept(built: Path) -> None:
+    """A run keeps the agent every N steps and at the end, and every snapshot's sweep is stored
+    (under the name `paretoscope evaluate RUN` gives it), so the Training page reads it."""
+    from paretoscope.results_store import ResultsStore
+
+    runs = [(env, run) for env in QUICK.envs for run in env.runs]
+    assert runs, "the quick recipe bundles no training run"
+    catalog = discover_assets(built)
+    for env, run in runs:
+        asset = catalog.agent(env.run_name(run))
+        assert asset.is_run
+        every = run.settings.snapshot_every
+        assert every is not None
+        assert list(asset.steps) == list(range(every, run.settings.steps + 1, every))
+        stored = ResultsStore(built / "results").read(env.env_id)
+        named = {str(name) for name in stored["agent"].unique()}
+        swept = {name for name in named if name.startswith(f"{asset.name}@")}
+        assert swept == {f"{asset.name}@step={step}" for step in asset.steps}
+        episodes_per_step = len(env.sweep.seeds) * (env.sweep.granularity + 1)  # two objectives
+        for name in swept:
+            assert (stored["agent"] == name).sum() == episodes_per_step, name
+        manifest = json.loads((built / "manifest.json").read_text(encoding="utf-8"))
+        figures = manifest["agents"][asset.name]["figures"]
+        assert [row["step"] for row in figures["by_step"]] == list(asset.steps)
+        assert "--snapshot-every" in manifest["agents"][asset.name]["command"]
 
 
 def brute_force_hypervolume_2d(points: np.ndarray, reference: np.ndarray) -> float:

@@ -103,6 +103,26 @@ def test_aspiration_bars_colour_shortfalls_and_keep_the_objective_order() -> Non
     bar = figure.data[0]
     assert list(bar.y) == ["speed", "energy", "height", "&lt;b&gt;safety&lt;/b&gt;"]
     assert bar.marker.color[1] == bar.marker.color[3] != bar.marker.color[0] == bar.marker.color[2]
+    # Labels by the one formatter, the axis wide enough for the longest bar (0.5 * 1.15).
+    assert list(bar.text) == ["+0.2", "-0.1", "0", "-0.5"]
+    assert list(figure.layout.xaxis.range) == pytest.approx([-0.575, 0.575])
+
+
+def test_aspiration_bars_at_zero_keep_an_axis_of_a_tenth_of_the_range() -> None:
+    figure = aspiration_figure(NAMES, np.zeros(4))
+    assert list(figure.data[0].text) == ["0"] * 4
+    assert list(figure.layout.xaxis.range) == [-0.1, 0.1]
+
+
+def test_a_constant_objective_is_drawn_around_its_value_not_its_rounding_noise() -> None:
+    values = np.array([[4.41602, 1.0], [4.41602 + 1e-9, 3.0]])
+    points = ViewPoints(("a", "b"), values, np.zeros(2, dtype=bool))
+    layout = scatter_matrix_figure(points).layout
+    assert list(layout.xaxis.range) == pytest.approx([3.41602, 5.41602], abs=1e-6)
+    assert layout.xaxis2.range is None  # b spreads: plotly fits it
+    assert layout.xaxis.tickformat == layout.yaxis2.tickformat == ",.4~r"
+    # On parallel coordinates it sits in the middle.
+    assert parallel_scaled(points)[:, 0] == pytest.approx([0.5, 0.5])
 
 
 def test_view_arguments_are_json_and_their_digest_follows_the_figures() -> None:

@@ -134,6 +134,12 @@ def test_a_tour_records_each_stops_shown_steps() -> None:
         np.testing.assert_allclose(recording.returns[lane], truth.returns[0], atol=1e-9)
     # Each stop's lane moves only during its own frames.
     assert list(recording.frame_steps[1]) == [0, 0, 0, 2, 4, 6, 6, 6, 6]
+    # Stops are named in words, for an audience.
+    assert recording.lanes == (
+        "stop 1 of 3: all run (100% run, 0% energy)",
+        "stop 2 of 3: balanced (50% run, 50% energy)",
+        "stop 3 of 3: all energy (0% run, 100% energy)",
+    )
     with pytest.raises(ParetoscopeError, match="one return per stop"):
         request.with_panel(full_returns[:2], full_returns)
 
@@ -295,3 +301,49 @@ def test_layered_store_reads_in_order_and_writes_to_the_last(tmp_path: Path) -> 
     assert set(cache.read(CHEETAH)["episode_key"]) == {"b", "c", "d"}
     assert set(assets.read(CHEETAH)["episode_key"]) == {"a", "b"}
     assert len(layered.read("MO-Hopper-v3")) == 0
+
+
+@pytest.mark.parametrize(
+    ("preference", "words"),
+    [
+        ([0.8, 0.2], "mostly run (80% run, 20% energy)"),
+        ([0.45, 0.55], "balanced (45% run, 55% energy)"),
+        ([0.35, 0.65], "mostly energy (35% run, 65% energy)"),
+        ([0.0, 1.0], "all energy (0% run, 100% energy)"),
+        ([0.5, 0.3, 0.2], "leaning to a (50% a, 30% b, 20% c)"),
+    ],
+)
+def test_a_preference_is_described_in_words(preference: list[float], words: str) -> None:
+    from paretoscope.render.tour import describe_preference
+
+    names = ("run", "energy") if len(preference) == 2 else ("a", "b", "c")
+    assert describe_preference(preference, names) == words
+
+
+def test_a_tour_caption_speaks_plainly() -> None:
+    from paretoscope.envs import get_spec
+    from paretoscope.render.frames import FrameRecord
+    from paretoscope.render.tour import tour_caption
+    from paretoscope.rollout import StepRecord
+
+    spec = get_spec(CHEETAH)  # dt 0.05 s, 500 steps: 25 s
+    record = StepRecord(
+        step=46,
+        observation=np.zeros(17),
+        action=np.zeros(6),
+        reward=np.zeros(2),
+        cumulative_return=np.array([1234.4, 56.0]),
+        remaining_target=np.array([1309.6, 944.0]),
+        done=False,
+        terminated=False,
+        diverged=False,
+    )
+    frame = FrameRecord(
+        record, np.zeros((4, 4, 3), np.uint8), np.array([0.8, 0.2]), np.array([2544.0, 1000.0])
+    )
+    assert tour_caption(spec, frame, 2, 11) == (
+        "stop 3 of 11: mostly run (80% run, 20% energy)",
+        "aiming for a score of run 2,544, energy 1,000",
+        "score so far: run 1,234, energy 56",
+        "0:02 of 0:25",
+    )

@@ -23,11 +23,10 @@ from paretoscope.render.backend import RenderingUnavailable, ensure_gl_backend
 from paretoscope.render.frames import (
     FrameRecord,
     caption_lines,
-    default_every,
-    playback_fps,
     side_by_side,
     stream_frames,
 )
+from paretoscope.render.playback import default_every, playback_fps
 from paretoscope.render.renderer import FrameRenderer
 from paretoscope.rollout import stream_rollout
 from paretoscope.steppers import make_batch_stepper
@@ -305,7 +304,8 @@ def test_frame_rates_follow_the_env_time_step() -> None:
     for spec in list_specs():
         every = default_every(spec.id, max_fps=30)
         smallest = next(k for k in range(1, 100) if 1 / (spec.dt * k) <= 30 + 1e-9)
-        assert every == smallest, spec.id
+        # Discrete actions: every step is shown (paretoscope.render.playback).
+        assert every == (1 if spec.n_actions is not None else smallest), spec.id
     with pytest.raises(ParetoscopeError, match="every"):
         playback_fps(ENV, every=0)
 
@@ -558,3 +558,55 @@ def test_streams_borrow_a_warm_renderer_per_frame_and_draw_their_own_states(
     assert np.array_equal(picture, again) and not np.array_equal(picture, drawn[0][0])
     rough.close()
     pool.close()
+
+
+def _robot_pixels(frame: np.ndarray) -> np.ndarray:
+    """Where HalfCheetah's body is drawn: its tan and pink limbs are the only warm colours (the
+    floor is a grey checkerboard, the sky grey)."""
+    red, green, blue = (frame[..., channel].astype(int) for channel in range(3))
+    return (red - blue > 50) & (red > 120)
+
+
+@pytest.mark.parametrize("distance", [0.0, 35.0, 60.0, 120.0])
+def test_the_camera_keeps_a_far_running_robot_in_frame_on_the_floor(distance: float) -> None:
+    # A fast cheetah covers ~100 m in an episode; HalfCheetah's floor is drawn 40 m each way.
+    import mujoco
+
+    model, (data,) = simulation_states(1)
+    data.qpos[0] = distance  # the root's x: the robot moved `distance` metres forward
+    mujoco.mj_forward(model, data)
+    width, height = 320, 240  # big enough to tell the floor's squares apart
+    with FrameRenderer(model, get_spec(ENV).camera, (width, height)) as renderer:
+        frame = renderer.render(data)
+    rows, columns = np.nonzero(_robot_pixels(frame))
+    assert len(rows) > 100, "the robot is not in the picture"
+    assert columns.min() > 0 and columns.max() < width - 1, "the robot touches the side"
+    assert rows.min() > 0 and rows.max() < height - 1, "the robot touches the top or bottom"
+    # Under the robot lies the checkered floor (dark and light squares), not the empty grey
+    # beyond a floor's edge.
+    below = frame[rows.max() + 1 :].mean(axis=2)
+    assert (below < 60).mean() > 0.1 and (below > 150).mean() > 0.1
+    # The floor drawn moves, the env's own floor (its physics) stays as it was.
+    floor = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, "floor")
+    assert model.geom_size[floor, 0] > 0
+
+
+def test_the_robot_stays_in_frame_over_a_fast_episode() -> None:
+    # The bundled demo's fastest cheetah, a whole episode: it runs well past the 40 m its floor
+    # is declared over, and every frame shows it away from the picture's edges, on the floor.
+    from paretoscope.agents.builtin import load_agent
+
+    agent = load_agent(REPO_DIR / "assets" / "agents" / "halfcheetah-behaviour", ENV)
+    stream = stream_frames(agent, ENV, [0.85, 0.15], 0, every=50, size=(320, 240))
+    with contextlib.closing(stream):
+        frames = list(stream)
+    assert frames[-1].step == 500
+    # D4MORL's run reward is (speed + 1) a step: the distance run is (return - steps) * dt.
+    distance = (frames[-1].record.cumulative_return[0] - 500) * get_spec(ENV).dt
+    assert distance > 60
+    for record in frames:
+        rows, columns = np.nonzero(_robot_pixels(record.frame))
+        assert len(rows) > 100, f"step {record.step}: the robot is not in the picture"
+        assert columns.min() > 0 and columns.max() < 319, f"step {record.step}"
+        below = record.frame[rows.max() + 1 :].mean(axis=2)
+        assert (below < 60).mean() > 0.1 and (below > 150).mean() > 0.1, f"step {record.step}"

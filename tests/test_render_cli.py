@@ -41,18 +41,20 @@ def test_render_writes_a_real_time_mp4_with_a_progress_bar(
     out = tmp_path / "rollout.mp4"
     status = render_command(
         [str(agent_path), "--env", ENV, "--preference", "0.3,0.7", "--seed", "1"]
-        + ["--size", "64x48", "--horizon", "8", "--caption", "--out", str(out)]
+        + ["--size", "64x48", "--horizon", "60", "--caption", "--out", str(out)]
     )
     assert status == 0
     reader = imageio_ffmpeg.read_frames(str(out))
     meta = next(reader)
     assert meta["size"] == (64, 48)
     assert meta["codec"].startswith("h264") and meta["pix_fmt"].startswith("yuv420p")
-    assert meta["fps"] == pytest.approx(1 / 0.05)  # HalfCheetah's dt: real time
-    assert sum(1 for _ in reader) == 8
+    # HalfCheetah's dt: real time (60 steps at 20 fps last the 3 s minimum: not slowed down)
+    assert meta["fps"] == pytest.approx(1 / 0.05)
+    assert sum(1 for _ in reader) == 60
     captured = capsys.readouterr()
-    assert str(out) in captured.out and "8 steps" in captured.out
-    assert "8/8" in captured.err  # the progress bar reached the end
+    assert str(out) in captured.out and "60 steps" in captured.out
+    assert "(real time)" in captured.out
+    assert "60/60" in captured.err  # the progress bar reached the end
 
 
 def test_render_writes_a_gif_every_kth_step(agent_path: Path, tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from paretoscope.errors import ParetoscopeError
-from paretoscope.text import for_terminal
+from paretoscope.text import for_terminal, number, numbers
 
 
 def register(subparsers: Any) -> None:
@@ -131,10 +131,6 @@ def run_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _number(value: float) -> str:
-    return f"{value:,.6g}" if abs(value) < 1e6 else f"{value:.4g}"
-
-
 _SPARK = " ▁▂▃▄▅▆▇█"
 
 
@@ -174,8 +170,8 @@ def format_summary(summary: Any, path: str, kind: str) -> str:
         lines.append(
             (
                 f"return {name}",
-                f"{_number(summary.return_min[index])} .. {_number(summary.return_max[index])} "
-                f"(mean {_number(summary.return_mean[index])})",
+                f"{number(summary.return_min[index], 6)} .. {number(summary.return_max[index], 6)} "
+                f"(mean {number(summary.return_mean[index], 6)})",
             )
         )
     for index, name in enumerate(names):
@@ -186,10 +182,12 @@ def format_summary(summary: Any, path: str, kind: str) -> str:
                 f"[{_sparkline(summary.preference_histograms[index])}] over 0..1",
             )
         )
-    reference = ", ".join(f"{value:g}" for value in summary.reference_point)
+    reference = numbers(summary.reference_point)
     count = summary.n_non_dominated
     lines.append(("non-dominated", f"{count:,} {'trajectory' if count == 1 else 'trajectories'}"))
-    lines.append(("hypervolume", f"{summary.hypervolume:.6g} (reference point ({reference}))"))
+    lines.append(
+        ("hypervolume", f"{number(summary.hypervolume, 6)} (reference point ({reference}))")
+    )
     width = max(len(label) for label, _ in lines)
     return "\n".join(f"{label:<{width}}  {value}" for label, value in lines)
 

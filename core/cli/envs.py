@@ -9,7 +9,7 @@ from typing import Any
 from paretoscope.cli.options import add_json_option
 from paretoscope.envs import EnvSpec, get_spec, list_specs
 from paretoscope.envs.spec import DEFAULT_HORIZON
-from paretoscope.text import for_terminal
+from paretoscope.text import for_terminal, numbers
 
 
 def register(subparsers: Any) -> None:
@@ -75,7 +75,7 @@ def format_table(specs: list[EnvSpec]) -> str:
             spec.describe_actions(),
             str(spec.horizon) + ("*" if spec.horizon_source == "default" else ""),
             f"{spec.dt:g}",
-            "(" + ", ".join(f"{value:g}" for value in spec.reference_point) + ")",
+            "(" + numbers(spec.reference_point) + ")",
         )
         for spec in specs
     ]
@@ -137,5 +137,5 @@ def run_show(args: argparse.Namespace) -> int:
         f"known_front ({kind}, gamma {front['gamma']:g}, {len(points)} points): {front['source']}"
     )
     for point in points:
-        print("  (" + ", ".join(f"{value:.6g}" for value in point) + ")")
+        print("  (" + numbers(point, 6) + ")")
     return 0

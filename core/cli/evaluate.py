@@ -19,6 +19,7 @@ from paretoscope.cli.options import (
 )
 from paretoscope.errors import ParetoscopeError
 from paretoscope.settings import SweepSettings
+from paretoscope.text import number
 
 if TYPE_CHECKING:
     from paretoscope.results_store import ResultsStore
@@ -233,12 +234,11 @@ def print_summary(record: dict[str, Any]) -> None:
     """The summary of `summary_record` as text."""
     episodes, gamma = record["episodes"], record["gamma"]
     print(f"{record['agent']} on {record['env']}: {episodes} episodes, gamma {gamma}")
-    print(
-        f"  hypervolume       {record['hypervolume']:.6g} (reference {record['reference_point']})"
-    )
-    print(f"  sparsity          {record['sparsity']:.6g}")
+    hypervolume = number(record["hypervolume"], 6)
+    print(f"  hypervolume       {hypervolume} (reference {record['reference_point']})")
+    print(f"  sparsity          {number(record['sparsity'], 6)}")
     print(f"  cardinality       {record['cardinality']}")
-    print(f"  expected utility  {record['expected_utility']}")
+    print(f"  expected utility  {number(record['expected_utility'], 6)}")
     for key in ("rtg_weighted_error", "rtg_relative_weighted_error", "rtg_ratio_error"):
         if key in record:
             print(f"  {key.replace('_', ' '):<17} {record[key]}")
@@ -247,6 +247,6 @@ def print_summary(record: dict[str, Any]) -> None:
         kind = "exact" if known["exact"] else "approximate"
         print(f"  known front       {known['points']} points ({kind}): {known['source']}")
         for key in ("igd", "igd_plus", "maximum_utility_loss", "mean_regret"):
-            print(f"    {key.replace('_', ' '):<21} {known[key]:.6g}")
+            print(f"    {key.replace('_', ' '):<21} {number(known[key], 6)}")
     if record["diverged_episodes"]:
         print(f"  diverged episodes {record['diverged_episodes']}")

@@ -18,6 +18,7 @@ import numpy as np
 
 from paretoscope.cli.options import add_json_option
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import number, signed
 
 
 def register(subparsers: Any) -> None:
@@ -164,6 +165,7 @@ def front_record(report: FrontReport, aspiration: list[float] | None) -> dict[st
         record["aspiration_pick"] = {
             **point(pick.index),
             "difference": dict(zip(report.objectives, pick.difference.tolist(), strict=True)),
+            "met": dict(zip(report.objectives, pick.met.tolist(), strict=True)),
             "achievement": pick.achievement,
         }
     return record
@@ -190,11 +192,16 @@ def _print_table(record: dict[str, Any]) -> None:
         print(f"{line}  {', '.join(labels)}".rstrip())
     pick = record.get("aspiration_pick")
     if pick is not None:
-        met = "met in every objective" if pick["achievement"] <= 0 else "not met everywhere"
-        differences = ", ".join(
-            f"{name} {value:+.6g}" for name, value in pick["difference"].items()
+        met = sum(pick["met"].values())
+        shown = (
+            "met in every objective"
+            if met == len(pick["met"])
+            else f"met in {met} of {len(pick['met'])} objectives"
         )
-        print(f"aspiration {met} (achievement {pick['achievement']:.6g}): {differences}")
+        differences = ", ".join(
+            f"{name} {signed(value, 6)}" for name, value in pick["difference"].items()
+        )
+        print(f"aspiration {shown} (achievement {number(pick['achievement'], 6)}): {differences}")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -102,5 +102,8 @@ def run(args: argparse.Namespace) -> int:
         f"{name} {value:.1f}"
         for name, value in zip(spec.objective_names, video.returns, strict=True)
     )
-    print(f"{video.path}: {video.steps} steps at {video.fps:g} fps; return {names}")
+    print(
+        f"{video.path}: {video.steps} steps, {video.frames} frames at {video.fps:.3g} fps "
+        f"({video.speed_text}); return {names}"
+    )
     return 0

@@ -27,6 +27,7 @@ from paretoscope.cli.options import (
 )
 from paretoscope.errors import ParetoscopeError
 from paretoscope.settings import BehaviourTrainingSettings, OfflineTrainingSettings
+from paretoscope.text import number, numbers
 
 
 def register(subparsers: Any) -> None:
@@ -94,8 +95,8 @@ def format_members(
         if mean_returns is None:
             returns, utility = "-", "-"
         else:
-            returns = "(" + ", ".join(f"{value:.1f}" for value in mean_returns[index]) + ")"
-            utility = f"{float(preference @ mean_returns[index]):.1f}"
+            returns = "(" + numbers(mean_returns[index]) + ")"
+            utility = number(float(preference @ mean_returns[index]))
         lines.append(
             f"{index:<6}  {weights:<16}  {iterations[index]!s:<10}  {returns:<24}  {utility}"
         )

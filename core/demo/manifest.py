@@ -29,6 +29,7 @@ from paretoscope.demo.recipe import (
     EnvRecipe,
     MorlbRecipe,
     OfflineRecipe,
+    RunRecipe,
 )
 from paretoscope.envs import get_spec
 from paretoscope.settings import BehaviourTrainingSettings, OfflineTrainingSettings
@@ -145,12 +146,14 @@ def dataset_command(build: DemoBuild, env: EnvRecipe, dataset: DatasetRecipe) ->
     return _join(parts)
 
 
-def agent_command(build: DemoBuild, env: EnvRecipe, agent: OfflineRecipe) -> str:
+def agent_command(build: DemoBuild, env: EnvRecipe, agent: OfflineRecipe | RunRecipe) -> str:
+    """`paretoscope train`'s line (a run's includes its --snapshot-every)."""
     settings: OfflineTrainingSettings = agent.settings
+    name = env.run_name(agent) if isinstance(agent, RunRecipe) else env.agent_name(agent)
     parts = [
         "paretoscope", "train", agent.kind,
         "--data", build.display(build.dataset_dir(env.dataset_name(agent.dataset))),
-        "--out", build.display(build.agent_dir(env.agent_name(agent))),
+        "--out", build.display(build.agent_dir(name)),
         "--steps", str(settings.steps),
         "--seed", str(settings.seed),
     ]  # fmt: skip
@@ -195,6 +198,10 @@ def sweep_command(build: DemoBuild, env_id: str, name: str, plan: SweepPlan) -> 
 # --- content -------------------------------------------------------------------------------------
 
 
+def _kind_label(kind: str) -> str:
+    return "MORvS" if kind == "morvs" else kind.upper()
+
+
 def _entry(build: DemoBuild, step_id: str) -> dict[str, Any]:
     return build.ledger.entry(step_id) or {}
 
@@ -213,6 +220,12 @@ def collected_figures(build: DemoBuild) -> dict[str, dict[str, Any]]:
             name = env.agent_name(agent)
             figures[name] = {
                 **(_entry(build, f"agent:{name}").get("figures") or {}),
+                **(_entry(build, f"sweep:{name}").get("figures") or {}),
+            }
+        for run in env.runs:
+            name = env.run_name(run)
+            figures[name] = {
+                **(_entry(build, f"run:{name}").get("figures") or {}),
                 **(_entry(build, f"sweep:{name}").get("figures") or {}),
             }
     for imported in build.recipe.morlb:
@@ -277,8 +290,7 @@ def manifest_content(build: DemoBuild) -> dict[str, Any]:
         for agent in env.agents:
             name = env.agent_name(agent)
             agents[name] = {
-                "label": f"{agent.kind.upper() if agent.kind != 'morvs' else 'MORvS'} "
-                f"({env.short_name}, {agent.dataset})",
+                "label": f"{_kind_label(agent.kind)} ({env.short_name}, {agent.dataset})",
                 "description": f"Offline {agent.kind} agent trained on "
                 f"{env.dataset_name(agent.dataset)} with PEDA's losses.",
                 "env": env.env_id,
@@ -288,6 +300,26 @@ def manifest_content(build: DemoBuild) -> dict[str, Any]:
                 **provenance(
                     f"agent:{name}", build.agent_dir(name), agent_command(build, env, agent),
                     agent.settings.seed,
+                ),
+                "sweep_command": sweep_command(build, env.env_id, name, env.sweep),
+                "figures": figures.get(name, {}),
+            }  # fmt: skip
+        for run in env.runs:
+            name = env.run_name(run)
+            agents[name] = {
+                "label": f"{_kind_label(run.kind)} training run ({env.short_name}, "
+                f"{run.snapshots} snapshots)",
+                "description": f"Offline {run.kind} agent trained on "
+                f"{env.dataset_name(run.dataset)}, kept every {run.settings.snapshot_every} "
+                f"steps up to {run.settings.steps}: each snapshot swept, so the Training page "
+                "shows its front growing.",
+                "env": env.env_id,
+                "kind": run.kind,
+                "dataset": env.dataset_name(run.dataset),
+                "sweep": env.sweep.to_dict(),
+                **provenance(
+                    f"run:{name}", build.agent_dir(name), agent_command(build, env, run),
+                    run.settings.seed,
                 ),
                 "sweep_command": sweep_command(build, env.env_id, name, env.sweep),
                 "figures": figures.get(name, {}),

@@ -35,7 +35,7 @@ from paretoscope.demo.steps.datasets import dataset_step
 from paretoscope.demo.steps.manifest import manifest_step
 from paretoscope.demo.steps.morlb_agents import morlb_step
 from paretoscope.demo.steps.offline_agents import offline_agent_step
-from paretoscope.demo.steps.sweeps import sweep_step
+from paretoscope.demo.steps.sweeps import run_sweep_step, sweep_step
 from paretoscope.errors import ParetoscopeError
 from paretoscope.settings import DemoBuildSettings
 
@@ -62,11 +62,13 @@ class BuildReport:
 
 def build_steps(build: DemoBuild) -> list[Step]:
     """Every step of the build's recipe, in build order: each env's behaviour set, then the
-    datasets, the offline and MORL-Baselines agents, the sweeps, and the manifest last."""
+    datasets, the offline agents, training runs and MORL-Baselines agents, the sweeps, and the
+    manifest last."""
     recipe = build.recipe
     steps = [behaviour_step(build, env) for env in recipe.envs]
     steps += [dataset_step(build, env, dataset) for env in recipe.envs for dataset in env.datasets]
     steps += [offline_agent_step(build, env, agent) for env in recipe.envs for agent in env.agents]
+    steps += [offline_agent_step(build, env, run) for env in recipe.envs for run in env.runs]
     steps += [morlb_step(build, agent) for agent in recipe.morlb]
     for env in recipe.envs:
         steps.append(
@@ -82,6 +84,9 @@ def build_steps(build: DemoBuild) -> list[Step]:
         steps += [
             sweep_step(build, env.env_id, env.agent_name(agent), env.sweep, collected=env)
             for agent in env.agents
+        ]
+        steps += [
+            run_sweep_step(build, env.env_id, env.run_name(run), env.sweep) for run in env.runs
         ]
     steps += [
         sweep_step(build, agent.env_id, agent.name, agent.sweep, front_gamma=agent.front_gamma)

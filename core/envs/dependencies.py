@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from paretoscope.envs.pygame_sharing import share_pygame
 from paretoscope.errors import ParetoscopeError
 
 if TYPE_CHECKING:
@@ -27,6 +28,7 @@ class MissingDependency(ParetoscopeError):
 def mo_gymnasium_make(env_id: str, render_mode: str | None = None, **kwargs: Any) -> gym.Env:
     """`mo_gymnasium.make(env_id, ...)`, or a `MissingDependency` naming the package."""
     headless_pygame()
+    share_pygame()
     try:
         import mo_gymnasium
         from gymnasium.error import DependencyNotInstalled

@@ -75,7 +75,9 @@ _NUTRIENTS = _names("protein", "carbs", "fats", "vitamins", "minerals", "water")
 # paretoscope's
 # renderer); v4 tasks draw themselves. v4 says `-2d` where v5 says `-2obj`.
 _VELOCITY = Objective("velocity", "m/s")
-_ENERGY = Objective("energy", None, "minus the sum of squared actions")
+_ENERGY = Objective(
+    "energy", None, "minus the sum of squared actions: higher means less energy used"
+)
 _HEIGHT = Objective("height", "m", "10 x height")
 _MUJOCO_V4 = {
     "mo-halfcheetah-v4": (_VELOCITY, _ENERGY),

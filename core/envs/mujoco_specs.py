@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from paretoscope.envs.spec import CameraSpec, EnvSpec, Objective
 
-_ENERGY_NOTE = "reward for spending little control effort"
+_ENERGY_NOTE = "reward for spending little control effort: higher means less energy used"
 
 _D4MORL_REFERENCE = (
     "origin, as PEDA and PGMORL (points with a negative coordinate count for nothing)"
@@ -79,7 +79,9 @@ _SWIMMER_CAMERA = CameraSpec(body="mid", distance=4.5, elevation=-45.0)
 
 _ENERGY = Objective("energy", None, _ENERGY_NOTE)
 # MO-Gymnasium's control cost objective is negative: minus the sum of squared actions.
-_CONTROL = Objective("energy", None, "minus the sum of squared actions")
+_CONTROL = Objective(
+    "energy", None, "minus the sum of squared actions: higher means less energy used"
+)
 
 SPECS: tuple[EnvSpec, ...] = (
     # --- D4MORL (PEDA, ICLR 2023): objective formulas in paretoscope.envs.d4morl

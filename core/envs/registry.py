@@ -108,9 +108,13 @@ def get_spec(env_id: str) -> EnvSpec:
 
 def make_env(env_id: str, render_mode: str | None = None, **kwargs: Any) -> gym.Env:
     """Build the environment `env_id`: `step` returns a float32 reward vector of shape (n_obj,)."""
+    from paretoscope.envs.dependencies import headless_pygame, mo_gymnasium_make
+    from paretoscope.envs.pygame_sharing import share_pygame
+
     entry = REGISTRY.get(env_id)
     if entry.make is not None:
+        headless_pygame()  # a registered env may draw with pygame too
+        share_pygame()
         return entry.make(render_mode=render_mode, **kwargs)
-    from paretoscope.envs.dependencies import mo_gymnasium_make
 
     return mo_gymnasium_make(env_id, render_mode=render_mode, **kwargs)

@@ -21,6 +21,19 @@ class Objective:
     unit: str | None = None
     description: str = ""
 
+    @property
+    def axis_title(self) -> str:
+        """Its axis title: "run return (m/s), higher is better" (every objective is
+        maximised; the unit is that of one step's reward, summed over the episode)."""
+        unit = f" ({self.unit})" if self.unit else ""
+        return f"{self.name} return{unit}, higher is better"
+
+    @property
+    def meaning(self) -> str:
+        """What its reward is, in words: "run (m/s): forward speed (capped at 4) + 1"."""
+        unit = f" ({self.unit})" if self.unit else ""
+        return f"{self.name}{unit}: {self.description}" if self.description else self.name + unit
+
 
 @dataclass(frozen=True)
 class CameraSpec:

@@ -54,7 +54,7 @@ def playback_rate(env_id: str, every: int, render: bool) -> float | None:
     """Frames per second of the video, None when nothing is rendered."""
     if not render:
         return None
-    from paretoscope.render.frames import playback_fps
+    from paretoscope.render.playback import playback_fps
 
     return playback_fps(env_id, every)
 
@@ -123,9 +123,11 @@ class RecordingWriter:
         self._stack = contextlib.ExitStack()
         self._encoder: Any = None
         if fps is not None:
+            from paretoscope.render.playback import MIN_SECONDS
             from paretoscope.video import Mp4Encoder
 
-            self._encoder = self._stack.enter_context(Mp4Encoder(fps))
+            # A short episode is slowed down to last MIN_SECONDS (`self.fps` then follows).
+            self._encoder = self._stack.enter_context(Mp4Encoder(fps, min_seconds=MIN_SECONDS))
         self._previous = np.zeros((len(self.lanes), self.n_obj))
         self._steps = np.zeros(len(self.lanes), dtype=np.int64)
         self._rewards: list[np.ndarray] = []
@@ -173,7 +175,10 @@ class RecordingWriter:
                 "the episode stopped at step 1: the agent's action was not a finite number "
                 "(NaN or infinite)"
             )
-        video = self._encoder.finish() if self._encoder is not None else b""
+        video = b""
+        if self._encoder is not None:
+            video = self._encoder.finish()
+            self.fps = self._encoder.fps
         extra: dict[str, Any] = {}
         if self._stopped:
             extra["stopped"] = "; ".join(self._stopped)

@@ -23,7 +23,8 @@ from paretoscope.atomic import write_bytes_atomically
 from paretoscope.errors import ParetoscopeError
 
 # Bump when what a key names changes (rendering, encoding, layout): old recordings are ignored.
-RECORDING_VERSION = 2
+# 3: envs with discrete actions show every step, and a short video is slowed to last 3 s.
+RECORDING_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,28 @@ class Recording:
     def cumulative(self, lane: int = 0) -> np.ndarray:
         """(frames, n_obj): the lane's running return at each frame."""
         return np.cumsum(self.rewards[lane], axis=0)
+
+    @property
+    def speed(self) -> float | None:
+        """How fast the video plays, as a multiple of real time; None without a video, or
+        without the env and the step stride in `meta` (or for an env no longer registered)."""
+        env_id, every = self.meta.get("env"), self.meta.get("every")
+        if not self.video or env_id is None or every is None:
+            return None
+        from paretoscope.render.playback import playback_speed
+
+        try:
+            return playback_speed(str(env_id), int(every), self.fps)
+        except ParetoscopeError:
+            return None
+
+    @property
+    def speed_text(self) -> str | None:
+        """`speed` in words ("real time", "played at 1/6 speed"), or None."""
+        from paretoscope.render.playback import speed_words
+
+        speed = self.speed
+        return None if speed is None else speed_words(speed)
 
     @property
     def nbytes(self) -> int:

@@ -19,10 +19,6 @@ if TYPE_CHECKING:
     from paretoscope.rollout import StepRecord
 
 
-def stop_label(index: int, preference: Sequence[float]) -> str:
-    return f"stop {index + 1} (" + ", ".join(f"{value:.2f}" for value in preference) + ")"
-
-
 @dataclass(frozen=True, eq=False)
 class TourRequest:
     """A tour of one agent: `stops` (preferences, in order), `steps_per_stop` steps of each
@@ -86,9 +82,9 @@ class TourRequest:
         """The tour; each stop is a lane holding the rewards of the steps the video shows.
         Raises `RenderingUnavailable` when nothing renders (a tour is its video)."""
         from paretoscope.render import RenderingUnavailable
-        from paretoscope.render.frames import playback_fps
         from paretoscope.render.front_panel import FrontPanel
-        from paretoscope.render.tour import tour_frames
+        from paretoscope.render.playback import playback_fps
+        from paretoscope.render.tour import stop_label, tour_frames
 
         if not render:
             raise RenderingUnavailable("a tour is a video, and rendering was turned off")
@@ -110,7 +106,10 @@ class TourRequest:
             cloud=self.cloud,
             title=self.label,
         )
-        lanes = tuple(stop_label(index, stop) for index, stop in enumerate(stops))
+        lanes = tuple(
+            stop_label(index, len(stops), stop, spec.objective_names)
+            for index, stop in enumerate(stops)
+        )
         records: list[StepRecord | None] = [None] * len(stops)
         fps = playback_fps(self.env_id, self.every)
         with RecordingWriter(lanes, spec.n_obj, fps, on_frame) as writer:

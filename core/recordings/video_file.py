@@ -19,13 +19,22 @@ VIDEO_SUFFIXES = (".mp4", ".gif")
 
 @dataclass(frozen=True)
 class VideoFile:
-    """A written episode video: where, how many env steps it shows, at which frame rate, and
-    the episode's return."""
+    """A written episode video: where, how many env steps and frames it shows, at which frame
+    rate and speed (a multiple of real time; `speed_text` in words), and the episode's return."""
 
     path: Path
     steps: int
     fps: float
     returns: np.ndarray
+    frames: int
+    speed: float
+
+    @property
+    def speed_text(self) -> str:
+        """ "real time", "played at 1/6 speed", ... (`paretoscope.render.speed_words`)."""
+        from paretoscope.render.playback import speed_words
+
+        return speed_words(self.speed)
 
 
 def check_video_path(path: str | Path, option: str = "out") -> Path:
@@ -46,12 +55,21 @@ def render_video_file(
     progress: bool = True,
 ) -> VideoFile:
     """Roll `agent` out once at `preference` (and `target`) with `settings` and encode the
-    frames as they are drawn into `out`: an H.264 MP4, or a GIF when it ends in .gif."""
+    frames as they are drawn into `out`: an H.264 MP4, or a GIF when it ends in .gif.
+
+    The video lasts at least `paretoscope.render.MIN_SECONDS` (a short episode is slowed
+    down); `paretoscope.render.playback` says which steps are drawn and how fast they play."""
     from tqdm import tqdm
 
     from paretoscope.envs import get_spec
-    from paretoscope.render import default_every, playback_fps, stream_frames
-    from paretoscope.video import encode_gif, encode_mp4
+    from paretoscope.render import stream_frames
+    from paretoscope.render.playback import (
+        MIN_SECONDS,
+        default_every,
+        playback_fps,
+        playback_speed,
+    )
+    from paretoscope.video import encode_gif, encode_mp4, lasting_fps
 
     path = check_video_path(out)
     spec = get_spec(env_id)
@@ -72,16 +90,26 @@ def render_video_file(
     )
     bar = tqdm(total=horizon, unit="step", desc="render", disable=not progress)
     last: list[Any] = []
+    count = [0]  # frames encoded
 
     def frames_with_progress() -> Iterator[Any]:
         for frame in frames:
             bar.update(frame.step - (last[0].step if last else 0))
             last[:] = [frame]
+            count[0] += 1
             yield frame.frame
 
     with contextlib.closing(frames), bar:
         encode = encode_gif if path.suffix.lower() == ".gif" else encode_mp4
-        encode(frames_with_progress(), fps, path)
+        encode(frames_with_progress(), fps, path, min_seconds=MIN_SECONDS)
         bar.total = last[0].step  # an episode that ended early is complete all the same
         bar.refresh()
-    return VideoFile(path, int(last[0].step), fps, np.asarray(last[0].record.cumulative_return))
+    played_fps = lasting_fps(fps, count[0], MIN_SECONDS)  # as the encoder slowed it down
+    return VideoFile(
+        path,
+        int(last[0].step),
+        played_fps,
+        np.asarray(last[0].record.cumulative_return),
+        frames=count[0],
+        speed=playback_speed(env_id, every, played_fps),
+    )

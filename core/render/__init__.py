@@ -20,10 +20,16 @@ if TYPE_CHECKING:
     from paretoscope.render.frames import (
         FrameRecord,
         caption_lines,
-        default_every,
-        playback_fps,
         side_by_side,
         stream_frames,
+    )
+    from paretoscope.render.playback import (
+        MAX_FPS,
+        MIN_SECONDS,
+        default_every,
+        playback_fps,
+        playback_speed,
+        speed_words,
     )
     from paretoscope.render.renderer import DEFAULT_SIZE, FrameRenderer
 
@@ -37,8 +43,12 @@ _LAZY_NAMES = {
     "FrameRenderer": "paretoscope.render.renderer",
     "FrameRecord": "paretoscope.render.frames",
     "caption_lines": "paretoscope.render.frames",
-    "default_every": "paretoscope.render.frames",
-    "playback_fps": "paretoscope.render.frames",
+    "MAX_FPS": "paretoscope.render.playback",
+    "MIN_SECONDS": "paretoscope.render.playback",
+    "default_every": "paretoscope.render.playback",
+    "playback_fps": "paretoscope.render.playback",
+    "playback_speed": "paretoscope.render.playback",
+    "speed_words": "paretoscope.render.playback",
     "side_by_side": "paretoscope.render.frames",
     "stream_frames": "paretoscope.render.frames",
 }
@@ -56,6 +66,8 @@ __all__ = [
     "EnvFrames",
     "FrameRecord",
     "FrameRenderer",
+    "MAX_FPS",
+    "MIN_SECONDS",
     "RenderingUnavailable",
     "caption_lines",
     "default_every",
@@ -63,8 +75,10 @@ __all__ = [
     "env_id_renders_rgb",
     "fit_frame",
     "playback_fps",
+    "playback_speed",
     "renders_rgb",
     "side_by_side",
+    "speed_words",
     "stream_frames",
     "text_frame",
 ]

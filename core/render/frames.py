@@ -12,7 +12,6 @@ with ``contextlib.closing``, to release it at once.
 
 from __future__ import annotations
 
-import math
 from collections import deque
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from concurrent.futures import Future
@@ -28,8 +27,6 @@ from paretoscope.render.env_frames import EnvFrames
 from paretoscope.render.renderer import DEFAULT_SIZE, RenderThread, check_size
 from paretoscope.rollout import StepRecord, stream_rollout
 from paretoscope.video import LabelledFrame, draw_caption, tile_videos
-
-DEFAULT_MAX_FPS = 30.0
 
 
 @dataclass(frozen=True)
@@ -50,25 +47,6 @@ class FrameRecord:
     @property
     def done(self) -> bool:
         return self.record.done
-
-
-def playback_fps(env_id: str, every: int = 1, speed: float = 1.0) -> float:
-    """Frames per second that play a video of every `every`-th step at `speed` x real time."""
-    spec = get_spec(env_id)
-    if every < 1:
-        raise ParetoscopeError(f"every: expected at least 1, got {every}")
-    if not (math.isfinite(speed) and speed > 0):
-        raise ParetoscopeError(f"speed: expected a positive number, got {speed}")
-    return speed / (spec.dt * every)
-
-
-def default_every(env_id: str, max_fps: float = DEFAULT_MAX_FPS) -> int:
-    """The smallest step stride whose real-time video needs at most `max_fps` frames a second.
-
-    HalfCheetah (dt 0.05 s) renders every step at 20 fps; Hopper (dt 0.01 s) every 4th at 25.
-    """
-    spec = get_spec(env_id)
-    return max(1, math.ceil(1.0 / (spec.dt * max_fps) - 1e-9))
 
 
 def _format_vector(spec: EnvSpec, values: np.ndarray, digits: int) -> str:

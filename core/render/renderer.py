@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from typing import Any
 
 import mujoco
@@ -35,6 +36,42 @@ from paretoscope.render.backend import (
 from paretoscope.render.size import DEFAULT_SIZE, check_size
 
 
+@dataclass(frozen=True)
+class Floor:
+    """One floor plane of a model: its geom id and its texture's period in metres (x, y)."""
+
+    geom: int
+    period: tuple[float, float]
+
+
+def floors(model: mujoco.MjModel) -> tuple[Floor, ...]:
+    """The model's planes with the distance after which their texture repeats: a shift of the
+    plane by a whole period draws the same floor."""
+    found = []
+    for geom in np.flatnonzero(model.geom_type == mujoco.mjtGeom.mjGEOM_PLANE):
+        material = int(model.geom_matid[geom])
+        size = model.geom_size[geom, :2]
+        if material < 0:
+            period = (0.0, 0.0)  # one colour: any shift draws the same floor
+        else:
+            repeat = np.maximum(model.mat_texrepeat[material], 1e-9)
+            # Uniform textures repeat `texrepeat` times a metre, others over the whole plane.
+            tile = 1.0 / repeat if model.mat_texuniform[material] else 2.0 * size / repeat
+            period = (float(tile[0]), float(tile[1]))
+        found.append(Floor(int(geom), period))
+    return tuple(found)
+
+
+def follow(floor: Floor, lookat: np.ndarray) -> np.ndarray:
+    """How far to move `floor` (x, y) so that it lies centred under `lookat`, in whole periods
+    of its texture (so the squares stay where they are on the ground)."""
+    shift = np.asarray(lookat[:2], dtype=np.float64).copy()
+    for axis, period in enumerate(floor.period):
+        if period > 0:
+            shift[axis] = np.round(shift[axis] / period) * period
+    return shift
+
+
 class FrameRenderer:
     """Renders `MjData` of `model` as (height, width, 3) uint8 frames, camera tracking a body.
 
@@ -43,6 +80,7 @@ class FrameRenderer:
     without it, edges show steps and a frame costs ~2.6x less CPU in software GL (320x320
     HalfCheetah on llvmpipe: 3.4 ms instead of 8.8 ms) — what a busy server's live streams
     draw. The model's offscreen buffer is enlarged if `size` needs it (a visual setting only).
+    The floor is drawn under the tracked body wherever it runs.
     """
 
     def __init__(
@@ -57,6 +95,10 @@ class FrameRenderer:
         self.shadows = shadows
         self._lock = threading.RLock()
         self._model = model
+        # A plane is drawn only over its declared size (HalfCheetah's floor: 40 m each way)
+        # though it collides everywhere: a fast robot would run off the picture's floor within
+        # half an episode. The floor drawn moves with the camera instead (`follow`).
+        self._floors = floors(model)
         self._gl_context: Any = None
         self._render_context: mujoco.MjrContext | None = None
 
@@ -125,7 +167,17 @@ class FrameRenderer:
                 mujoco.mjtCatBit.mjCAT_ALL,
                 scene,
             )
+            if self._floors:
+                self._move_floors(scene)
         return scene
+
+    def _move_floors(self, scene: mujoco.MjvScene) -> None:
+        """Centre each floor plane of `scene` under the camera, in whole texture periods."""
+        by_geom = {floor.geom: floor for floor in self._floors}
+        for index in range(scene.ngeom):
+            drawn = scene.geoms[index]
+            if drawn.objtype == mujoco.mjtObj.mjOBJ_GEOM and drawn.objid in by_geom:
+                drawn.pos[:2] += follow(by_geom[drawn.objid], self._camera.lookat)
 
     def draw(self, scene: mujoco.MjvScene) -> np.ndarray:
         """A new (height, width, 3) uint8 frame of a captured scene."""

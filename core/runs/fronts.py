@@ -18,12 +18,10 @@ import numpy as np
 import pandas as pd
 
 from paretoscope.errors import ParetoscopeError
-from paretoscope.results_store import objective_columns
+from paretoscope.results_store import STEP_COLUMN, objective_columns
 
 if TYPE_CHECKING:
     from paretoscope.runs.run import LoggedFront
-
-STEP_COLUMN = "step"
 
 
 @dataclass(frozen=True, eq=False)

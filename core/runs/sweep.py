@@ -4,9 +4,9 @@
 grid, seeds, horizon and discount), so everything a sweep does holds here too: episodes go to
 the results store as they finish, a rerun computes only what is missing, batches run on local
 processes or Ray. Each snapshot is its own agent in the store (its fingerprint differs), and
-the table gains a ``step`` column. A snapshot that fails to load is left out with a notice;
-one whose network differs from the others stops the sweep naming it (a folder mixing two
-experiments).
+the table and the store gain a ``step`` column (the snapshot's training step). A snapshot that
+fails to load is left out with a notice; one whose network differs from the others stops the
+sweep naming it (a folder mixing two experiments).
 Its fronts and metrics step by step: `paretoscope.runs.fronts`.
 """
 
@@ -116,8 +116,8 @@ def sweep_run(
                 store=store,
                 agent_id=snapshot_agent_id(run, snapshot),
                 progress=False,
+                step=snapshot.step,  # stored with the episodes too
             )
-            table.insert(1, STEP_COLUMN, snapshot.step)
             tables.append(table)
             bar.update(n_episodes)
     if not tables:

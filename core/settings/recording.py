@@ -19,9 +19,15 @@ class RecordingSettings:
         (480, 480), "frame size WxH (default 480x480)", parse=parse_size
     )
     every: int | None = setting(
-        None, "render every K-th step (default: the fewest frames for smooth real time)"
+        None,
+        "render every K-th step (default: every step for discrete actions, else the fewest "
+        "frames for smooth real time)",
     )
-    speed: float = setting(1.0, "playback speed vs real time (default 1)")
+    speed: float = setting(
+        1.0,
+        "playback speed vs real time (default 1; discrete actions play at 30 fps at most, and "
+        "a video lasts at least 3 s)",
+    )
     horizon: int | None = setting(None, "steps (default: env's)")
     shadows: bool = setting(False, "shadows and reflections (3-5x slower on CPU)")
     caption: bool = setting(False, "write preference, target and return on frames")

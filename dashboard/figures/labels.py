@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from paretoscope.text import number, numbers
+
 if TYPE_CHECKING:
     from paretoscope.envs.known_fronts import KnownFront
 
@@ -20,8 +22,8 @@ def plotly_text(text: str) -> str:
 
 
 def format_values(values: Sequence[float] | np.ndarray, digits: int = 3) -> str:
-    """Numbers separated by commas, each to `digits` significant digits."""
-    return ", ".join(f"{float(value):.{digits}g}" for value in values)
+    """Numbers in a list, each to `digits` significant digits by the one formatter."""
+    return numbers(values, digits)
 
 
 def point_text(
@@ -37,15 +39,15 @@ def point_text(
     names = list(objective_names)
     lines = [
         "preference: "
-        + ", ".join(f"{n} {float(p):.2f}" for n, p in zip(names, preference, strict=True)),
-        "returns: " + ", ".join(f"{n} {float(r):.4g}" for n, r in zip(names, returns, strict=True)),
+        + ", ".join(f"{n} {number(p, 2)}" for n, p in zip(names, preference, strict=True)),
+        "returns: " + ", ".join(f"{n} {number(r)}" for n, r in zip(names, returns, strict=True)),
     ]
     if target is not None and np.any(np.asarray(target) != 0):
         lines.append("target: " + format_values(target, 4))
     if seed is not None:
         lines.append(f"seed: {int(seed)}")
     if regret is not None:
-        lines.append(f"regret vs known front: {float(regret):.4g}")
+        lines.append(f"regret vs known front: {number(regret)}")
     return "<br>".join(lines)
 
 
@@ -62,7 +64,7 @@ def known_front_hover(objective_names: Sequence[str], known: KnownFront) -> list
         head
         + "<br>returns: "
         + ", ".join(
-            f"{plotly_text(n)} {float(v):.4g}" for n, v in zip(objective_names, row, strict=True)
+            f"{plotly_text(n)} {number(v)}" for n, v in zip(objective_names, row, strict=True)
         )
         + "<br>"
         + source

@@ -20,9 +20,18 @@ import numpy as np
 import plotly.graph_objects as go
 
 from paretoscope.dashboard.figures.labels import plotly_text
+from paretoscope.text import number, signed
 
 SHORTFALL_COLOUR = "#d62728"  # an objective below its aspiration
 MET_COLOUR = "#2ca02c"
+# Plotly's (d3) form of `paretoscope.text.number` for ticks: 4 significant digits, thousands
+# separated, trailing zeros trimmed.
+TICK_FORMAT = ",.4~r"
+# An objective whose values spread less than this (relative to their size, at least 1) is
+# drawn as constant.
+NEARLY_CONSTANT = 1e-6
+# The aspiration bars' axis spans at least ± this much of an objective's range.
+SMALLEST_BAR_AXIS = 0.1
 BASE_COLOUR = "#1f77b4"
 # Marks: (symbol, colour, size) per kind of decision point.
 MARK_STYLES: dict[str, tuple[str, str, int]] = {
@@ -101,7 +110,7 @@ def scatter_matrix_figure(points: ViewPoints, height: int | None = None) -> go.F
             **style,
         }
 
-    hover = "policy %{customdata[0]}: (%{x:.4g}, %{y:.4g})<extra></extra>"
+    hover = "policy %{customdata[0]}: (%{x:,.4~r}, %{y:,.4~r})<extra></extra>"
     traces = []
     for hollow, name in ((False, "non-dominated"), (True, "dominated")):
         rows = np.flatnonzero(points.dominated == hollow)
@@ -147,7 +156,7 @@ def scatter_matrix_figure(points: ViewPoints, height: int | None = None) -> go.F
             )
         )
     size = max(k - 1, 1)
-    layout = {
+    layout: dict[str, object] = {
         "height": height or max(420, 150 * size + 90),
         "margin": {"l": 60, "r": 10, "t": 40, "b": 50},
         "dragmode": "select",
@@ -156,15 +165,39 @@ def scatter_matrix_figure(points: ViewPoints, height: int | None = None) -> go.F
         "showlegend": True,
         "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
     }
+    # Every panel's axes: round tick labels, and an objective every policy gives (within
+    # rounding) the same value drawn around that value, not on ticks of its rounding noise.
+    for index in range(k):
+        axis: dict[str, object] = {"tickformat": TICK_FORMAT}
+        around = _constant_range(points.values[:, index])
+        if around is not None:
+            axis["range"] = around
+        suffix = "" if index == 0 else str(index + 1)
+        layout[f"xaxis{suffix}"] = axis
+        layout[f"yaxis{suffix}"] = axis
     return _figure(traces, layout)
+
+
+def _constant_range(values: np.ndarray) -> list[float] | None:
+    """An axis range around a (nearly) constant objective's value (±5% of it, at least ±1);
+    None where the values have a spread of their own."""
+    if not len(values):
+        return None
+    low, high = float(values.min()), float(values.max())
+    middle = (low + high) / 2
+    if high - low > NEARLY_CONSTANT * max(1.0, abs(middle)):
+        return None
+    half = max(1.0, 0.05 * abs(middle))
+    return [middle - half, middle + half]
 
 
 def axis_scale(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per objective (low, span) mapping `values` onto [0, 1] for parallel coordinates (a
-    constant objective sits in the middle)."""
+    constant objective, rounding noise aside, sits in the middle)."""
     low = values.min(axis=0) if len(values) else np.zeros(values.shape[1])
     high = values.max(axis=0) if len(values) else np.ones(values.shape[1])
-    span = np.where(high > low, high - low, 0.0)
+    scale = np.maximum(1.0, np.abs((low + high) / 2))
+    span = np.where(high - low > NEARLY_CONSTANT * scale, high - low, 0.0)
     return low, span
 
 
@@ -215,7 +248,7 @@ def parallel_coordinates_figure(points: ViewPoints, height: int = 420) -> go.Fig
             "mode": "markers",
             "marker": {"size": 5, "color": BASE_COLOUR},
             "customdata": _ids(np.tile(np.arange(n), k)),
-            "text": [f"{value:.4g}" for value in points.values.T.ravel()],
+            "text": [number(value) for value in points.values.T.ravel()],
             "hovertemplate": "policy %{customdata[0]}: %{text}<extra></extra>",
             "name": "values",
             "showlegend": False,
@@ -259,7 +292,7 @@ def parallel_coordinates_figure(points: ViewPoints, height: int = 420) -> go.Fig
                 {
                     "x": axis,
                     "y": y_end,
-                    "text": f"{value:.4g}",
+                    "text": number(value),
                     "showarrow": False,
                     "yanchor": anchor,
                     "yshift": 4 if anchor == "bottom" else -4,
@@ -289,25 +322,34 @@ def parallel_coordinates_figure(points: ViewPoints, height: int = 420) -> go.Fig
 
 def aspiration_figure(objective_names: Sequence[str], relative_difference: np.ndarray) -> go.Figure:
     """One bar per objective: how far the picked policy lies above (green) or below (red) the
-    aspiration, in units of that objective's range on the front."""
+    aspiration, in units of that objective's range on the front. A difference the caller
+    counts as met is passed as 0 or more; the axis spans at least ±0.1 of the range (a zero
+    bar is not blown up to rounding noise)."""
     values = np.asarray(relative_difference, dtype=np.float64)
     names = [plotly_text(name) for name in objective_names]
     colours = [MET_COLOUR if value >= 0 else SHORTFALL_COLOUR for value in values]
+    reach = max(SMALLEST_BAR_AXIS, 1.15 * float(np.abs(values).max(initial=0.0)))
     return go.Figure(
         go.Bar(
             x=values,
             y=names,
             orientation="h",
             marker={"color": colours},
-            text=[f"{value:+.2f}" for value in values],
+            text=[signed(value, 2) for value in values],
             textposition="auto",
-            hovertemplate="%{y}: %{x:+.3f} of the front's range<extra></extra>",
+            hovertemplate="%{y}: %{text} of the front's range<extra></extra>",
         ),
         layout={
             "height": 60 + 28 * len(names),
             "margin": {"l": 10, "r": 10, "t": 30, "b": 30},
             "title": {"text": "picked policy − aspiration (÷ front range)", "font": {"size": 13}},
-            "xaxis": {"zeroline": True, "zerolinewidth": 2, "zerolinecolor": "#444"},
+            "xaxis": {
+                "zeroline": True,
+                "zerolinewidth": 2,
+                "zerolinecolor": "#444",
+                "range": [-reach, reach],
+                "tickformat": TICK_FORMAT,
+            },
             "yaxis": {"autorange": "reversed"},
         },
     )

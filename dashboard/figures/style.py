@@ -44,3 +44,17 @@ def reference_marker(reference: Sequence[float] | np.ndarray, axes: Sequence[int
 def axis_title(objective_names: Sequence[str], index: int) -> str:
     """The title of the axis showing objective `index`."""
     return f"{objective_names[index]} return"
+
+
+def titled_by_meaning(
+    figure: go.Figure, objective_names: Sequence[str], titles: Sequence[str]
+) -> go.Figure:
+    """`figure` with every axis titled `axis_title(objective_names, i)` retitled `titles[i]`
+    (an env spec's `Objective.axis_title`: its unit and which way is better), 2-D or 3-D."""
+    plain = {axis_title(objective_names, index): title for index, title in enumerate(titles)}
+    axes = [figure.layout[name] for name in ("xaxis", "yaxis")]
+    axes += [figure.layout.scene[name] for name in ("xaxis", "yaxis", "zaxis")]
+    for axis in axes:
+        if axis.title.text in plain:
+            axis.title.text = plain[axis.title.text]
+    return figure

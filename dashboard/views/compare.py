@@ -33,6 +33,7 @@ from paretoscope.envs import EnvSpec
 from paretoscope.envs.known_fronts import against_known
 from paretoscope.recordings import SideBySideRequest
 from paretoscope.sweeps import mean_per_preference, objective_arrays
+from paretoscope.text import MISSING, number, numbers
 
 
 def left_out_note(left_out: Mapping[str, str], env_id: str) -> str:
@@ -273,7 +274,8 @@ if sidebar.need(ctx, agent=False):
                 )
                 loaded_agents[asset.name] = loaded
 
-        front_column, table_column = st.columns([3, 2])
+        # The table under the front, as wide as the page: beside it, it had room for one column.
+        front_column, table_column = st.container(), st.container()
         with front_column, guard("fronts"):
             cloud = None
             if ctx.dataset is not None:
@@ -297,7 +299,7 @@ if sidebar.need(ctx, agent=False):
         with table_column, guard("metrics"):
             st.markdown("**Metrics** (best per column highlighted)")
             table = metrics_table(metrics, reference_point, known_front=known)
-            st.dataframe(styled_metrics(table), width="stretch")
+            st.dataframe(styled_metrics(table), width="stretch", placeholder=MISSING)
             discount = "undiscounted returns" if ctx.gamma == 1.0 else f"γ = {ctx.gamma:g}"
             against_text = (
                 "; IGD, IGD+, maximum utility loss and mean regret (the best w·v on the known "
@@ -308,8 +310,8 @@ if sidebar.need(ctx, agent=False):
             )
             st.caption(
                 f"All at {discount}. Hypervolume above the reference point "
-                f"{reference_point} (the sidebar's metric conventions); sparsity: lower is "
-                "denser but rewards a few clustered points, so read it with cardinality; "
+                f"({numbers(reference_point)}) (the sidebar's metric conventions); sparsity: "
+                "lower is denser but rewards a few clustered points, so read it with cardinality; "
                 "expected utility over each agent's sweep preferences; RTG errors: "
                 "mean |p·target − p·return| and |p − return ratio| (return-conditioned agents, "
                 f"undiscounted only){against_text}. CI columns: bootstrapped "
@@ -363,6 +365,6 @@ if sidebar.need(ctx, agent=False):
                             recording.returns.T,
                             index=list(spec.objective_names),
                             columns=list(recording.lanes),
-                        ),
+                        ).style.format(number),
                         width="stretch",
                     )

@@ -18,6 +18,7 @@ from paretoscope.dashboard.messages import as_viewer_sees, describe, guard, iner
 from paretoscope.dashboard.widgets import charts
 from paretoscope.data.collection_plan import collected_env_seed
 from paretoscope.recordings import ReplayRequest
+from paretoscope.text import number
 
 ctx = sidebar.context()
 st.title("Dataset")
@@ -41,9 +42,9 @@ if sidebar.need(ctx, agent=False):
             columns = st.columns(5)
             columns[0].metric("trajectories", f"{summary.n_trajectories:,}")
             columns[1].metric("steps", f"{summary.n_steps:,}")
-            columns[2].metric("mean length", f"{summary.length_mean:.1f}")
+            columns[2].metric("mean length", number(summary.length_mean, 3))
             columns[3].metric("non-dominated", summary.n_non_dominated)
-            columns[4].metric("hypervolume", f"{summary.hypervolume:.4g}")
+            columns[4].metric("hypervolume", number(summary.hypervolume))
             table = summary.table
             count = len(table)
 
@@ -124,9 +125,7 @@ if sidebar.need(ctx, agent=False):
             )
             url_state.set_url(traj=str(index))
             details = st.columns(3)
-            details[0].markdown(
-                "**preference** " + describe(names, table.preferences[index], ".2f")
-            )
+            details[0].markdown("**preference** " + describe(names, table.preferences[index], 2))
             details[1].markdown("**stored return** " + describe(names, table.returns[index]))
             details[2].markdown(f"**length** {int(table.lengths[index])} steps")
             with guard("replay"):

@@ -21,10 +21,11 @@ from paretoscope.dashboard.figures.objectives import (
     scatter_matrix_figure,
 )
 from paretoscope.dashboard.live import show_recording_live
-from paretoscope.dashboard.messages import describe, guard
+from paretoscope.dashboard.messages import describe, guard, inert
 from paretoscope.dashboard.widgets.conventions import NORMALISATION_LABELS
 from paretoscope.dashboard.widgets.linked_views import linked_views, view_arguments
 from paretoscope.decision import (
+    ASPIRATION_TOLERANCE,
     DecisionMarks,
     aspiration_pick,
     decision_marks,
@@ -32,7 +33,8 @@ from paretoscope.decision import (
 )
 from paretoscope.metrics import non_dominated
 from paretoscope.recordings import EpisodeRequest
-from paretoscope.sweeps import mean_per_preference
+from paretoscope.sweeps import ignores_preference, mean_per_preference
+from paretoscope.text import number
 
 # A grid finer than this many policies is refused (each one is an episode per seed).
 MOST_POLICIES = 5000
@@ -164,6 +166,13 @@ if points is not None and len(points["returns"]):
     selected[selected_ids] = True
     marks = _decision_marks(returns)
     dominated = ~non_dominated(returns)
+    if ignores_preference(returns):
+        st.info(
+            f"{inert(asset.label)} returns the same at every preference: it ignores the "
+            "preference (as a baseline such as random does), so all its policies below are one "
+            "and the same behaviour.",
+            icon=":material/info:",
+        )
 
     # --- aspiration --------------------------------------------------------------------
     st.subheader("Aspiration")
@@ -180,22 +189,24 @@ if points is not None and len(points["returns"]):
             f"{names[index]} at least",
             key=key,
             format="%.4g",
-            help=f"on the front: {nadir[index]:.4g} to {ideal[index]:.4g}",
+            help=f"on the front: {number(nadir[index])} to {number(ideal[index])}",
         )
     aspiration = np.array([float(st.session_state[key]) for key in keys])
     pick = aspiration_pick(returns, aspiration)
-    met = pick.difference >= 0
-    picked_preference = describe(names, preferences[pick.index], ".2f")
+    picked_preference = describe(names, preferences[pick.index], 2)
     st.caption(
         f"Policy {pick.index} (preference {picked_preference}) "
         "best meets the aspiration: it minimises the achievement scalarizing function, the "
         "largest shortfall below the aspiration in units of each objective's range on the "
-        f"front (ideal − nadir). It meets {int(met.sum())} of {n_obj} levels."
+        f"front (ideal − nadir). It meets {int(pick.met.sum())} of {n_obj} levels"
+        f" (a level missed by less than {ASPIRATION_TOLERANCE:.1%} of its range counts as met)."
     )
     span = np.where(ideal > nadir, ideal - nadir, 1.0)
+    # A difference within the tolerance is drawn as 0, not as a sliver of red or green.
+    shown_difference = np.where(np.abs(pick.difference) <= pick.tolerance, 0.0, pick.difference)
     bars, numbers = st.columns([3, 2], vertical_alignment="center")
     bars.plotly_chart(
-        aspiration_figure(names, pick.difference / span),
+        aspiration_figure(names, shown_difference / span),
         key="decide_aspiration_bars",
         width="stretch",
     )
@@ -207,7 +218,7 @@ if points is not None and len(points["returns"]):
                 "difference": pick.difference,
             },
             index=names,
-        ),
+        ).style.format(number),
         width="stretch",
     )
 
@@ -226,7 +237,12 @@ if points is not None and len(points["returns"]):
         selected[:] = False
         selected[selected_ids] = True
     st.caption(
-        f"{len(selected_ids) or 'No'} of {count} policies selected. Filled points are "
+        (
+            f"{len(selected_ids)} of {count} policies selected."
+            if selected_ids
+            else f"No policy selected yet (of {count})."
+        )
+        + " Filled points are "
         "non-dominated, hollow ones dominated; ◆ knee (high trade-off), ■ compromise "
         "(closest to the ideal), ★ the aspiration pick, × the aspiration. Drag a box or "
         "lasso in either view (in parallel coordinates over one axis) or click a point; "
@@ -280,12 +296,12 @@ if points is not None and len(points["returns"]):
     focus = st.selectbox(
         "Policy",
         choices,
-        format_func=lambda i: f"policy {i}: preference {describe(names, preferences[i], '.2f')}",
+        format_func=lambda i: f"policy {i}: preference {describe(names, preferences[i], 2)}",
         key=f"decide_focus_{hash(tuple(choices))}",
     )
     st.caption(
         ("" if selected_ids else "Nothing selected: the aspiration pick plays. ")
-        + f"Policy {focus}'s mean return {describe(names, returns[focus], '.4g')} over "
+        + f"Policy {focus}'s mean return {describe(names, returns[focus])} over "
         f"{len(plan.seeds)} seed(s); this replay is seed {int(points['seeds'][focus])}."
     )
     from paretoscope.render import default_every

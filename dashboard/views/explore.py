@@ -9,6 +9,7 @@ import streamlit as st
 from paretoscope.dashboard import loaders, sidebar, trace, url_state
 from paretoscope.dashboard import preferences as prefs
 from paretoscope.dashboard.figures.front import FrontSeries, Marker, front_figure, target_grid
+from paretoscope.dashboard.figures.style import titled_by_meaning
 from paretoscope.dashboard.jobs import Job
 from paretoscope.dashboard.known_front import describe_front, indicators_text
 from paretoscope.dashboard.limits import prerender_enabled
@@ -20,12 +21,13 @@ from paretoscope.dashboard.live import (
     recording_started,
     show_recording_live,
 )
-from paretoscope.dashboard.messages import describe, guard, inert
+from paretoscope.dashboard.messages import describe, guard, inert, literal
 from paretoscope.dashboard.page_style import EXPLORE_COLUMNS_KEY
 from paretoscope.dashboard.prerender import offer_grid
 from paretoscope.dashboard.widgets import charts
 from paretoscope.dashboard.widgets.front_chart import front_chart
 from paretoscope.dashboard.widgets.preference_control import preference_control
+from paretoscope.decision import aspiration_pick
 from paretoscope.envs.known_fronts import against_known
 
 st.title("Explore")
@@ -114,7 +116,11 @@ def explore() -> None:
             if asked is not None:
                 url_state.note_ignored("target", asked, "a target is used in target mode (tm=1)")
             url_state.set_url(tm=None, target=None)
-            st.caption("The agent asks itself for " + describe(names, own_target) + " here.")
+            st.caption(
+                "Left to itself at this preference, the agent aims to collect "
+                + describe(names, own_target)
+                + ". Switch on target mode to ask it for other returns."
+            )
 
     request = ctx.episode_request(loaded, preference, target)
     if ctx.shows_defaults() and not target_mode and prerender_enabled():
@@ -209,6 +215,9 @@ def explore() -> None:
                 known_front=None if against is None else against.front,
                 include_reference=charts.reference_toggle("front_show_reference"),
             )
+            titled_by_meaning(
+                figure, names, [objective.axis_title for objective in spec.objectives]
+            )
             event = front_chart(figure, key=f"front_{st.session_state.get('_front_version', 0)}")
             discount = (
                 "undiscounted returns"
@@ -218,6 +227,23 @@ def explore() -> None:
             if target_mode and ctx.gamma != 1.0:
                 discount += ": target mode works on undiscounted returns"
             st.caption(f"The sweep's {len(series.returns)} preferences, {discount}.")
+            st.caption(
+                "What the axes mean: "
+                + "; ".join(literal(objective.meaning) for objective in spec.objectives)
+                + "\\. Each axis is a return summed over the episode: higher is better\\."
+            )
+            if target is not None and len(series.returns):
+                closest = aspiration_pick(series.returns, target)
+                if not closest.met.all():
+                    short = [name for name, met in zip(names, closest.met, strict=True) if not met]
+                    st.warning(
+                        "No episode of the agent's sweep reached this target in "
+                        + ", ".join(short)
+                        + ": it may be out of the agent's reach (its sweep got at most "
+                        + describe(names, series.returns.max(axis=0))
+                        + "). An agent asked for the unreachable may act as if given no target.",
+                        icon=":material/info:",
+                    )
             if against is not None:
                 st.caption(describe_front(against.front) + ". " + indicators_text(against) + ".")
             for series_index, row in charts.clicked_points(figure, event)[:1]:
@@ -260,11 +286,11 @@ def explore() -> None:
             if finished is not None:
                 # Which episode plays: neighbouring preferences of a policy set can give the
                 # same video.
-                asked = "" if target is None else f"target {describe(names, target, '.1f')}, "
+                asked = "" if target is None else f"target {describe(names, target)}, "
                 undiscounted = "" if front_gamma == 1.0 else " (undiscounted)"
-                returns = describe(names, finished.returns[0], ".1f")
+                returns = describe(names, finished.returns[0])
                 st.caption(
-                    f"Preference {describe(names, preference, '.2f')} · {asked}"
+                    f"Preference {describe(names, preference, 2)} · {asked}"
                     f"seed {request.seed} → return {returns}" + undiscounted
                 )
 

@@ -20,6 +20,7 @@ from paretoscope.dashboard.widgets import charts
 from paretoscope.envs.known_fronts import against_known
 from paretoscope.metrics.attainment import median_level
 from paretoscope.sweeps import mean_per_preference, objective_arrays
+from paretoscope.text import number
 
 SCALES = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
 
@@ -116,12 +117,14 @@ if sidebar.need(ctx):
                 )
                 columns = st.columns(3)
                 columns[0].metric(
-                    "mean |p·target − p·return|", f"{following.overall_weighted_error:.4g}"
+                    "mean |p·target − p·return|", number(following.overall_weighted_error)
                 )
                 columns[1].metric(
-                    "mean relative error", f"{following.overall_relative_weighted_error:.3g}"
+                    "mean relative error", number(following.overall_relative_weighted_error, 3)
                 )
-                columns[2].metric("mean |p − return ratio|", f"{following.overall_ratio_error:.3g}")
+                columns[2].metric(
+                    "mean |p − return ratio|", number(following.overall_ratio_error, 3)
+                )
                 if undefined:
                     st.caption(
                         f"{undefined} episodes have no return ratio (a negative return or all "
@@ -157,17 +160,17 @@ if sidebar.need(ctx):
                     env_id, ctx.gamma, measured["returns"], measured["preferences"]
                 )
                 summary_columns = st.columns(4)
-                summary_columns[0].metric("hypervolume", f"{summary.hypervolume:.4g}")
+                summary_columns[0].metric("hypervolume", number(summary.hypervolume))
                 summary_columns[1].metric(
                     "sparsity (lower is denser)",
-                    f"{summary.sparsity:.4g}",
+                    number(summary.sparsity),
                     help="It rewards a few clustered points: read it with the cardinality "
                     "beside it.",
                 )
                 summary_columns[2].metric("cardinality", summary.cardinality)
                 summary_columns[3].metric(
                     "expected utility",
-                    "—" if summary.expected_utility is None else f"{summary.expected_utility:.4g}",
+                    number(summary.expected_utility),
                 )
                 if against is not None:
                     st.markdown("**Against the known front**")
@@ -176,7 +179,7 @@ if sidebar.need(ctx):
                     for column, (label, value) in zip(
                         indicator_columns, indicator_values(against).items(), strict=False
                     ):
-                        column.metric(f"{label} (lower is better)", f"{value:.4g}")
+                        column.metric(f"{label} (lower is better)", number(value))
                     if against.regret is not None:
                         with st.expander("Regret per preference"):
                             st.caption(

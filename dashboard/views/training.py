@@ -293,9 +293,9 @@ def show_video(
                 if shown is not None:
                     names = spec.objective_names
                     st.caption(
-                        f"Step {step}, preference {describe(names, list(preference), '.2f')}, "
+                        f"Step {step}, preference {describe(names, list(preference), 2)}, "
                         f"seed {request.seed} → return "
-                        f"{describe(names, list(shown.returns[0]), '.1f')} (undiscounted)"
+                        f"{describe(names, list(shown.returns[0]))} (undiscounted)"
                     )
 
         video_part()

@@ -1,5 +1,6 @@
 """The offline agents step: MORvS, BC and MODT trained on an env's dataset
-(`paretoscope.train.offline.train_offline`), each with its recipe's settings object."""
+(`paretoscope.train.offline.train_offline`), each with its recipe's settings object; and the
+training runs, the same training keeping a snapshot every N steps."""
 
 from __future__ import annotations
 
@@ -7,15 +8,17 @@ from dataclasses import asdict
 from typing import Any
 
 from paretoscope.demo.build import DemoBuild, Step, torch_threads
-from paretoscope.demo.recipe import TRAINING_THREADS, EnvRecipe, OfflineRecipe
+from paretoscope.demo.recipe import TRAINING_THREADS, EnvRecipe, OfflineRecipe, RunRecipe
 
 
-def offline_settings_record(agent: OfflineRecipe) -> dict[str, Any]:
+def offline_settings_record(agent: OfflineRecipe | RunRecipe) -> dict[str, Any]:
     """The recipe entry as the ledger keeps it: kind, dataset, hyper-parameters and network
-    fields side by side. The snapshot frequency is left out: it does not change the agent (a
-    resumed run may change it), and the ledgers were written before it was a setting."""
+    fields side by side. An agent's snapshot frequency is left out: it does not change the
+    agent (a resumed run may change it), and the ledgers were written before it was a setting;
+    a run's is kept, its snapshots being what it is for."""
     hyperparameters = agent.settings.hyperparameters()
-    del hyperparameters["snapshot_every"]
+    if not isinstance(agent, RunRecipe):
+        del hyperparameters["snapshot_every"]
     return {
         "kind": agent.kind,
         "dataset": agent.dataset,
@@ -24,8 +27,10 @@ def offline_settings_record(agent: OfflineRecipe) -> dict[str, Any]:
     }
 
 
-def offline_agent_step(build: DemoBuild, env: EnvRecipe, agent: OfflineRecipe) -> Step:
-    name = env.agent_name(agent)
+def offline_agent_step(build: DemoBuild, env: EnvRecipe, agent: OfflineRecipe | RunRecipe) -> Step:
+    """An offline agent, or a training run (its snapshots in ``snapshots/step=N/``)."""
+    is_run = isinstance(agent, RunRecipe)
+    name = env.run_name(agent) if isinstance(agent, RunRecipe) else env.agent_name(agent)
     folder = build.agent_dir(name)
     dataset_name = env.dataset_name(agent.dataset)
 
@@ -38,6 +43,7 @@ def offline_agent_step(build: DemoBuild, env: EnvRecipe, agent: OfflineRecipe) -
 
     def run() -> dict[str, Any]:
         from paretoscope.agents.checkpoint import parameter_count
+        from paretoscope.runs.run import open_run
         from paretoscope.train.offline import STATE_FILE, TRAINING_DIR, train_offline
 
         with torch_threads(TRAINING_THREADS):
@@ -53,17 +59,19 @@ def offline_agent_step(build: DemoBuild, env: EnvRecipe, agent: OfflineRecipe) -
         if not build.recipe.keep_offline_training_state:
             (folder / TRAINING_DIR / STATE_FILE).unlink(missing_ok=True)
         history = (trained.training or {}).get("loss_history") or []
+        snapshots = {"snapshot_steps": sorted(open_run(folder).steps)} if is_run else {}
         return {
             "fingerprint": trained.fingerprint(),
             "figures": {
                 "training_steps": int((trained.training or {}).get("steps", 0)),
                 "final_loss": float(history[-1][1]) if history else None,
                 "parameters": int(parameter_count(folder)),
+                **snapshots,
             },
         }
 
     return Step(
-        id=f"agent:{name}",
+        id=f"{'run' if is_run else 'agent'}:{name}",
         kind="agents",
         name=name,
         outputs=(folder / "config.json",),

@@ -128,3 +128,76 @@ def seeds_held_out(env: EnvRecipe, plan: SweepPlan) -> bool:
         _, env_seeds, _ = episode_plan(dataset.seed, dataset.episodes, n_obj, dataset.distribution)
         used.update(int(seed) for seed in env_seeds)
     return not used.intersection(plan.seeds)
+
+
+def run_sweep_step(build: DemoBuild, env_id: str, name: str, plan: SweepPlan) -> Step:
+    """Every snapshot of the training run `name` over the plan's grid
+    (`paretoscope.runs.sweep.sweep_run`, what `paretoscope evaluate RUN` does): the Training
+    page reads these episodes instead of rolling them out. Figures: the last snapshot's front
+    and each step's hypervolume and expected utility."""
+
+    def settings() -> dict[str, Any]:
+        from paretoscope.agents.base import agent_fingerprint
+        from paretoscope.runs.run import open_run
+
+        folder = build.agent_dir(name)
+        if not (folder / "config.json").is_file():
+            raise ParetoscopeError(
+                f"the sweep of {name} needs the run {folder}, which is not built yet; run "
+                "`paretoscope demo build` without --steps (or with the agents step) first"
+            )
+        run = open_run(folder)
+        return {
+            "env_id": env_id,
+            "agent": name,
+            "snapshot_fingerprints": {
+                str(snapshot.step): agent_fingerprint(run.load(snapshot, None, "cpu"))
+                for snapshot in run.snapshots
+            },
+            **plan.to_dict(),
+            "batch_size": SWEEP_BATCH_SIZE,
+        }
+
+    def run() -> dict[str, Any]:
+        from paretoscope.results_store import ResultsStore
+        from paretoscope.runs.fronts import STEP_COLUMN, step_metrics
+        from paretoscope.runs.run import open_run
+        from paretoscope.runs.sweep import sweep_run
+
+        swept = sweep_run(
+            open_run(build.agent_dir(name)),
+            env_id,
+            SweepSettings(
+                granularity=plan.granularity,
+                seeds=plan.seeds,
+                horizon=plan.horizon,
+                batch_size=SWEEP_BATCH_SIZE,
+                workers=build.recipe.sweep_workers,
+            ),
+            store=ResultsStore(build.results_dir),
+            progress=build.progress,
+        )
+        table = swept.table
+        last = table[table[STEP_COLUMN] == max(swept.steps)]
+        figures = front_figures(last, env_id)
+        metrics = step_metrics(table, env_id)
+        figures["by_step"] = [
+            {
+                "step": int(row[STEP_COLUMN]),
+                "hypervolume": float(row["hypervolume"]),
+                "expected_utility": float(row["expected_utility"]),
+            }
+            for _, row in metrics.iterrows()
+        ]
+        return {"figures": figures, "rows": int(len(table))}
+
+    return Step(
+        id=f"sweep:{name}",
+        kind="sweeps",
+        name=name,
+        outputs=(build.results_dir / env_id,),
+        settings=settings,
+        run=run,
+        growable=GROWABLE_SETTINGS | {"snapshot_fingerprints"},
+        env_id=env_id,
+    )
