@@ -153,6 +153,7 @@ def test_front_axes_fit_the_front_not_a_far_reference_point() -> None:
     assert (note.x[0], note.y[0]) == pytest.approx((920.0 + 23.2, 92.0 + 2.32))
     assert (note.marker.symbol, note.marker.angle) == ("arrow", pytest.approx(-135.0))
     assert tuple(_trace(fitted, "reference point").x) == (-100.0,)
+    assert _trace(fitted, "reference point").showlegend is False  # the arrow names it
 
     held = front_figure(
         ("run", "energy"),
@@ -164,6 +165,7 @@ def test_front_axes_fit_the_front_not_a_far_reference_point() -> None:
     assert list(held.layout.xaxis.range) == pytest.approx([-268.0, 2168.0])
     assert list(held.layout.yaxis.range) == pytest.approx([-124.0, 224.0])
     assert not [trace for trace in held.data if "off the axes" in trace.name]
+    assert _trace(held, "reference point").showlegend is not False
 
 
 def test_front_axes_hold_the_cloud_and_known_front_and_a_near_reference_needs_no_arrow() -> None:

@@ -251,6 +251,8 @@ def front_figure(
     if ranges is not None and reference_point is not None and not three_d:
         note = off_axis_reference(reference_point, axes, ranges)
         if note is not None:
+            # The arrow names it in the legend; the cross, out of view, is left out there.
+            figure.update_traces(showlegend=False, selector={"name": "reference point"})
             figure.add_trace(note)
     if target is not None:
         add(

@@ -109,5 +109,7 @@ def hypervolume_figure(
         figure.update_layout(xaxis_range=ranges[0], yaxis_range=ranges[1])
         note = off_axis_reference(reference, (a, b), ranges)
         if note is not None:
+            # The arrow names it in the legend; the cross, out of view, is left out there.
+            figure.update_traces(showlegend=False, selector={"name": "reference point"})
             figure.add_trace(note)
     return figure
