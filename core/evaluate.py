@@ -12,7 +12,7 @@ from __future__ import annotations
 import atexit
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -109,6 +109,7 @@ def sweep(
     store: ResultsStore | None = None,
     agent_id: str | None = None,
     progress: bool = True,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> pd.DataFrame:
     """Evaluate `agent` on `env_id` at every (preference, seed) and return one row per episode.
 
@@ -122,6 +123,8 @@ def sweep(
     (default: all cores; 1 runs in this process); ``backend="ray"`` uses a Ray cluster at
     ``address`` (or a local one). Same settings give the same table. With a `store`, episodes
     it holds are read, not recomputed; `agent_id` names the agent in the table.
+    `on_progress(done, total)` is told the episodes ready (stored or computed) before the first
+    batch and after each one (the dashboard's progress bar); it may raise to stop the sweep.
     """
     settings = settings or SweepSettings()
     spec = get_spec(env_id)
@@ -170,11 +173,17 @@ def sweep(
         unit="episode",
         disable=not progress,
     ) as bar:
+        done_count = len(requests) - len(missing)
         try:
+            if on_progress is not None:
+                on_progress(done_count, len(requests))
             for batch, table in _run_batches(agent, env_id, batches, horizon, gamma, settings):
                 computed.append(finish(batch, table))
                 unstored.append(computed[-1])
                 bar.update(len(computed[-1]))
+                done_count += len(computed[-1])
+                if on_progress is not None:
+                    on_progress(done_count, len(requests))
                 # Small batches are grouped into one shard; a kill loses at most a few seconds.
                 pending = sum(len(part) for part in unstored)
                 if pending >= _SHARD_ROWS or time.monotonic() - last_write >= _SHARD_SECONDS:
