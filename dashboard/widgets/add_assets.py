@@ -2,7 +2,9 @@
 folder) and the import form of another tool's checkpoint (PEDA, MORL-Baselines, an installed
 importer's) that leaves questions open: its env, its kind, an importer's option, or trust for a
 file that can only be read by running code from it (asked only for files on the server's disk:
-uploads are never trusted)."""
+uploads are never trusted). An uploaded file's form is at the top of the page; a file on the
+server's disk has its form in the panel. An imported agent is named by its file and env
+("Envelope · deep-sea-treasure-v0"), and the page switches to it with a note saying so."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from paretoscope.dashboard.uploads import (
     store_upload,
     upload_root_if_made,
 )
+from paretoscope.dashboard.url_state import request_change
 from paretoscope.envs import list_ids
 from paretoscope.errors import ParetoscopeError
 
@@ -73,7 +76,32 @@ def add_assets_panel(found: AssetCatalog) -> None:
                     _note_upload_env(stored.stem, st.session_state["_upload_env"])
                 st.rerun()
         for pending in found.pending_agents():
-            _import_form(pending)
+            if _is_upload(pending.path):
+                st.caption(
+                    f"{inert(pending.path.name)} is uploaded: say what it needs in the form at "
+                    "the top of the page."
+                )
+            else:
+                _import_form(pending)
+
+
+def import_uploads(found: AssetCatalog) -> None:
+    """The import form of each uploaded file that leaves questions open, at the top of the page
+    (where the viewer looks after uploading), in a box that says what it is for."""
+    for pending in found.pending_agents():
+        if _is_upload(pending.path):
+            with st.container(border=True):
+                st.subheader(f"Import {inert(pending.path.name)}")
+                _import_form(pending)
+
+
+def show_imported() -> None:
+    """Say once, after the rerun that follows an import, which agent was imported (a note on
+    the page and a toast)."""
+    note = st.session_state.pop("_imported_note", None)
+    if note:
+        st.success(note, icon=":material/check_circle:")
+        st.toast(note, icon=":material/check_circle:")
 
 
 def _dataset_without_env(path: Path) -> bool:
@@ -89,15 +117,21 @@ def _dataset_without_env(path: Path) -> bool:
 
 
 def _note_upload_env(name: str, env_id: str) -> None:
+    _note_upload("datasets", name, {"env": env_id})
+
+
+def _note_upload(section: str, name: str, note: dict[str, str]) -> None:
+    """Write `note` for the entry `name` of `section` ("agents", "datasets") in the manifest of
+    the session's upload folder (what discovery reads: labels, envs)."""
     folder = upload_dir()
     manifest = read_manifest(folder)
-    notes = dict(manifest.get("datasets") or {})
-    notes[name] = {"env": env_id}
+    notes = dict(manifest.get(section) or {})
+    notes[name] = note
     write_manifest(
         folder,
         {
             **{k: v for k, v in manifest.items() if k not in ("format", "version")},
-            "datasets": notes,
+            section: notes,
         },
     )
 
@@ -153,9 +187,12 @@ def _import_form(asset: AgentAsset) -> None:
         plan, candidates, guess = _import_plan(str(asset.path), mtime(asset.path))
         if plan is None:
             raise ParetoscopeError(f"{asset.path.name}: no importer reads this file")
-        st.markdown(f"**Import** {inert(plan.description)}")
         open_questions = set(asset.open_questions)
         uploaded = _is_upload(asset.path)
+        st.markdown(
+            f"{inert(plan.description)}. Answer what the file does not say, then press "
+            "**Import**: it is converted into a safe paretoscope checkpoint for this session."
+        )
         if "trust" in open_questions and uploaded:
             st.warning(
                 f"{inert(asset.path.name)} can only be read by running code from it, and "
@@ -171,6 +208,11 @@ def _import_form(asset: AgentAsset) -> None:
             fitting = [env for env in candidates if env in envs]
             envs = fitting or envs
             default = (question.default if question else None) or guess
+            if fitting:
+                st.caption(
+                    f"Listed: the {len(fitting)} environments whose observation and action "
+                    "sizes fit the file, the best guess first."
+                )
             env_id = st.selectbox(
                 _label(question.prompt if question else "its environment"),
                 envs,
@@ -212,8 +254,14 @@ def _import_form(asset: AgentAsset) -> None:
             from paretoscope.agents.importers import import_agent
 
             agent = import_agent(asset.path, env_id, kind, trust=trust, options=options)
-            chosen_kind = kind or agent.spec.kind
-            save(agent, upload_dir() / "agents" / f"{asset.name}-{chosen_kind}")
+            imported_env = agent.spec.env_id
+            name = f"{asset.name}-{imported_env}"
+            label = f"{asset.name} · {imported_env}"
+            _note_upload("agents", name, {"label": label})
+            save(agent, upload_dir() / "agents" / name)
             if uploaded:
                 asset.path.unlink(missing_ok=True)
-            st.rerun()
+            st.session_state["_imported_note"] = (
+                f"Imported {label}: it is the agent now shown, on {imported_env}."
+            )
+            request_change(widgets={"env": imported_env, "agent": name})
