@@ -257,7 +257,6 @@ def test_an_uploaded_morl_baselines_agent_is_imported_for_its_fitting_env_and_sh
     page_ok(at)
     notes = [note.value for note in at.success]
     assert notes == [f"Imported Envelope · {DST}: it is the agent now shown, on {DST}."], notes
-    assert [toast.value for toast in at.toast] == notes
     assert not [header for header in at.main.subheader if "Import" in header.value]
     assert at.selectbox(key="env").value == DST
     assert at.selectbox(key="agent").value == f"Envelope-{DST}"

@@ -90,18 +90,17 @@ def import_uploads(found: AssetCatalog) -> None:
     (where the viewer looks after uploading), in a box that says what it is for."""
     for pending in found.pending_agents():
         if _is_upload(pending.path):
-            with st.container(border=True):
+            with st.container(border=True, key=f"_import_box_{pending.name}"):
                 st.subheader(f"Import {inert(pending.path.name)}")
                 _import_form(pending)
 
 
 def show_imported() -> None:
-    """Say once, after the rerun that follows an import, which agent was imported (a note on
-    the page and a toast)."""
+    """Say once, above the page of the rerun that follows an import, which agent was imported
+    (a note, not a toast: it stays while the viewer moves the preference)."""
     note = st.session_state.pop("_imported_note", None)
     if note:
         st.success(note, icon=":material/check_circle:")
-        st.toast(note, icon=":material/check_circle:")
 
 
 def _dataset_without_env(path: Path) -> bool:
@@ -184,7 +183,8 @@ def _import_form(asset: AgentAsset) -> None:
         )
         return
     with guard(f"import {asset.path.name}"):
-        plan, candidates, guess = _import_plan(str(asset.path), mtime(asset.path))
+        with st.spinner(f"Reading {inert(asset.path.name)}: which environments it fits…"):
+            plan, candidates, guess = _import_plan(str(asset.path), mtime(asset.path))
         if plan is None:
             raise ParetoscopeError(f"{asset.path.name}: no importer reads this file")
         open_questions = set(asset.open_questions)
