@@ -14,6 +14,27 @@ DST = "deep-sea-treasure-v0"
 ENVELOPE = FIXTURES_DIR / "morl-baselines" / "envelope" / DST / "Envelope.tar"
 LABEL = f"Envelope · {DST}"
 
+# Records, while a progress bar shows, its text and any element of the previous run (stale)
+# that is still visible: a page preparing a new agent shows nothing of the old one.
+WATCH_PROGRESS = """
+() => {
+  window.__progress = {texts: [], staleShown: []};
+  const look = () => {
+    const bar = document.querySelector('[data-testid="stProgress"]');
+    if (!bar) return;
+    window.__progress.texts.push(bar.textContent.trim());
+    const stale = '[data-testid="stElementContainer"][data-stale="true"]';
+    for (const element of document.querySelectorAll(stale)) {
+      if (element.getClientRects().length) {
+        window.__progress.staleShown.push(element.textContent.trim().slice(0, 80));
+      }
+    }
+  };
+  new MutationObserver(look).observe(document.body, {subtree: true, childList: true,
+                                                     attributes: true, characterData: true});
+}
+"""
+
 
 def fresh_text(page, text: str):  # noqa: ANN001, ANN201 - Playwright's page and locator
     """The first element showing `text` drawn by the latest run (not a stale one)."""
@@ -67,6 +88,7 @@ def test_a_new_user_uploads_imports_and_watches_a_morl_baselines_agent(
     screenshot(page, "first-upload-02-import-form")
 
     # Import with the suggestion: a note says what happened, and the page shows the new agent.
+    page.evaluate(WATCH_PROGRESS)
     form.get_by_role("button", name="Import", exact=True).click()
     note = f"Imported {LABEL}: it is the agent now shown, on {DST}."
     fresh_text(page, note).wait_for(timeout=TIMEOUT_MS)
@@ -78,8 +100,16 @@ def test_a_new_user_uploads_imports_and_watches_a_morl_baselines_agent(
     assert DST in env_shown, env_shown
     assert LABEL in agent_shown, agent_shown
 
-    # Its front and its video.
+    # Its front and its video; while its 21 episodes were evaluated, a bar said how far it was
+    # and nothing of the previous agent's page showed.
     assert LABEL in front_legend(page)
+    progress = page.evaluate("() => window.__progress")
+    assert progress["texts"], "no progress bar while the new agent's front was evaluated"
+    assert all(
+        re.fullmatch(rf"Evaluating {LABEL}(…|: \d+ of 21 episodes · .+)", text)
+        for text in progress["texts"]
+    ), progress["texts"]
+    assert not progress["staleShown"], progress["staleShown"]
     wait_for_playing_video(page)
     caption = fresh_text(page, "seed 0 → return")
     caption.wait_for(timeout=TIMEOUT_MS)
