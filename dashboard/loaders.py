@@ -34,7 +34,7 @@ from paretoscope.dashboard.messages import inert
 from paretoscope.dashboard.paths import confine_catalog
 from paretoscope.dashboard.session import session_uploads
 from paretoscope.dashboard.stamps import mtime
-from paretoscope.dashboard.widgets.progress import episode_progress
+from paretoscope.dashboard.widgets.progress import episode_progress, previous_page_hidden
 from paretoscope.recordings import RecordingLibrary
 from paretoscope.results_store import LayeredStore, layered_store
 from paretoscope.sweeps import SweepRequest, mean_per_preference, objective_arrays
@@ -135,10 +135,21 @@ def _loaded_agent(
 
 def loaded_agent(asset: AgentAsset) -> LoadedAgent:
     """The agent of `asset`, loaded once per process (reloaded when its files change); the
-    built-in ones are built for their env."""
-    return _loaded_agent(
-        str(asset.path), _stamp(asset), asset.format, asset.env_id, asset.kind, asset.name
-    )
+    built-in ones are built for their env. While one loads for the first time, the previous
+    agent's page is hidden (its spinner shows instead)."""
+    key = (str(asset.path), _stamp(asset), asset.format, asset.env_id, asset.kind, asset.name)
+    if key in _agents_loaded:
+        return _loaded_agent(*key)
+    with previous_page_hidden():
+        loaded = _loaded_agent(*key)
+    if len(_agents_loaded) >= _MOST_REMEMBERED:
+        _agents_loaded.clear()
+    _agents_loaded.add(key)
+    return loaded
+
+
+# The agents `loaded_agent` loaded in this process (the next asks draw nothing meanwhile).
+_agents_loaded: set[tuple[str, float, str, str | None, str, str]] = set()
 
 
 def fitting_agent(asset: AgentAsset, env_id: str) -> LoadedAgent:
@@ -216,9 +227,9 @@ def _sweep_request(key: _SweepKey) -> tuple[LoadedAgent, SweepRequest, LayeredSt
 
 
 # Sweeps known to be computed (or stored) in this process: no store is asked about them again
-# (forgotten all at once past `_MOST_COMPLETE`: asking again costs one read of the store).
+# (forgotten all at once past `_MOST_REMEMBERED`: asking again costs one read of the store).
 _complete: set[_SweepKey] = set()
-_MOST_COMPLETE = 4096
+_MOST_REMEMBERED = 4096
 # Tables `_sweep_shown` computed, handed to the cached `_sweep_table` that asks next.
 _swept: dict[_SweepKey, pd.DataFrame] = {}
 _swept_lock = threading.Lock()
@@ -243,7 +254,7 @@ def _sweep_shown(key: _SweepKey, label: str) -> None:
             table = compute_with_progress(request.key(), compute, show)
         with _swept_lock:
             _swept[key] = table
-    if len(_complete) >= _MOST_COMPLETE:
+    if len(_complete) >= _MOST_REMEMBERED:
         _complete.clear()
     _complete.add(key)
 

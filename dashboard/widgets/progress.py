@@ -48,6 +48,18 @@ class EpisodeProgress:
 
 
 @contextlib.contextmanager
+def previous_page_hidden() -> Iterator[None]:
+    """Hide, for the block, what the page drew in its previous run and has not drawn again (an
+    agent being loaded: the previous agent's page would show faded meanwhile)."""
+    place = st.empty()
+    place.html(HIDE_STALE)
+    try:
+        yield
+    finally:
+        place.empty()
+
+
+@contextlib.contextmanager
 def episode_progress(what: str) -> Iterator[Callable[[int, int], None]]:
     """A progress bar for the block, told `(done, total)` by the call it yields; the page's
     stale elements stay hidden meanwhile, and the place is emptied when the block ends."""
