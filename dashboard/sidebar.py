@@ -237,7 +237,7 @@ def sidebar() -> Context:
                 for problem in found.problems:
                     show_problem("caption", str(problem.path), problem.message)
     # Above the page: what the viewer just did (an upload to import, an import done).
-    show_imported()
+    show_imported(agent_asset.name if agent_asset else None)
     import_uploads(found)
     ctx = Context(
         catalog=found,

@@ -265,7 +265,10 @@ def test_an_uploaded_morl_baselines_agent_is_imported_for_its_fitting_env_and_sh
     episode = shown_episode(at)
     expected = _direct_returns(import_agent(ENVELOPE, DST), episode.preference)
     np.testing.assert_allclose(episode_returns(at), expected, rtol=1e-12)
-    at.run()  # the note is said once
+    at.run()  # the note stays while the imported agent is shown
+    assert [note.value for note in at.success] == notes
+    at.selectbox(key="agent").set_value("random").run()
+    page_ok(at)
     assert not at.success
 
 

@@ -95,12 +95,18 @@ def import_uploads(found: AssetCatalog) -> None:
                 _import_form(pending)
 
 
-def show_imported() -> None:
-    """Say once, above the page of the rerun that follows an import, which agent was imported
-    (a note, not a toast: it stays while the viewer moves the preference)."""
-    note = st.session_state.pop("_imported_note", None)
-    if note:
-        st.success(note, icon=":material/check_circle:")
+def show_imported(agent: str | None) -> None:
+    """Above the page, while the imported agent is the one chosen: which agent was imported
+    (a note, not a toast: it stays through the reruns that follow, a finished video's or a
+    moved preference's, and goes once another agent is chosen)."""
+    imported = st.session_state.get("_imported_note")
+    if not imported:
+        return
+    name, note = imported
+    if name != agent:
+        del st.session_state["_imported_note"]
+        return
+    st.success(note, icon=":material/check_circle:")
 
 
 def _dataset_without_env(path: Path) -> bool:
@@ -262,6 +268,8 @@ def _import_form(asset: AgentAsset) -> None:
             if uploaded:
                 asset.path.unlink(missing_ok=True)
             st.session_state["_imported_note"] = (
-                f"Imported {label}: it is the agent now shown, on {imported_env}."
+                name,
+                f"Imported {inert(asset.name)} · {inert(imported_env)}: it is the agent now shown, "
+                f"on {inert(imported_env)}.",
             )
             request_change(widgets={"env": imported_env, "agent": name})

@@ -114,4 +114,6 @@ def test_a_new_user_uploads_imports_and_watches_a_morl_baselines_agent(
     caption = fresh_text(page, "seed 0 → return")
     caption.wait_for(timeout=TIMEOUT_MS)
     assert "Preference" in caption.inner_text()
+    # The note is still there after the reruns that followed (the finished video's).
+    assert fresh_text(page, note).is_visible()
     screenshot(page, "first-upload-03-imported-agent")
