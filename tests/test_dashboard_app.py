@@ -375,6 +375,10 @@ def test_an_uploaded_pcn_file_is_never_trusted(app_env: Path) -> None:
     notes = " ".join(warning.value for warning in at.warning)
     assert "uploads are never trusted" in notes, notes
     assert "paretoscope agent import FILE --trust --out DIR" in notes, notes
+    # The refused file's box can be closed: the upload is removed, and the box with it.
+    at.button(key="_upload_remove_PCN_model").click().run()
+    page_ok(at)
+    assert not [header for header in at.main.subheader if "PCN_model" in header.value]
 
 
 def test_clicking_a_front_point_replays_that_episode(app_env: Path, assets: Path) -> None:

@@ -93,6 +93,9 @@ def import_uploads(found: AssetCatalog) -> None:
             with st.container(border=True, key=f"_import_box_{pending.name}"):
                 st.subheader(f"Import {inert(pending.path.name)}")
                 _import_form(pending)
+                if st.button("Remove this upload", key=f"_upload_remove_{pending.name}"):
+                    pending.path.unlink(missing_ok=True)
+                    st.rerun()
 
 
 def show_imported(agent: str | None) -> None:
@@ -214,7 +217,11 @@ def _import_form(asset: AgentAsset) -> None:
             fitting = [env for env in candidates if env in envs]
             envs = fitting or envs
             default = (question.default if question else None) or guess
-            if fitting:
+            if len(fitting) == 1:
+                st.caption(
+                    "Listed: the one environment whose observation and action sizes fit the file."
+                )
+            elif fitting:
                 st.caption(
                     f"Listed: the {len(fitting)} environments whose observation and action "
                     "sizes fit the file, the best guess first."
