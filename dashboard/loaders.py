@@ -138,9 +138,10 @@ def loaded_agent(asset: AgentAsset) -> LoadedAgent:
     built-in ones are built for their env. While one loads for the first time, the previous
     agent's page is hidden (its spinner shows instead)."""
     key = (str(asset.path), _stamp(asset), asset.format, asset.env_id, asset.kind, asset.name)
+    place = st.empty()  # at every run: what follows keeps its place
     if key in _agents_loaded:
         return _loaded_agent(*key)
-    with previous_page_hidden():
+    with previous_page_hidden(place):
         loaded = _loaded_agent(*key)
     if len(_agents_loaded) >= _MOST_REMEMBERED:
         _agents_loaded.clear()
@@ -239,20 +240,22 @@ def _sweep_shown(key: _SweepKey, label: str) -> None:
     """Compute the sweep's missing episodes before a page draws it, with a progress bar
     (episodes done of the total, the time left) in place of the previous agent's page; nothing
     shows when every episode is stored or this process computed it before."""
+    place = st.empty()  # at every run: what follows keeps its place
     if key in _complete:
         return
-    with st.spinner(f"Loading {inert(label)}…"):
-        loaded, request, results = _sweep_request(key)
-        missing = request.missing(loaded.agent, results)
+    loaded, request, results = _sweep_request(key)
+    missing = request.missing(loaded.agent, results)
     if missing:
 
         def compute(report: Callable[[int, int], None]) -> pd.DataFrame:
             with loaded.borrow() as agent:
                 return request.run(agent, results, on_progress=report)
 
-        with episode_progress(f"Evaluating {inert(label)}") as show:
+        with episode_progress(place, f"Evaluating {inert(label)}") as show:
             table = compute_with_progress(request.key(), compute, show)
         with _swept_lock:
+            if len(_swept) >= 16:  # tables no cache asked for (it held them already): dropped
+                _swept.clear()
             _swept[key] = table
     if len(_complete) >= _MOST_REMEMBERED:
         _complete.clear()

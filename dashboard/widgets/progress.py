@@ -11,6 +11,7 @@ import contextlib
 import math
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import streamlit as st
 
@@ -48,10 +49,11 @@ class EpisodeProgress:
 
 
 @contextlib.contextmanager
-def previous_page_hidden() -> Iterator[None]:
+def previous_page_hidden(place: Any) -> Iterator[None]:
     """Hide, for the block, what the page drew in its previous run and has not drawn again (an
-    agent being loaded: the previous agent's page would show faded meanwhile)."""
-    place = st.empty()
+    agent being loaded: the previous agent's page would show faded meanwhile). `place` is an
+    ``st.empty()`` the caller makes at every run, needed or not: the elements after it keep
+    their places from run to run (the browser keeps them, a live video's feed included)."""
     place.html(HIDE_STALE)
     try:
         yield
@@ -60,10 +62,10 @@ def previous_page_hidden() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def episode_progress(what: str) -> Iterator[Callable[[int, int], None]]:
-    """A progress bar for the block, told `(done, total)` by the call it yields; the page's
-    stale elements stay hidden meanwhile, and the place is emptied when the block ends."""
-    place = st.empty()
+def episode_progress(place: Any, what: str) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar in `place` (as in `previous_page_hidden`) for the block, told
+    `(done, total)` by the call it yields; the page's stale elements stay hidden meanwhile, and
+    the place is emptied when the block ends."""
     with place.container():
         st.html(HIDE_STALE)
         bar = st.progress(0.0, text=f"{what}…")
