@@ -12,7 +12,7 @@ from __future__ import annotations
 import atexit
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -116,6 +116,7 @@ def sweep(
     agent_id: str | None = None,
     progress: bool = True,
     step: int | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> pd.DataFrame:
     """Evaluate `agent` on `env_id` at every (preference, seed) and return one row per episode.
 
@@ -131,6 +132,8 @@ def sweep(
     it holds are read, not recomputed; `agent_id` names the agent in the table. `step` (a
     run snapshot's training step) is the table's and the store's ``step`` column; without
     it the store's ``step`` is null and the table has no such column.
+    `on_progress(done, total)` is told the episodes ready (stored or computed) before the first
+    batch and after each one (the dashboard's progress bar); it may raise to stop the sweep.
     """
     settings = settings or SweepSettings()
     spec = get_spec(env_id)
@@ -180,11 +183,17 @@ def sweep(
         unit="episode",
         disable=not progress,
     ) as bar:
+        done_count = len(requests) - len(missing)
         try:
+            if on_progress is not None:
+                on_progress(done_count, len(requests))
             for batch, table in _run_batches(agent, env_id, batches, horizon, gamma, settings):
                 computed.append(finish(batch, table))
                 unstored.append(computed[-1])
                 bar.update(len(computed[-1]))
+                done_count += len(computed[-1])
+                if on_progress is not None:
+                    on_progress(done_count, len(requests))
                 # Small batches are grouped into one shard; a kill loses at most a few seconds.
                 pending = sum(len(part) for part in unstored)
                 if pending >= _SHARD_ROWS or time.monotonic() - last_write >= _SHARD_SECONDS:

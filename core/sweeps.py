@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -84,12 +85,24 @@ class SweepRequest:
 
         return count_missing(agent, self.env_id, self.settings(), store)
 
-    def run(self, agent: Agent, store: ResultsStore | None) -> pd.DataFrame:
-        """The sweep's table: stored episodes reused, the missing ones evaluated (and stored)."""
+    def run(
+        self,
+        agent: Agent,
+        store: ResultsStore | None,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> pd.DataFrame:
+        """The sweep's table: stored episodes reused, the missing ones evaluated (and stored);
+        `on_progress(done, total)` follows the episodes (`paretoscope.evaluate.sweep`)."""
         from paretoscope.evaluate import sweep
 
         return sweep(
-            agent, self.env_id, self.settings(), store=store, agent_id=self.name, progress=False
+            agent,
+            self.env_id,
+            self.settings(),
+            store=store,
+            agent_id=self.name,
+            progress=False,
+            on_progress=on_progress,
         )
 
 

@@ -156,15 +156,30 @@ def recording_producer(request: RecordingRequest, agents: Sequence[LoadedAgent])
 def compute_in_pool(key: str, compute: Callable[[], Result]) -> Result:
     """`compute()` as a job on the board, in a pool slot like a rollout (viewers asking for the
     same `key` share it); waits for it. No Streamlit calls: safe inside cached functions."""
+    return compute_with_progress(key, lambda _report: compute())
+
+
+def compute_with_progress(
+    key: str,
+    compute: Callable[[Callable[[int, int], None]], Result],
+    on_progress: Callable[[int, int], None] | None = None,
+) -> Result:
+    """`compute_in_pool` for work that reports `(done, total)` through the call it is given:
+    each report reaches `on_progress` in the caller's thread (where a page may draw it); a
+    viewer who joins the shared job sees its reports from then on."""
 
     def produce(on_frame: Callable[[Any], None], on_wait: Callable[[int | None], None]) -> Result:
         with shared_pool().slot(on_wait):
-            return compute()
+            return compute(lambda done, total: on_frame((done, total)))
 
     job = shared_board().follow(key, produce, lambda _: None)
     try:
         state = job.wait(0, None, timeout=0.5)
+        shown = 0
         while not state.done:
+            if on_progress is not None and state.frames != shown:
+                shown = state.frames
+                on_progress(*state.latest)
             state = job.wait(state.frames, state.ahead, timeout=0.5)
     finally:
         job.unsubscribe()

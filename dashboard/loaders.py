@@ -6,7 +6,8 @@ cache miss runs in the worker pool like a rollout (`paretoscope.dashboard.live.c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -27,12 +28,13 @@ from paretoscope.catalog import (
 )
 from paretoscope.dashboard.folders import assets_root, readable_roots
 from paretoscope.dashboard.limits import video_cache_bytes
-from paretoscope.dashboard.live import compute_in_pool
+from paretoscope.dashboard.live import compute_in_pool, compute_with_progress
 from paretoscope.dashboard.memory import watch_library
 from paretoscope.dashboard.messages import inert
 from paretoscope.dashboard.paths import confine_catalog
 from paretoscope.dashboard.session import session_uploads
 from paretoscope.dashboard.stamps import mtime
+from paretoscope.dashboard.widgets.progress import episode_progress, previous_page_hidden
 from paretoscope.recordings import RecordingLibrary
 from paretoscope.results_store import LayeredStore, layered_store
 from paretoscope.sweeps import SweepRequest, mean_per_preference, objective_arrays
@@ -133,10 +135,22 @@ def _loaded_agent(
 
 def loaded_agent(asset: AgentAsset) -> LoadedAgent:
     """The agent of `asset`, loaded once per process (reloaded when its files change); the
-    built-in ones are built for their env."""
-    return _loaded_agent(
-        str(asset.path), _stamp(asset), asset.format, asset.env_id, asset.kind, asset.name
-    )
+    built-in ones are built for their env. While one loads for the first time, the previous
+    agent's page is hidden (its spinner shows instead)."""
+    key = (str(asset.path), _stamp(asset), asset.format, asset.env_id, asset.kind, asset.name)
+    place = st.empty()  # at every run: what follows keeps its place
+    if key in _agents_loaded:
+        return _loaded_agent(*key)
+    with previous_page_hidden(place):
+        loaded = _loaded_agent(*key)
+    if len(_agents_loaded) >= _MOST_REMEMBERED:
+        _agents_loaded.clear()
+    _agents_loaded.add(key)
+    return loaded
+
+
+# The agents `loaded_agent` loaded in this process (the next asks draw nothing meanwhile).
+_agents_loaded: set[tuple[str, float, str, str | None, str, str]] = set()
 
 
 def fitting_agent(asset: AgentAsset, env_id: str) -> LoadedAgent:
@@ -181,17 +195,14 @@ def _sweep_table(
     cache: str,
     gamma: float = 1.0,
 ) -> pd.DataFrame:
-    loaded = _loaded_agent(path, stamp, fmt, env_id, kind, name)
-    request = SweepRequest(
-        fingerprint=loaded.fingerprint,
-        name=name,
-        env_id=env_id,
-        plan=SweepPlan(granularity=plan[0], seeds=plan[1], horizon=plan[2]),
-        preferences=preferences,
-        targets=targets,
-        gamma=gamma,
+    key = _SweepKey(
+        path, stamp, fmt, env_id, kind, name, plan, preferences, targets, results_dirs, cache, gamma
     )
-    results = _store(results_dirs, cache)
+    with _swept_lock:
+        swept = _swept.pop(key, None)
+    if swept is not None:
+        return swept  # just computed with its progress shown (`_sweep_shown`)
+    loaded, request, results = _sweep_request(key)
 
     def compute() -> pd.DataFrame:
         with loaded.borrow() as agent:
@@ -200,6 +211,55 @@ def _sweep_table(
     if request.missing(loaded.agent, results) == 0:
         return compute()  # everything is stored: reading needs no worker
     return compute_in_pool(request.key(), compute)
+
+
+def _sweep_request(key: _SweepKey) -> tuple[LoadedAgent, SweepRequest, LayeredStore]:
+    loaded = _loaded_agent(key.path, key.stamp, key.fmt, key.env_id, key.kind, key.name)
+    request = SweepRequest(
+        fingerprint=loaded.fingerprint,
+        name=key.name,
+        env_id=key.env_id,
+        plan=SweepPlan(granularity=key.plan[0], seeds=key.plan[1], horizon=key.plan[2]),
+        preferences=key.preferences,
+        targets=key.targets,
+        gamma=key.gamma,
+    )
+    return loaded, request, _store(key.results_dirs, key.cache)
+
+
+# Sweeps known to be computed (or stored) in this process: no store is asked about them again
+# (forgotten all at once past `_MOST_REMEMBERED`: asking again costs one read of the store).
+_complete: set[_SweepKey] = set()
+_MOST_REMEMBERED = 4096
+# Tables `_sweep_shown` computed, handed to the cached `_sweep_table` that asks next.
+_swept: dict[_SweepKey, pd.DataFrame] = {}
+_swept_lock = threading.Lock()
+
+
+def _sweep_shown(key: _SweepKey, label: str) -> None:
+    """Compute the sweep's missing episodes before a page draws it, with a progress bar
+    (episodes done of the total, the time left) in place of the previous agent's page; nothing
+    shows when every episode is stored or this process computed it before."""
+    place = st.empty()  # at every run: what follows keeps its place
+    if key in _complete:
+        return
+    loaded, request, results = _sweep_request(key)
+    missing = request.missing(loaded.agent, results)
+    if missing:
+
+        def compute(report: Callable[[int, int], None]) -> pd.DataFrame:
+            with loaded.borrow() as agent:
+                return request.run(agent, results, on_progress=report)
+
+        with episode_progress(place, f"Evaluating {inert(label)}") as show:
+            table = compute_with_progress(request.key(), compute, show)
+        with _swept_lock:
+            if len(_swept) >= 16:  # tables no cache asked for (it held them already): dropped
+                _swept.clear()
+            _swept[key] = table
+    if len(_complete) >= _MOST_REMEMBERED:
+        _complete.clear()
+    _complete.add(key)
 
 
 def _sweep_key(
@@ -239,6 +299,7 @@ def sweep_table(
     """The agent's sweep (its plan's grid, or `preferences` with `targets`) with returns
     discounted by `gamma`, from the stores or computed once; cached by plain values."""
     key = _sweep_key(asset, found, preferences, targets, gamma)
+    _sweep_shown(key, asset.label)
     with st.spinner(f"Evaluating {inert(asset.label)}…"):
         return _sweep_table(*key)
 
@@ -269,6 +330,7 @@ def sweep_points(
     """`sweep_table`'s sweep as arrays, cached too: averaging the episodes per preference is a
     pandas group-by that would otherwise run at every rerun of a page with a front."""
     key = _sweep_key(asset, found, preferences, targets, gamma)
+    _sweep_shown(key, asset.label)
     with st.spinner(f"Evaluating {inert(asset.label)}…"):
         return _sweep_points(key)
 

@@ -28,7 +28,7 @@ from paretoscope.dashboard.url_state import (
     notes_slot,
     set_url,
 )
-from paretoscope.dashboard.widgets.add_assets import add_assets_panel
+from paretoscope.dashboard.widgets.add_assets import add_assets_panel, import_uploads, show_imported
 from paretoscope.dashboard.widgets.conventions import DEFAULT_NORMALISATION, metric_conventions
 from paretoscope.dashboard.widgets.preference_control import set_preference
 from paretoscope.envs import EnvSpec, get_spec, list_ids
@@ -240,6 +240,9 @@ def sidebar() -> Context:
             with st.expander(f"{len(found.problems)} entries could not be read"):
                 for problem in found.problems:
                     show_problem("caption", str(problem.path), problem.message)
+    # Above the page: what the viewer just did (an upload to import, an import done).
+    show_imported(agent_asset.name if agent_asset else None)
+    import_uploads(found)
     ctx = Context(
         catalog=found,
         store=ctx_store,

@@ -233,10 +233,45 @@ def test_upload_a_peda_checkpoint_and_import_it(app_env: Path) -> None:
     assert not [box for box in at.checkbox if box.key == "_import_trust_mystery"]
     at.button(key="_import_mystery").click().run()
     page_ok(at)
-    assert "mystery-dt" in at.selectbox(key="agent").options
-    at.selectbox(key="agent").set_value("mystery-dt").run()
+    # Named by its file and env, and shown at once (the page switched to it).
+    assert at.selectbox(key="agent").value == f"mystery-{CHEETAH}"
+    assert f"mystery · {CHEETAH}" in at.selectbox(key="agent").options
     page_ok(at)
     assert episode_videos(at), "the imported agent's episode plays"
+
+
+def test_an_uploaded_morl_baselines_agent_is_imported_for_its_fitting_env_and_shown(
+    app_env: Path,
+) -> None:
+    from paretoscope.agents.importers import import_agent
+
+    at = open_app()  # on HalfCheetah, the assets' env
+    at.file_uploader(key="_uploads").upload(ENVELOPE.name, ENVELOPE.read_bytes()).run()
+    page_ok(at)
+    # The form is on the page, headed by the file's name; the sidebar says where it is.
+    assert f"Import {ENVELOPE.name}" in [header.value for header in at.main.subheader]
+    assert any("form at the top of the page" in caption.value for caption in at.sidebar.caption)
+    # Only the envs its sizes fit (2 observations, 4 actions, 2 objectives), the guess first.
+    env_box = at.selectbox(key="_import_env_Envelope")
+    assert env_box.options == [DST, "deep-sea-treasure-concave-v0", "deep-sea-treasure-mirrored-v0"]
+    assert env_box.value == DST
+    at.button(key="_import_Envelope").click().run()
+    page_ok(at)
+    notes = [note.value for note in at.success]
+    assert notes == [f"Imported Envelope · {DST}: it is the agent now shown, on {DST}."], notes
+    assert not [header for header in at.main.subheader if "Import" in header.value]
+    assert at.selectbox(key="env").value == DST
+    assert at.selectbox(key="agent").value == f"Envelope-{DST}"
+    assert at.selectbox(key="agent").options == [f"Envelope · {DST}", RANDOM_LABEL]
+    assert episode_videos(at)
+    episode = shown_episode(at)
+    expected = _direct_returns(import_agent(ENVELOPE, DST), episode.preference)
+    np.testing.assert_allclose(episode_returns(at), expected, rtol=1e-12)
+    at.run()  # the note stays while the imported agent is shown
+    assert [note.value for note in at.success] == notes
+    at.selectbox(key="agent").set_value("random").run()
+    page_ok(at)
+    assert not at.success
 
 
 def _assets_with(root: Path, source: Path) -> Path:
@@ -272,7 +307,7 @@ def test_a_morl_baselines_file_without_its_env_asks_only_the_env(
     at.button(key="_import_Envelope").click().run()
     page_ok(at)
     assert at.selectbox(key="env").value == DST
-    assert at.selectbox(key="agent").options == ["Envelope-envelope", RANDOM_LABEL]
+    assert at.selectbox(key="agent").options == [f"Envelope · {DST}", RANDOM_LABEL]
     assert (assets / "agents" / "Envelope.tar").is_file()  # the server's file is left as it was
     # The imported agent plays, and acts as the file imported directly with core.
     assert episode_videos(at)
@@ -323,14 +358,14 @@ def test_a_pcn_file_on_the_servers_disk_imports_only_when_trusted(
     assert not at.exception
     errors = " ".join(error.value for error in at.error)
     assert "refused" in errors and "Nothing from it ran" in errors, errors
-    assert "PCN_model-pcn" not in at.selectbox(key="agent").options
+    assert f"PCN_model · {DST}" not in at.selectbox(key="agent").options
     stored = "_upload_folder" in at.session_state  # AppTest's session state has no get()
     holder = at.session_state["_upload_folder"] if stored else None  # noqa: SIM401
-    assert holder is None or not (holder.path / "agents" / "PCN_model-pcn").exists()
+    assert holder is None or not (holder.path / "agents" / f"PCN_model-{DST}").exists()
     at.checkbox(key=f"_import_trust_{name}").check()
     at.button(key=f"_import_{name}").click().run()
     page_ok(at)
-    assert at.selectbox(key="agent").options == ["PCN_model-pcn", RANDOM_LABEL]
+    assert at.selectbox(key="agent").options == [f"PCN_model · {DST}", RANDOM_LABEL]
     assert (assets / "agents" / PCN.name).is_file()
 
 
@@ -342,6 +377,10 @@ def test_an_uploaded_pcn_file_is_never_trusted(app_env: Path) -> None:
     notes = " ".join(warning.value for warning in at.warning)
     assert "uploads are never trusted" in notes, notes
     assert "paretoscope agent import FILE --trust --out DIR" in notes, notes
+    # The refused file's box can be closed: the upload is removed, and the box with it.
+    at.button(key="_upload_remove_PCN_model").click().run()
+    page_ok(at)
+    assert not [header for header in at.main.subheader if "PCN_model" in header.value]
 
 
 def test_clicking_a_front_point_replays_that_episode(app_env: Path, assets: Path) -> None:

@@ -77,6 +77,31 @@ def test_repeated_sweep_reads_from_the_store(tmp_path: Path) -> None:
     pd.testing.assert_frame_equal(first[columns], second[columns])
 
 
+def test_progress_counts_stored_then_each_batch_up_to_every_episode(tmp_path: Path) -> None:
+    settings = SweepSettings(granularity=4, episodes=2, horizon=HORIZON, workers=1, batch_size=3)
+    told: list[tuple[int, int]] = []
+
+    def follow(store: ResultsStore) -> None:
+        told.clear()
+        sweep(
+            LinearAgent(ENV_ID),
+            ENV_ID,
+            settings,
+            store=store,
+            progress=False,
+            on_progress=lambda done, total: told.append((done, total)),
+        )
+
+    # 5 preferences x 2 seeds, nothing stored, batches of 3: 0, 3, 6, 9, 10 of 10.
+    follow(ResultsStore(tmp_path / "fresh"))
+    assert told == [(0, 10), (3, 10), (6, 10), (9, 10), (10, 10)]
+    # Granularity 1 stores preferences (0, 1) and (1, 0) at both seeds: 4 of the 10 are ready.
+    partly = ResultsStore(tmp_path / "partly")
+    small_sweep(store=partly, granularity=1)
+    follow(partly)
+    assert told == [(4, 10), (7, 10), (10, 10)]
+
+
 def test_a_corrupted_shard_is_set_aside_and_recomputed(tmp_path: Path) -> None:
     store = ResultsStore(tmp_path)
     first = small_sweep(store=store)

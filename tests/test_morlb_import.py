@@ -495,3 +495,34 @@ def test_a_sampling_episode_depends_on_its_seed_alone() -> None:
     assert not np.array_equal(alone.returns[0], again.returns[0])  # another seed, another episode
     mean = rollout_batch(import_agent(MORLD), "mo-halfcheetah-v5", prefs[1:], [5], horizon=20)
     assert not np.array_equal(mean.returns[0], alone.returns[0])
+
+
+def test_the_envs_a_file_fits_are_those_of_its_sizes_the_named_one_first(tmp_path: Path) -> None:
+    from paretoscope.agents.importers import get_importer
+
+    importer = get_importer("morl-baselines")
+    # An upload keeps no folder: Envelope's [obs 2 + 2 weights] -> 4 actions x 2 objectives fit
+    # the three deep-sea-treasure maps only (by hand from `paretoscope envs`), never a MuJoCo task.
+    uploaded = tmp_path / "Envelope.tar"
+    uploaded.write_bytes((FIXTURES / "envelope/deep-sea-treasure-v0/Envelope.tar").read_bytes())
+    info = importer.inspect(uploaded)  # type: ignore[attr-defined]
+    assert info["env_candidates"] == [
+        "deep-sea-treasure-v0",
+        "deep-sea-treasure-concave-v0",
+        "deep-sea-treasure-mirrored-v0",
+    ]
+    assert info["env_guess"] == "deep-sea-treasure-v0"
+    # GPI-LS: 7 observations, 6 actions, 3 objectives: the two minecarts (not the 691200-pixel one).
+    gpi = importer.inspect(FIXTURES / "gpi-ls/minecart-v0/GPI-LS.tar")  # type: ignore[attr-defined]
+    assert gpi["env_candidates"] == ["minecart-v0", "minecart-deterministic-v0"]
+    # A continuous actor of 11 observations, 3 actions, 2 objectives: the 2-objective hoppers,
+    # MO-Gymnasium's first; the folder's name (the env it was trained on) goes before them all.
+    hopper = FIXTURES / "gpi-pd-continuous/mo-hopper-2obj-v5/GPI-PD Continuous Action.tar"
+    moved = tmp_path / "mo-hopper-2d-v4" / hopper.name
+    moved.parent.mkdir()
+    moved.write_bytes(hopper.read_bytes())
+    assert importer.inspect(moved)["env_candidates"] == [  # type: ignore[attr-defined]
+        "mo-hopper-2d-v4",
+        "mo-hopper-2obj-v5",
+        "MO-Hopper-v2",
+    ]

@@ -2,7 +2,9 @@
 folder) and the import form of another tool's checkpoint (PEDA, MORL-Baselines, an installed
 importer's) that leaves questions open: its env, its kind, an importer's option, or trust for a
 file that can only be read by running code from it (asked only for files on the server's disk:
-uploads are never trusted)."""
+uploads are never trusted). An uploaded file's form is at the top of the page; a file on the
+server's disk has its form in the panel. An imported agent is named by its file and env
+("Envelope · deep-sea-treasure-v0"), and the page switches to it with a note saying so."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from paretoscope.dashboard.uploads import (
     store_upload,
     upload_root_if_made,
 )
+from paretoscope.dashboard.url_state import request_change
 from paretoscope.envs import list_ids
 from paretoscope.errors import ParetoscopeError
 
@@ -73,7 +76,40 @@ def add_assets_panel(found: AssetCatalog) -> None:
                     _note_upload_env(stored.stem, st.session_state["_upload_env"])
                 st.rerun()
         for pending in found.pending_agents():
-            _import_form(pending)
+            if _is_upload(pending.path):
+                st.caption(
+                    f"{inert(pending.path.name)} is uploaded: say what it needs in the form at "
+                    "the top of the page."
+                )
+            else:
+                _import_form(pending)
+
+
+def import_uploads(found: AssetCatalog) -> None:
+    """The import form of each uploaded file that leaves questions open, at the top of the page
+    (where the viewer looks after uploading), in a box that says what it is for."""
+    for pending in found.pending_agents():
+        if _is_upload(pending.path):
+            with st.container(border=True, key=f"_import_box_{pending.name}"):
+                st.subheader(f"Import {inert(pending.path.name)}")
+                _import_form(pending)
+                if st.button("Remove this upload", key=f"_upload_remove_{pending.name}"):
+                    pending.path.unlink(missing_ok=True)
+                    st.rerun()
+
+
+def show_imported(agent: str | None) -> None:
+    """Above the page, while the imported agent is the one chosen: which agent was imported
+    (a note, not a toast: it stays through the reruns that follow, a finished video's or a
+    moved preference's, and goes once another agent is chosen)."""
+    imported = st.session_state.get("_imported_note")
+    if not imported:
+        return
+    name, note = imported
+    if name != agent:
+        del st.session_state["_imported_note"]
+        return
+    st.success(note, icon=":material/check_circle:")
 
 
 def _dataset_without_env(path: Path) -> bool:
@@ -89,15 +125,21 @@ def _dataset_without_env(path: Path) -> bool:
 
 
 def _note_upload_env(name: str, env_id: str) -> None:
+    _note_upload("datasets", name, {"env": env_id})
+
+
+def _note_upload(section: str, name: str, note: dict[str, str]) -> None:
+    """Write `note` for the entry `name` of `section` ("agents", "datasets") in the manifest of
+    the session's upload folder (what discovery reads: labels, envs)."""
     folder = upload_dir()
     manifest = read_manifest(folder)
-    notes = dict(manifest.get("datasets") or {})
-    notes[name] = {"env": env_id}
+    notes = dict(manifest.get(section) or {})
+    notes[name] = note
     write_manifest(
         folder,
         {
             **{k: v for k, v in manifest.items() if k not in ("format", "version")},
-            "datasets": notes,
+            section: notes,
         },
     )
 
@@ -150,12 +192,16 @@ def _import_form(asset: AgentAsset) -> None:
         )
         return
     with guard(f"import {asset.path.name}"):
-        plan, candidates, guess = _import_plan(str(asset.path), mtime(asset.path))
+        with st.spinner(f"Reading {inert(asset.path.name)}: which environments it fits…"):
+            plan, candidates, guess = _import_plan(str(asset.path), mtime(asset.path))
         if plan is None:
             raise ParetoscopeError(f"{asset.path.name}: no importer reads this file")
-        st.markdown(f"**Import** {inert(plan.description)}")
         open_questions = set(asset.open_questions)
         uploaded = _is_upload(asset.path)
+        st.markdown(
+            f"{inert(plan.description)}. Answer what the file does not say, then press "
+            "**Import**: it is converted into a safe paretoscope checkpoint for this session."
+        )
         if "trust" in open_questions and uploaded:
             st.warning(
                 f"{inert(asset.path.name)} can only be read by running code from it, and "
@@ -171,6 +217,15 @@ def _import_form(asset: AgentAsset) -> None:
             fitting = [env for env in candidates if env in envs]
             envs = fitting or envs
             default = (question.default if question else None) or guess
+            if len(fitting) == 1:
+                st.caption(
+                    "Listed: the one environment whose observation and action sizes fit the file."
+                )
+            elif fitting:
+                st.caption(
+                    f"Listed: the {len(fitting)} environments whose observation and action "
+                    "sizes fit the file, the best guess first."
+                )
             env_id = st.selectbox(
                 _label(question.prompt if question else "its environment"),
                 envs,
@@ -212,8 +267,16 @@ def _import_form(asset: AgentAsset) -> None:
             from paretoscope.agents.importers import import_agent
 
             agent = import_agent(asset.path, env_id, kind, trust=trust, options=options)
-            chosen_kind = kind or agent.spec.kind
-            save(agent, upload_dir() / "agents" / f"{asset.name}-{chosen_kind}")
+            imported_env = agent.spec.env_id
+            name = f"{asset.name}-{imported_env}"
+            label = f"{asset.name} · {imported_env}"
+            _note_upload("agents", name, {"label": label})
+            save(agent, upload_dir() / "agents" / name)
             if uploaded:
                 asset.path.unlink(missing_ok=True)
-            st.rerun()
+            st.session_state["_imported_note"] = (
+                name,
+                f"Imported {inert(asset.name)} · {inert(imported_env)}: it is the agent now shown, "
+                f"on {inert(imported_env)}.",
+            )
+            request_change(widgets={"env": imported_env, "agent": name})

@@ -55,8 +55,11 @@ def convert(
     return build_agent(algorithm.kind, env.id, members, tensors, behaviour, provenance, where)
 
 
-def inspect_file(path: Path) -> dict[str, Any]:
-    """Tensor count, float values, Adam step counters and skipped objects of a save() file."""
+def inspect_file(
+    path: Path, algorithm: Algorithm | None = None, named_env: str | None = None
+) -> dict[str, Any]:
+    """Tensor count, float values, Adam step counters and skipped objects of a save() file;
+    with its `algorithm`, also the envs its tensors fit (`fitting_envs`) and the best guess."""
     content = read_torch_file(path)
     tensors: list[torch.Tensor] = []
 
@@ -72,12 +75,38 @@ def inspect_file(path: Path) -> dict[str, Any]:
 
     collect(content.data)
     steps = _optimizer_steps(content.data) if isinstance(content.data, Mapping) else {}
-    return {
+    found: dict[str, Any] = {
         "n_tensors": len(tensors),
         "parameter_count": sum(t.numel() for t in tensors if t.is_floating_point()),
         "optimizer_steps": [f"{key}: {value}" for key, value in steps.items()],
         "left_unread": list(content.skipped),
     }
+    if algorithm is not None and isinstance(content.data, Mapping):
+        candidates = fitting_envs(content.data, algorithm, named_env)
+        found["env_candidates"] = candidates
+        found["env_guess"] = candidates[0] if candidates else None
+    return found
+
+
+def fitting_envs(
+    data: Mapping[str, Any], algorithm: Algorithm, named_env: str | None = None
+) -> list[str]:
+    """The registered envs whose observation, action and objective sizes the saved tensors fit
+    (each one's reader accepts the file), best guess first: the env the file's path names,
+    then MO-Gymnasium's ids (what MORL-Baselines trains on), then the others."""
+    from paretoscope.envs import get_spec, list_ids
+
+    fitting: list[EnvSpec] = []
+    for env_id in list_ids():
+        try:
+            env = get_spec(env_id)
+            READERS[algorithm.name](data, env, {}, "")
+        except ParetoscopeError:
+            continue  # does not fit (or cannot be built here): not offered
+        fitting.append(env)
+    order = {"mo-gymnasium": 0, "d4morl": 1}
+    fitting.sort(key=lambda env: (env.id != named_env, order.get(env.family, 2)))
+    return [env.id for env in fitting]
 
 
 # --- shared pieces -------------------------------------------------------------------------

@@ -118,10 +118,14 @@ class MorlBaselinesImporter:
 
     def inspect(self, path: Path) -> dict[str, object]:
         """What the file holds besides its layout (torch, no code run): tensors, training
-        progress, and the objects the restricted reader left unread."""
+        progress, the objects the restricted reader left unread, and the envs its tensors fit
+        (``env_candidates``, best guess first, and ``env_guess``)."""
         from paretoscope.agents.morlb.convert import inspect_file
 
-        return inspect_file(path)
+        scan = scan_torch_file(path)
+        algorithm = algorithm_from_scan(scan) if scan is not None else None
+        known = ALGORITHMS.get(algorithm) if algorithm is not None else None
+        return inspect_file(path, known, env_id_in_path(path))
 
     def convert(self, path: Path, answers: ImportAnswers) -> Agent:
         from paretoscope.agents.morlb.convert import convert
