@@ -157,8 +157,8 @@ def test_a_recording_stored_while_the_front_is_drawn_plays_with_its_caption(
     assert episode_videos(at), "the stored recording plays"
     captions = [caption.value for caption in at.caption if caption.value.startswith("Preference")]
     assert len(captions) == 1, [caption.value for caption in at.caption]
-    assert captions[0].startswith("Preference run 0.50, energy 0.50 · seed 0 → return "), captions
-    assert captions[0].endswith(f"run {returns[0]:.1f}, energy {returns[1]:.1f}"), captions
+    assert captions[0].startswith("Preference run 0.5, energy 0.5 · seed 0 → return "), captions
+    assert captions[0].endswith(f"run {number(returns[0])}, energy {number(returns[1])}"), captions
 
 
 def test_url_reproduces_the_view(app_env: Path, assets: Path) -> None:
@@ -210,7 +210,9 @@ def test_three_objectives_front_in_3d_and_clickable_projection(app_env: Path) ->
     at.radio(key="front_view").set_value("2-D projection (clickable)").run()
     at.selectbox(key="front_axes_1").set_value(2).run()
     page_ok(at)
-    assert front_chart_figure(at)["layout"]["yaxis"]["title"]["text"] == "energy return"
+    assert front_chart_figure(at)["layout"]["yaxis"]["title"]["text"] == (
+        "energy return, higher is better"
+    )
     points = front_points(at, "MODT (PEDA fixture)")
     row = max(points)  # the sweep's last preference
     _select(at, "front_0", points[row].curve, points[row].index, [0, row])

@@ -66,6 +66,7 @@ def explore() -> None:
 
     # --- target mode (return-conditioned agents) ----------------------------------------------
     target = None
+    asked_target = False  # a target the viewer set, not the agent's own
     target_mode = False
     if not loaded.return_conditioned:
         for key in ("tm", "target"):
@@ -110,6 +111,7 @@ def explore() -> None:
                 "Agent's own target", on_click=reset_target, help="the target its model gives"
             )
             target = np.array([float(st.session_state[key]) for key in keys])
+            asked_target = not np.allclose(target, np.round(own_target, 1), rtol=0.0, atol=0.051)
             url_state.set_url(tm="1", target=prefs.format_vector(target, 6))
         else:
             asked = url_state.url_value("target")
@@ -232,7 +234,8 @@ def explore() -> None:
                 + "; ".join(literal(objective.meaning) for objective in spec.objectives)
                 + "\\. Each axis is a return summed over the episode: higher is better\\."
             )
-            if target is not None and len(series.returns):
+            # Only a target the viewer set (not the agent's own, which a target starts at).
+            if target is not None and asked_target and len(series.returns):
                 closest = aspiration_pick(series.returns, target)
                 if not closest.met.all():
                     short = [name for name, met in zip(names, closest.met, strict=True) if not met]

@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, quote, urlparse
 import pytest
 
 from paretoscope.dashboard.widgets.episode_video import PLAYER_SCRIPT
+from paretoscope.text import number
 from tests.conftest import FIXTURES_DIR
 from tests.e2e.conftest import (
     EPISODE_VIDEO,
@@ -249,12 +250,13 @@ def test_a_hostile_link_shows_its_values_as_text(server: str, page) -> None:  # 
 
 LONG_MINECART_SEED = 17
 
-# True once the caption under the video names a first weight of `expected` (two decimals) and is
+# True once the caption under the video names a first weight of `expected` (as the page writes
+# numbers: `paretoscope.text.number`) and is
 # not stale: the page shows that preference's finished episode. (The random agent ignores the
 # preference, so its videos at two preferences can be byte-identical: the source is no signal.)
 CAPTION_SHOWS = """
 (expected) => [...document.querySelectorAll('[data-testid="stCaptionContainer"]')].some(
-  (caption) => caption.textContent.trim().startsWith(`Preference ore_1 ${expected}`)
+  (caption) => caption.textContent.trim().startsWith(`Preference ore_1 ${expected},`)
     && !caption.closest('[data-stale="true"]'))
 """
 
@@ -272,7 +274,7 @@ def test_minecart_with_the_random_agent_slider_frames_video(server: str, page) -
     slider.wait_for(state="attached", timeout=TIMEOUT_MS)
     wait_for_playing_video(page)
     start = slider_value(page)
-    page.wait_for_function(CAPTION_SHOWS, arg=f"{start:.2f}", timeout=TIMEOUT_MS)
+    page.wait_for_function(CAPTION_SHOWS, arg=number(start), timeout=TIMEOUT_MS)
     assert "known front (approximate)" in front_legend(page)
     screenshot(page, "07-minecart-loaded")
 
@@ -283,7 +285,7 @@ def test_minecart_with_the_random_agent_slider_frames_video(server: str, page) -
     page.wait_for_function("() => window.__framesSeen > 0", timeout=TIMEOUT_MS)
     screenshot(page, "08-minecart-streaming")
     moved = round(start + 0.1, 2)
-    page.wait_for_function(CAPTION_SHOWS, arg=f"{moved:.2f}", timeout=TIMEOUT_MS)
+    page.wait_for_function(CAPTION_SHOWS, arg=number(moved), timeout=TIMEOUT_MS)
     wait_for_playing_video(page)
     assert slider_value(page) == moved
     assert url_preference(page).startswith(f"{moved:g},")
@@ -326,7 +328,13 @@ def test_a_plug_in_from_the_command_line_plays_beside_imported_and_random(
         "(box) => [box.textContent, ...[...box.querySelectorAll('input')].map((i) => i.value)]"
         ".join(' | ')"
     )
-    assert f"{PLUGIN} (plug-in)" in shown, shown
+    # The list's entry is short; what it leaves out is the caption under it.
+    assert PLUGIN in shown, shown
+    assert (
+        page.locator('[data-testid="stSidebar"] [data-testid="stCaptionContainer"]')
+        .filter(has_text=re.compile(r"^plug-in$"))
+        .count()
+    )
     assert f"{PLUGIN} (plug-in)" in front_legend(page)
     # The plug-in sails to the last column and dives: the deepest treasure in 19 steps.
     page.get_by_text(re.compile(r"return treasure 23\.7, time -19\.0")).first.wait_for(
@@ -342,7 +350,7 @@ def test_a_plug_in_from_the_command_line_plays_beside_imported_and_random(
     assert options.all_inner_texts() == [
         "Envelope",
         "random (uniform baseline)",
-        f"{PLUGIN} (plug-in)",
+        PLUGIN,
     ]
     options.filter(has_text="Envelope").click()
     page.wait_for_function("() => location.search.includes('agent=Envelope')", timeout=TIMEOUT_MS)
