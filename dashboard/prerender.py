@@ -15,9 +15,7 @@ episode a viewer is recording live (and abandons one a viewer starts meanwhile).
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,6 +26,7 @@ import numpy as np
 from paretoscope.agents.loaded import LoadedAgent
 from paretoscope.dashboard.activity import QUIET_SECONDS, Activity
 from paretoscope.pacing.gate import Cancelled, FrameGate
+from paretoscope.pacing.priority import IDLE_NICENESS, lower_this_thread
 from paretoscope.pacing.scheduler import Kind
 from paretoscope.recordings import EpisodeRequest, RecordingLibrary
 
@@ -45,12 +44,6 @@ class _Offer:
 
 
 DEFAULT_SHARE = 0.5  # of the library's memory budget
-
-
-def lower_this_threads_priority() -> None:
-    """Nice this thread alone (Linux threads are scheduled as tasks) as low as it goes."""
-    with contextlib.suppress(AttributeError, OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
 
 
 class Prerenderer:
@@ -114,7 +107,7 @@ class Prerenderer:
     def _run(self) -> None:
         from paretoscope.render.backend import one_policy_thread
 
-        lower_this_threads_priority()
+        lower_this_thread(IDLE_NICENESS)
         one_policy_thread()
         while True:
             chosen = self._next()

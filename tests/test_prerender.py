@@ -341,3 +341,32 @@ def test_a_live_streams_simulation_ahead_waits_for_its_share_and_never_its_frame
     # Simulated at once: the next second (20 frames) past the frame due, never more.
     assert known and known[0] >= plain.length - 1 - 20 - 6, known[:3]
     assert starved.wait_time() > 1.0  # it did spend what it was not given
+
+
+def test_a_live_stream_yields_the_cores_once_its_first_frame_is_out() -> None:
+    """A playing stream's thread is niced (`paretoscope.pacing.priority`): the next viewer's
+    move goes first; the thread that started it (a page's) keeps its own priority."""
+    import os
+    import threading
+
+    from paretoscope.pacing.priority import STREAMING_NICENESS
+
+    agent = LinearAgent(CHEETAH, seed=1)
+    niceness: list[int] = []
+
+    def on_frame(frame: LiveFrame) -> None:
+        niceness.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+
+    own = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    recorded: list[object] = []
+    thread = threading.Thread(
+        target=lambda: recorded.append(
+            _request(agent, 0.4).record_live([agent], _gate(lead=0.2), on_frame, lambda: None)
+        )
+    )
+    thread.start()
+    thread.join()
+    assert recorded and len(niceness) >= 2
+    assert niceness[0] == own
+    assert set(niceness[1:]) == {max(own, STREAMING_NICENESS)}
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == own

@@ -31,6 +31,7 @@ from paretoscope.agents.base import Agent
 from paretoscope.envs import get_spec
 from paretoscope.pacing.display import smooth_frames
 from paretoscope.pacing.gate import FrameGate
+from paretoscope.pacing.priority import STREAMING_NICENESS, lower_this_thread
 from paretoscope.pacing.scheduler import Kind
 from paretoscope.pacing.share import CoreShare, simulation_share
 from paretoscope.recordings.lanes import FrameCallback, LiveFrame, RecordingWriter, playback_rate
@@ -211,6 +212,7 @@ def record_paced(
             return image
 
         shown = -1
+        playing = False  # its first frame shown
         whole: tuple[StepRecord, ...] | None = None  # the episode's frame steps, once simulated
         while episode.ready >= 0 and shown != episode.last:
             check()
@@ -240,6 +242,11 @@ def record_paced(
                 whole = tuple(episode.records)
             if on_frame is not None:
                 on_frame(LiveFrame(image, (episode.records[shown],), shown, whole))
+            if kind is Kind.LIVE and not playing:
+                # Its first frame is out: the stream only keeps its pace from here on, and
+                # yields the cores to viewers' moves (`paretoscope.pacing.priority`).
+                lower_this_thread(STREAMING_NICENESS)
+                playing = True
         meta = {**request.meta(), "every": every}
         if held:
             meta["held_frames"] = held
