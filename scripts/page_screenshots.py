@@ -52,22 +52,31 @@ class PageShot:
     ready: str  # a CSS selector, or a JavaScript function returning true when ready
 
 
+# A finished episode's player, ready to show a picture (Explore's episode, Presentation's tour).
+VIDEO_READY = (
+    f"() => {{ const v = document.querySelector('{EPISODE_VIDEO}');"
+    " return !!v && v.readyState >= 2; }"
+)
+# Nothing on the page is still a placeholder: no skeleton (a widget or element Streamlit has
+# not drawn yet), and every component's frame has drawn its chart where it draws one.
+SETTLED = """() => !document.querySelector('[data-testid^="stSkeleton"]')
+  && [...document.querySelectorAll('iframe')].every((frame) => {
+    const inner = frame.contentDocument;
+    if (!inner || inner.readyState !== 'complete') return false;
+    return !inner.querySelector('.js-plotly-plot') || !!inner.querySelector('.main-svg');
+  })"""
+
 # Every page of app.py; `registered_pages` checks that none is missing.
 PAGES = (
-    PageShot(
-        "explore",
-        "",
-        "",
-        f"() => {{ const v = document.querySelector('{EPISODE_VIDEO}');"
-        " return !!v && v.readyState >= 2; }",
-    ),
+    PageShot("explore", "", "", VIDEO_READY),
     PageShot("compare", "compare", "", chart("compare_front")),
     # Many objectives: the three-objective Hopper, its linked views (a component's frame).
     PageShot("decide", "decide", "env=MO-Hopper-v3", ".st-key-decide_views iframe"),
     PageShot("rtg", "rtg", "", chart("hv_figure")),
     PageShot("training", "training", "agent=halfcheetah-morvs-run", chart("train_front")),
     PageShot("dataset", "dataset", "", chart("dataset_coverage")),
-    PageShot("presentation", "tour", "", ".st-key-tour_stops"),
+    # Its tour, made at the first visit (about half a minute), then kept.
+    PageShot("presentation", "tour", "", VIDEO_READY),
 )
 
 # Streamlit shows its status widget while a script run is going on.
@@ -91,12 +100,14 @@ def registered_pages() -> set[str]:
 
 
 def wait_for_content(page, shot: PageShot) -> None:  # noqa: ANN001 - a Playwright page
-    """The page's own element, then the end of the app's run (its status widget gone)."""
+    """The page's own element, then the end of the app's run (its status widget gone) and of
+    its drawing (`SETTLED`)."""
     if shot.ready.startswith("()"):
         page.wait_for_function(shot.ready, timeout=CONTENT_TIMEOUT_MS)
     else:
         page.wait_for_selector(shot.ready, state="visible", timeout=CONTENT_TIMEOUT_MS)
     page.wait_for_selector(RUNNING, state="detached", timeout=SETTLE_TIMEOUT_MS)
+    page.wait_for_function(SETTLED, timeout=SETTLE_TIMEOUT_MS)
     exceptions = page.locator('[data-testid="stException"]')
     if exceptions.count():
         raise RuntimeError(

@@ -17,6 +17,7 @@ from paretoscope.dashboard import loaders, runs, sidebar, uncertainty, url_state
 from paretoscope.dashboard import preferences as prefs
 from paretoscope.dashboard.figures.attainment import eaf_difference_figure
 from paretoscope.dashboard.figures.front import FrontSeries, front_figure
+from paretoscope.dashboard.figures.style import titled_by_meaning
 from paretoscope.dashboard.figures.training import METRICS, runs_curve_figure
 from paretoscope.dashboard.known_front import describe_front
 from paretoscope.dashboard.live import show_recording_live
@@ -281,16 +282,19 @@ if sidebar.need(ctx, agent=False):
             if ctx.dataset is not None:
                 cloud = loaders.dataset_summary(ctx.dataset).table.returns
             axes = charts.axis_pickers(spec, "compare_axes") if spec.n_obj > 3 else None
+            figure = front_figure(
+                spec.objective_names,
+                series,
+                dataset_returns=cloud,
+                reference_point=reference_point,
+                axes=axes,
+                known_front=known,
+                include_reference=charts.reference_toggle("compare_show_reference"),
+            )
+            titles = [objective.axis_title for objective in spec.objectives]
+            titled_by_meaning(figure, spec.objective_names, titles)
             st.plotly_chart(
-                front_figure(
-                    spec.objective_names,
-                    series,
-                    dataset_returns=cloud,
-                    reference_point=reference_point,
-                    axes=axes,
-                    known_front=known,
-                    include_reference=charts.reference_toggle("compare_show_reference"),
-                ),
+                figure,
                 key="compare_front",
                 width="stretch",
             )

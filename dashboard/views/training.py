@@ -23,6 +23,7 @@ from paretoscope.recordings import EpisodeRequest
 from paretoscope.runs.evolution import evolution_mp4
 from paretoscope.runs.fronts import STEP_COLUMN
 from paretoscope.runs.run import RunNotice
+from paretoscope.text import number, numbers
 
 STEP_KEY = "train_step"
 SOURCE_KEY = "train_source"
@@ -192,9 +193,10 @@ def show_evolution(
         row = data.metrics[data.metrics[STEP_COLUMN] == step]
         if len(row):
             metrics_column.caption(
-                f"Step {step}: hypervolume {float(row['hypervolume'].iloc[0]):.6g} above the "
-                f"reference point {tuple(reference_point or ())}, expected utility "
-                f"{float(row['expected_utility'].iloc[0]):.6g} over the front's preferences."
+                f"Step {step}: hypervolume {number(float(row['hypervolume'].iloc[0]), 6)} above "
+                f"the reference point ({numbers(reference_point or ())}), expected utility "
+                f"{number(float(row['expected_utility'].iloc[0]), 6)} over the front's "
+                "preferences."
             )
         if bool(st.session_state.get(PLAYING_KEY)) != still_playing or (
             not still_playing and step != shown_step
