@@ -69,13 +69,7 @@ def sweep_step(
 
         agent = load(build.agent_dir(name))
         store = ResultsStore(build.results_dir)
-        grid = SweepSettings(
-            granularity=plan.granularity,
-            seeds=plan.seeds,
-            horizon=plan.horizon,
-            batch_size=SWEEP_BATCH_SIZE,
-            workers=build.recipe.sweep_workers,
-        )
+        grid = plan_settings(build, plan)
 
         def swept(settings: SweepSettings) -> Any:
             return sweep(
@@ -114,6 +108,17 @@ def sweep_step(
         run=run,
         growable=GROWABLE_SETTINGS,
         env_id=env_id,
+    )
+
+
+def plan_settings(build: DemoBuild, plan: SweepPlan) -> SweepSettings:
+    """The sweep settings of `plan` in this build (its batch size, its recipe's workers)."""
+    return SweepSettings(
+        granularity=plan.granularity,
+        seeds=plan.seeds,
+        horizon=plan.horizon,
+        batch_size=SWEEP_BATCH_SIZE,
+        workers=build.recipe.sweep_workers,
     )
 
 
@@ -167,13 +172,7 @@ def run_sweep_step(build: DemoBuild, env_id: str, name: str, plan: SweepPlan) ->
         swept = sweep_run(
             open_run(build.agent_dir(name)),
             env_id,
-            SweepSettings(
-                granularity=plan.granularity,
-                seeds=plan.seeds,
-                horizon=plan.horizon,
-                batch_size=SWEEP_BATCH_SIZE,
-                workers=build.recipe.sweep_workers,
-            ),
+            plan_settings(build, plan),
             store=ResultsStore(build.results_dir),
             progress=build.progress,
         )
