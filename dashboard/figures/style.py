@@ -8,6 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from paretoscope.envs import EnvSpec
+
 PALETTE = (
     "#1f77b4",
     "#d62728",
@@ -46,11 +48,11 @@ def axis_title(objective_names: Sequence[str], index: int) -> str:
     return f"{objective_names[index]} return"
 
 
-def titled_by_meaning(
-    figure: go.Figure, objective_names: Sequence[str], titles: Sequence[str]
-) -> go.Figure:
-    """`figure` with every axis titled `axis_title(objective_names, i)` retitled `titles[i]`
-    (an env spec's `Objective.axis_title`: its unit and which way is better), 2-D or 3-D."""
+def titled_by_meaning(figure: go.Figure, spec: EnvSpec) -> go.Figure:
+    """`figure` with every axis titled `axis_title(spec.objective_names, i)` retitled by the
+    spec's `Objective.axis_title` (its unit and which way is better), 2-D or 3-D."""
+    titles = [objective.axis_title for objective in spec.objectives]
+    objective_names = spec.objective_names
     plain = {axis_title(objective_names, index): title for index, title in enumerate(titles)}
     axes = [figure.layout[name] for name in ("xaxis", "yaxis")]
     axes += [figure.layout.scene[name] for name in ("xaxis", "yaxis", "zaxis")]

@@ -291,8 +291,7 @@ if sidebar.need(ctx, agent=False):
                 known_front=known,
                 include_reference=charts.reference_toggle("compare_show_reference"),
             )
-            titles = [objective.axis_title for objective in spec.objectives]
-            titled_by_meaning(figure, spec.objective_names, titles)
+            titled_by_meaning(figure, spec)
             st.plotly_chart(
                 figure,
                 key="compare_front",

@@ -217,9 +217,7 @@ def explore() -> None:
                 known_front=None if against is None else against.front,
                 include_reference=charts.reference_toggle("front_show_reference"),
             )
-            titled_by_meaning(
-                figure, names, [objective.axis_title for objective in spec.objectives]
-            )
+            titled_by_meaning(figure, spec)
             event = front_chart(figure, key=f"front_{st.session_state.get('_front_version', 0)}")
             discount = (
                 "undiscounted returns"
