@@ -1,14 +1,54 @@
 """paretoscope: see and feel the trade-offs a multi-objective agent has learned.
 
-The library (environments, data, agents, metrics, evaluation, recordings, training) is this
-package; the Streamlit app is `paretoscope.dashboard`, the command line `paretoscope.cli`
-(``paretoscope`` or ``python -m paretoscope``). The library never imports streamlit: the layers
-are in docs/architecture.md and pyproject.toml's import-linter contracts. Importing this package
-loads nothing heavy.
+The public API is the names below (docs/python-api.md): list and make environments, load or
+convert an agent, sweep it over preferences, record an episode, plot fronts and open the
+dashboard on it. Everything else is internal and may move. The Streamlit app is
+`paretoscope.dashboard`, the command line `paretoscope.cli` (``paretoscope`` or
+``python -m paretoscope``).
+
+Importing this package loads nothing heavy (no torch, mujoco or streamlit): each public name is
+imported from its module the first time it is used.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 from paretoscope.errors import ParetoscopeError
 
 __version__ = "0.1.0"
 
-__all__ = ["ParetoscopeError", "__version__"]
+# Public name -> the module that defines it.
+_PUBLIC_NAMES = {
+    "list_envs": "paretoscope.api.envs",
+    "make_env": "paretoscope.api.envs",
+    "get_spec": "paretoscope.api.envs",
+    "load_agent": "paretoscope.api.agents",
+    "from_morl_baselines": "paretoscope.api.morl_baselines",
+    "sweep": "paretoscope.api.sweeping",
+    "Sweep": "paretoscope.api.sweeping",
+    "record": "paretoscope.api.recording",
+    "Recording": "paretoscope.api.recording",
+    "explore": "paretoscope.api.explore",
+    "Explorer": "paretoscope.api.explore",
+}
+# Public modules, imported on first use like the names.
+_PUBLIC_MODULES = ("plot",)
+
+__all__ = ["ParetoscopeError", "__version__", *_PUBLIC_NAMES, *_PUBLIC_MODULES]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PUBLIC_MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    module_name = _PUBLIC_NAMES.get(name)
+    if module_name is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value  # later uses skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
