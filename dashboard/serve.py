@@ -10,7 +10,8 @@ no page starts within seconds: `paretoscope.dashboard.warmup` says why nothing h
 a browser loads the page. It also adds the route that sends live streams' frames
 (`paretoscope.dashboard.frame_feed`), has the page it sends fetch the first page's widget code
 early (`paretoscope.dashboard.page_preload`), and skips Streamlit's check for a run without
-``streamlit run`` (`streamlit_internals.skip_direct_run_check`).
+``streamlit run`` (`streamlit_internals.skip_direct_run_check`), and has software OpenGL draw
+in the threads that ask (`paretoscope.pacing.priority.draw_in_calling_threads`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from collections.abc import Sequence
 def main(argv: Sequence[str] | None = None) -> None:
     from paretoscope.dashboard import frame_feed, memory, page_preload, warmup
     from paretoscope.dashboard import streamlit_internals as internals
+    from paretoscope.pacing.priority import draw_in_calling_threads
+
+    draw_in_calling_threads()  # before warmup makes the first OpenGL context
 
     internals.check_all()
     internals.skip_direct_run_check()

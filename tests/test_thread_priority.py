@@ -42,3 +42,77 @@ def test_a_lower_niceness_asked_later_changes_nothing() -> None:
         lower_this_thread(before + 2)
 
     assert niceness_of_a_thread_that(twice) == before + 7
+
+
+# Draws HalfCheetah frames in a thread niced to 5 and prints the CPU seconds the process's
+# threads spent meanwhile, by niceness (from /proc: the OS's own accounting).
+_DRAW_NICED = """
+import os, sys, threading
+from paretoscope.pacing import priority
+if sys.argv[1] == "calling":
+    priority.draw_in_calling_threads()
+from paretoscope.envs import get_spec, make_env
+from paretoscope.render.renderer import FrameRenderer
+
+def cpu_by_task():
+    ticks = os.sysconf("SC_CLK_TCK")
+    found = {}
+    for task in os.listdir("/proc/self/task"):
+        fields = open(f"/proc/self/task/{task}/stat").read().rsplit(")", 1)[1].split()
+        found[task] = ((int(fields[11]) + int(fields[12])) / ticks, int(fields[16]))
+    return found
+
+env = make_env("MO-HalfCheetah-v2")
+env.reset(seed=0)
+renderer = FrameRenderer(env.unwrapped.model, get_spec("MO-HalfCheetah-v2").camera, (320, 320))
+renderer.render(env.unwrapped.data)  # made here, at the test's niceness, as the server does
+before = cpu_by_task()
+
+def draw():
+    priority.lower_this_thread(priority.STREAMING_NICENESS)
+    for _ in range(60):
+        renderer.render(env.unwrapped.data)
+
+thread = threading.Thread(target=draw)
+thread.start()
+thread.join()
+after = cpu_by_task()
+by_niceness = {}
+for task, (seconds, niceness) in after.items():
+    spent = seconds - before.get(task, (0.0, niceness))[0]
+    by_niceness[niceness] = by_niceness.get(niceness, 0.0) + spent
+print(by_niceness.get(0, 0.0), by_niceness.get(priority.STREAMING_NICENESS, 0.0))
+"""
+
+
+def _cpu_while_drawing(mode: str) -> tuple[float, float]:
+    import subprocess
+
+    environment = {k: v for k, v in os.environ.items() if k != "LP_NUM_THREADS"}
+    done = subprocess.run(
+        [sys.executable, "-c", _DRAW_NICED, mode],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+        check=True,
+    )
+    at_zero, at_streaming = (float(value) for value in done.stdout.split())
+    return at_zero, at_streaming
+
+
+@pytest.mark.slow
+def test_a_niced_thread_s_pictures_are_drawn_at_its_niceness() -> None:
+    """With software OpenGL, the dashboard's setting keeps a niced stream's drawing niced."""
+    at_zero, at_streaming = _cpu_while_drawing("calling")
+    assert at_streaming > 0.05, "the frames were drawn"
+    assert at_zero <= 0.1 * (at_zero + at_streaming), (at_zero, at_streaming)
+
+
+@pytest.mark.slow
+def test_software_opengl_s_own_threads_draw_at_niceness_zero_without_the_setting() -> None:
+    """The control: what `draw_in_calling_threads` prevents (llvmpipe's threads drawing)."""
+    at_zero, at_streaming = _cpu_while_drawing("default")
+    if at_zero == 0.0:
+        pytest.skip("this OpenGL draws in the calling thread anyway (not Mesa's llvmpipe)")
+    assert at_zero > 0.3 * (at_zero + at_streaming), (at_zero, at_streaming)
