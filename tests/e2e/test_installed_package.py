@@ -134,3 +134,69 @@ def test_installed_dashboard_opens_the_bundled_demo(
             page.get_by_text("MORvS").first.wait_for(timeout=TIMEOUT_MS)
         finally:
             page.close()
+
+
+QUICKSTART = REPO_DIR / "docs" / "examples" / "quickstart.ipynb"
+# What the test reads back from the quickstart's kernel once its last cell ran.
+QUICKSTART_PROBE = (
+    '{"package": ps.__file__, "summary": {k: (list(v) if hasattr(v, "__len__") else v) '
+    'for k, v in result.summary.items()}, "length": episode.length, '
+    '"returns": list(episode.returns), "url": explorer.url}'
+)
+
+
+def test_the_quickstart_notebook_runs_on_the_installed_package(
+    installed: Path, tmp_path: Path
+) -> None:
+    """docs/examples/quickstart.ipynb top to bottom on a real Jupyter kernel that imports the
+    installed wheel: a bundled agent swept (the hypervolume `paretoscope evaluate --json` gives
+    for the same settings), its front plotted, an episode's video inline, a MORL-Baselines file
+    and a `py:` plug-in loaded, the dashboard opened in the page and stopped."""
+    import base64
+
+    import imageio.v2 as imageio
+
+    from tests.notebooks import mime_data, outputs_of, run_notebook
+
+    environment = dict(_environment(installed), SDL_VIDEODRIVER="dummy")
+    book, values = run_notebook(
+        QUICKSTART, tmp_path / "examples", environment, probe=QUICKSTART_PROBE
+    )
+    assert values is not None
+    assert Path(values["package"]).is_relative_to(installed)
+
+    bundled = installed / "paretoscope" / "assets" / "agents" / "dst-gpi-ls"
+    command = [sys.executable, "-m", "paretoscope", "evaluate", str(bundled)]
+    command += ["--env", "deep-sea-treasure-v0", "--granularity", "11", "--episodes", "1"]
+    command += ["--out", str(tmp_path / "results"), "--json"]
+    done = subprocess.run(
+        command, env=environment, cwd=tmp_path, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    evaluated = json.loads(done.stdout)
+    summary = values["summary"]
+    assert summary["hypervolume"] == pytest.approx(evaluated["hypervolume"], rel=1e-12)
+    assert summary["reference_point"] == pytest.approx(evaluated["reference_point"])
+    assert summary["cardinality"] == evaluated["cardinality"]
+    assert "igd" in summary and "maximum_utility_loss" in summary  # a known front
+
+    front = mime_data(outputs_of(book, "ps.plot.front(result)"), "application/vnd.plotly.v1+json")
+    assert front is not None, "the front figure is not in the notebook"
+    plotted = {
+        (round(x, 6), round(y, 6))
+        for trace in front["data"]
+        for x, y in zip(trace.get("x") or [], trace.get("y") or [], strict=False)
+    }
+    # Deep-sea-treasure's first treasure (0.7 after one step) is on the front the agent found.
+    assert (0.7, -1.0) in plotted
+
+    page = mime_data(outputs_of(book, "episode"), "text/html")
+    assert page is not None and "<video" in page
+    video = tmp_path / "episode.mp4"
+    video.write_bytes(base64.b64decode(page.split("data:video/mp4;base64,", 1)[1].split('"')[0]))
+    frames = imageio.mimread(video, format="FFMPEG", memtest=False)
+    assert len(frames) >= values["length"]  # every step shown (slowed, never cut)
+
+    explore_cell = 'explorer = ps.explore(agent, env="deep-sea-treasure-v0")'
+    shown = mime_data(outputs_of(book, explore_cell), "text/html")
+    assert shown is not None and "<iframe" in shown and values["url"] in shown
