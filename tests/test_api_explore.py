@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import re
+import shutil
 import socket
 import sys
 import tempfile
@@ -22,9 +23,11 @@ from paretoscope.api import explore as explore_module
 from paretoscope.api.explore import Explorer, explore
 from paretoscope.catalog import bundled_assets_dir, discover_assets
 from paretoscope.errors import ParetoscopeError
+from tests.conftest import FIXTURES_DIR
 
 DST = "deep-sea-treasure-v0"
 DEMO_AGENT = bundled_assets_dir() / "agents" / "dst-gpi-ls"
+ENVELOPE = FIXTURES_DIR / "morl-baselines" / "envelope" / DST / "Envelope.tar"
 
 
 @pytest.fixture
@@ -168,3 +171,33 @@ def test_a_taken_port_or_an_impossible_one_is_refused(workdirs: Path) -> None:
         with pytest.raises(ParetoscopeError, match="port: expected 1 to 65535"):
             explore("random", env=DST, port=impossible)  # type: ignore[arg-type]
     assert not any(workdirs.iterdir())
+
+
+def test_another_tool_s_file_is_imported_for_the_env_named(
+    workdirs: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A MORL-Baselines file does not say its env: `env=` answers, and the agent imported for
+    it is served from a temporary checkpoint (the file itself is left as it is)."""
+    started: list[tuple[Path, str, str, str]] = []
+
+    class Started(Exception):
+        pass
+
+    def record(served: object, port: int, workdir: Path) -> Explorer:
+        path, name, env_id = served.path, served.agent_name, served.env_id  # type: ignore[attr-defined]
+        started.append((path, name, env_id, load(path).spec.kind))
+        raise Started
+
+    monkeypatch.setattr(explore_module, "_start", record)
+    envelope = tmp_path / "downloads" / ENVELOPE.name
+    envelope.parent.mkdir()
+    shutil.copy(ENVELOPE, envelope)
+    with pytest.raises(ParetoscopeError, match=r"does not say which env it is for; name it"):
+        explore(envelope)
+    with pytest.raises(Started):
+        explore(envelope, env=DST)
+    [(checkpoint, name, env_id, kind)] = started
+    assert (name, env_id, kind) == ("morlb-envelope", DST, "morlb_envelope")
+    assert checkpoint.is_relative_to(workdirs)
+    assert envelope.read_bytes() == ENVELOPE.read_bytes()
+    assert not any(workdirs.iterdir())  # a start that fails leaves nothing behind

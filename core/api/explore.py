@@ -42,6 +42,7 @@ from urllib.parse import urlencode
 
 from paretoscope.agents import Agent
 from paretoscope.agents.builtin import is_builtin, load_agent, named_agent
+from paretoscope.agents.checkpoint_header import is_checkpoint_path
 from paretoscope.agents.plugin import is_plugin, resolve_factory
 from paretoscope.catalog import AGENTS_DIR, default_assets_dir, describe_agent, discover_assets
 from paretoscope.envs import get_spec
@@ -231,12 +232,17 @@ def _path(path: Path, env_id: str | None, workdir: Path) -> _Served:
     asset = describe_agent(path)
     if asset is None:
         raise ParetoscopeError(f"{path}: not an agent paretoscope can read")
-    if asset.env_id is None or asset.open_questions:
-        if env_id is None:
+    # Another tool's file: what it cannot tell (its env, guessed from a folder's name at best)
+    # is answered by `env_id`, and the agent imported for it.
+    foreign = not (asset.is_run or is_checkpoint_path(path))
+    answered = foreign and env_id not in (None, asset.env_id)
+    if asset.env_id is None or asset.open_questions or answered:
+        if env_id is None and asset.env_id is None:
             raise ParetoscopeError(
                 f"{path}: the file does not say which env it is for; name it (env=...)"
             )
-        return _in_memory(load_agent(path, env_id), env_id, workdir)
+        chosen = env_id or str(asset.env_id)
+        return _in_memory(load_agent(path, chosen), chosen, workdir)
     if env_id is not None and env_id != asset.env_id:
         raise ParetoscopeError(f"{path} is an agent for {asset.env_id}, not {env_id}")
     in_assets = path.parent.name == AGENTS_DIR
