@@ -80,7 +80,7 @@ def load_agent(
         env_id=env,
         kind=kind,
         trust=bool(trust),
-        options={name: str(value) for name, value in options.items()},
+        options={name: _option_text(value) for name, value in options.items()},
     )
     return load_named_or_file(source, env, device=device, answers=answers)
 
@@ -101,6 +101,11 @@ def resolve_agent(agent: Agent | AgentSource, env: str | None) -> tuple[Agent, s
     if env is not None:
         _check_env(env)
     return agent, env or agent.spec.env_id, None
+
+
+def _option_text(value: object) -> str:
+    """An importer option as the text it parses (the CLI's ``--set NAME=VALUE``)."""
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
 def _check_env(env: object) -> None:
