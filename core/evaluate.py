@@ -10,6 +10,7 @@ batch is stored at once, so an interrupted sweep resumes with only what is missi
 from __future__ import annotations
 
 import atexit
+import math
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -17,6 +18,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing import get_context
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -399,3 +401,57 @@ def summarize(
         known_front=None if against is None else against.front,
         against_known=None if against is None else against.comparison,
     )
+
+
+def finite_or_none(value: float | None) -> float | None:
+    """`value` as a float, or None when it is missing or not finite (JSON has no inf or nan)."""
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+def summary_record(table: pd.DataFrame, env_id: str) -> dict[str, Any]:
+    """The summary of one sweep's rows as plain, JSON-friendly data: what `paretoscope evaluate
+    --json` prints and `paretoscope.sweep` returns as ``Sweep.summary``'s source.
+
+    Holds env, agent, episodes, preferences, gamma, seeds, hypervolume with its reference point,
+    sparsity, cardinality, expected utility (None when not finite), diverged episodes and the
+    mean returns per preference; ``known_front`` (igd, igd_plus, maximum_utility_loss,
+    mean_regret) where the env has a known front at the sweep's gamma; the RTG-following errors
+    where the rows carry targets.
+    """
+    summary = summarize(table, env_id)
+    spec = get_spec(env_id)
+    record: dict[str, Any] = {
+        "env": env_id,
+        "agent": str(table["agent"].iloc[0]),
+        "episodes": len(table),
+        "preferences": len(summary.per_preference),
+        "gamma": float(table["gamma"].iloc[0]),
+        "seeds": sorted(int(seed) for seed in table["seed"].unique()),
+        "hypervolume": summary.front.hypervolume,
+        "reference_point": list(spec.reference_point),
+        "sparsity": summary.front.sparsity,
+        "cardinality": summary.front.cardinality,
+        "expected_utility": finite_or_none(summary.front.expected_utility),
+        "diverged_episodes": int(table["diverged"].sum()),
+        "mean_returns": summary.per_preference[
+            objective_columns("preference", spec) + objective_columns("return", spec)
+        ].to_dict(orient="records"),
+    }
+    if summary.known_front is not None and summary.against_known is not None:
+        against = summary.against_known
+        record["known_front"] = {
+            "exact": summary.known_front.exact,
+            "source": summary.known_front.source,
+            "points": len(summary.known_front.points),
+            "igd": against.igd,
+            "igd_plus": against.igd_plus,
+            "maximum_utility_loss": against.maximum_utility_loss,
+            "mean_regret": against.mean_regret,
+        }
+    if summary.rtg is not None:
+        record["rtg_weighted_error"] = finite_or_none(summary.rtg.overall_weighted_error)
+        record["rtg_relative_weighted_error"] = finite_or_none(
+            summary.rtg.overall_relative_weighted_error
+        )
+        record["rtg_ratio_error"] = finite_or_none(summary.rtg.overall_ratio_error)
+    return record

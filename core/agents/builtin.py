@@ -16,12 +16,15 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paretoscope.agents.base import Agent
 from paretoscope.agents.random_agent import RANDOM_AGENT, RandomAgent
 from paretoscope.errors import ParetoscopeError
 from paretoscope.registry import Registry
+
+if TYPE_CHECKING:
+    from paretoscope.agents.importers import ImportAnswers
 
 BUILTIN_FORMAT = "builtin"
 PLUGIN_FORMAT = "plugin"
@@ -148,16 +151,32 @@ def register_entry_points() -> list[str]:
     return NAMED_AGENTS.load_entry_points()
 
 
-def load_agent(name_or_path: str | os.PathLike[str], env_id: str, device: str = "cpu") -> Agent:
-    """What an agent argument names, for `env_id`: a built-in agent, a ``py:module:callable``
-    plug-in (`paretoscope.agents.plugin`), a paretoscope checkpoint, or another tool's file,
-    imported
-    on the fly (`paretoscope.agents.importers`; a file that needs more answers or trust says so)."""
-    if is_builtin(name_or_path):
-        return builtin_agent(str(name_or_path), env_id)
-    from paretoscope.agents.plugin import is_plugin, load_plugin
+def load_agent(
+    name_or_path: str | os.PathLike[str],
+    env_id: str | None = None,
+    device: str = "cpu",
+    answers: ImportAnswers | None = None,
+) -> Agent:
+    """What an agent argument names: a built-in agent, a ``py:module:callable`` plug-in
+    (`paretoscope.agents.plugin`), a paretoscope checkpoint, or another tool's file, imported
+    on the fly (`paretoscope.agents.importers`; a file that needs more answers or trust says so).
 
-    if is_plugin(name_or_path):
+    `env_id` is needed for a built-in or a plug-in (they are built for an env); a checkpoint
+    knows its env, and an importer reads what the file tells. `answers` answer an importer's
+    questions (kind, trust, its options); any other source refuses them rather than ignore them.
+    """
+    from paretoscope.agents.plugin import is_plugin
+
+    if is_builtin(name_or_path) or is_plugin(name_or_path):
+        _refuse_answers(name_or_path, answers)
+        if env_id is None:
+            raise ParetoscopeError(
+                f"agent {str(name_or_path)!r} is built for an environment: name its env id"
+            )
+        if is_builtin(name_or_path):
+            return builtin_agent(str(name_or_path), env_id)
+        from paretoscope.agents.plugin import load_plugin
+
         return load_plugin(str(name_or_path), env_id)
     from paretoscope.agents.checkpoint import load
     from paretoscope.agents.checkpoint_header import is_checkpoint_path
@@ -167,5 +186,26 @@ def load_agent(name_or_path: str | os.PathLike[str], env_id: str, device: str = 
         from paretoscope.agents.importers import import_agent, sniff_import
 
         if sniff_import(location) is not None:
-            return import_agent(location, env_id=env_id)
+            return import_agent(
+                location,
+                env_id=env_id or (answers.env_id if answers else None),
+                kind=answers.kind if answers else None,
+                trust=answers.trust if answers else False,
+                options=answers.options if answers else None,
+            )
+    _refuse_answers(name_or_path, answers)
     return load(location, device=device)
+
+
+def _refuse_answers(source: str | os.PathLike[str], answers: ImportAnswers | None) -> None:
+    """Answers are for an importer's questions; elsewhere they would be silently ignored."""
+    if answers is None:
+        return
+    given = [f"kind={answers.kind}"] if answers.kind is not None else []
+    given += ["trust=True"] if answers.trust else []
+    given += [f"{name}={value}" for name, value in answers.options.items()]
+    if given:
+        raise ParetoscopeError(
+            f"{source}: {', '.join(given)} answer an importer's questions, and no importer "
+            "reads this agent (only another tool's files take them)"
+        )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -83,57 +82,9 @@ def _steps(text: str) -> list[int]:
     return steps
 
 
-def _finite_or_none(value: float | None) -> float | None:
-    return None if value is None or not math.isfinite(value) else float(value)
-
-
-def summary_record(table: Any, env_id: str) -> dict[str, object]:
-    """The JSON-friendly summary `evaluate --json` prints."""
-    from paretoscope.envs import get_spec
-    from paretoscope.evaluate import objective_columns, summarize
-
-    summary = summarize(table, env_id)
-    spec = get_spec(env_id)
-    record: dict[str, object] = {
-        "env": env_id,
-        "agent": str(table["agent"].iloc[0]),
-        "episodes": len(table),
-        "preferences": len(summary.per_preference),
-        "gamma": float(table["gamma"].iloc[0]),
-        "seeds": sorted(int(seed) for seed in table["seed"].unique()),
-        "hypervolume": summary.front.hypervolume,
-        "reference_point": list(spec.reference_point),
-        "sparsity": summary.front.sparsity,
-        "cardinality": summary.front.cardinality,
-        "expected_utility": _finite_or_none(summary.front.expected_utility),
-        "diverged_episodes": int(table["diverged"].sum()),
-        "mean_returns": summary.per_preference[
-            objective_columns("preference", spec) + objective_columns("return", spec)
-        ].to_dict(orient="records"),
-    }
-    if summary.known_front is not None and summary.against_known is not None:
-        against = summary.against_known
-        record["known_front"] = {
-            "exact": summary.known_front.exact,
-            "source": summary.known_front.source,
-            "points": len(summary.known_front.points),
-            "igd": against.igd,
-            "igd_plus": against.igd_plus,
-            "maximum_utility_loss": against.maximum_utility_loss,
-            "mean_regret": against.mean_regret,
-        }
-    if summary.rtg is not None:
-        record["rtg_weighted_error"] = _finite_or_none(summary.rtg.overall_weighted_error)
-        record["rtg_relative_weighted_error"] = _finite_or_none(
-            summary.rtg.overall_relative_weighted_error
-        )
-        record["rtg_ratio_error"] = _finite_or_none(summary.rtg.overall_ratio_error)
-    return record
-
-
 def run(args: argparse.Namespace) -> int:
     from paretoscope.agents.builtin import load_agent
-    from paretoscope.evaluate import sweep
+    from paretoscope.evaluate import summary_record, sweep
     from paretoscope.results_store import ResultsStore
     from paretoscope.runs.run import sniff_run
 
@@ -196,6 +147,7 @@ def evaluate_run(
 def run_record(table: Any, env_id: str, root: Path, run_format: str) -> dict[str, Any]:
     """`summary_record` of the last step's rows, with ``run``, ``format`` and ``steps``: the
     metrics of every step (`paretoscope.runs.fronts.step_metrics`) of that same table."""
+    from paretoscope.evaluate import summary_record
     from paretoscope.runs.fronts import STEP_COLUMN, step_metrics
 
     last = int(table[STEP_COLUMN].max())
@@ -211,8 +163,10 @@ def run_record(table: Any, env_id: str, root: Path, run_format: str) -> dict[str
 
 
 def _json_value(value: Any) -> Any:
+    from paretoscope.evaluate import finite_or_none
+
     if isinstance(value, float | np.floating):
-        return _finite_or_none(float(value))
+        return finite_or_none(float(value))
     if isinstance(value, np.integer):
         return int(value)
     return value

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +47,8 @@ def register(subparsers: Any) -> None:
 
 def parse_vector(text: str, option: str, length: int) -> list[float]:
     """`text` like "0.3,0.7" as `length` finite floats, or a ParetoscopeError naming `option`."""
+    from paretoscope.metrics.preferences import check_vector
+
     parts = [part.strip() for part in text.split(",")]
     try:
         values = [float(part) for part in parts]
@@ -55,19 +56,16 @@ def parse_vector(text: str, option: str, length: int) -> list[float]:
         raise ParetoscopeError(
             f"{option}: expected {length} comma-separated numbers, got {text!r}"
         ) from None
-    if len(values) != length or not all(math.isfinite(value) for value in values):
-        raise ParetoscopeError(f"{option}: expected {length} finite numbers, got {text!r}")
-    return values
+    return check_vector(values, length, option, repr(text))
 
 
 def parse_preference(text: str, n_obj: int) -> list[float]:
     """A preference like "0.3,0.7": `n_obj` non-negative weights summing to 1."""
-    values = parse_vector(text, "--preference", n_obj)
-    if any(value < 0 for value in values) or not math.isclose(sum(values), 1.0, abs_tol=1e-6):
-        raise ParetoscopeError(
-            f"--preference: expected {n_obj} non-negative weights summing to 1, got {text!r}"
-        )
-    return values
+    from paretoscope.metrics.preferences import check_preference
+
+    return check_preference(
+        parse_vector(text, "--preference", n_obj), n_obj, "--preference", repr(text)
+    )
 
 
 def default_output(agent_path: str, env_id: str, preference: list[float], seed: int) -> Path:

@@ -102,12 +102,46 @@ def list_specs(family: Family | None = None) -> list[EnvSpec]:
 
 
 def get_spec(env_id: str) -> EnvSpec:
-    """The spec of `env_id`; an unknown id raises `ParetoscopeError` naming the closest ids."""
+    """The spec of `env_id`: its objectives and units, spaces, horizon, reference point.
+
+    Parameters
+    ----------
+    env_id : str
+        A registered environment id (`list_ids`; ``paretoscope.list_envs()``).
+
+    Returns
+    -------
+    EnvSpec
+
+    Raises
+    ------
+    ParetoscopeError
+        For an unknown id, naming the closest registered ids.
+    """
     return REGISTRY.get(env_id).spec()
 
 
 def make_env(env_id: str, render_mode: str | None = None, **kwargs: Any) -> gym.Env:
-    """Build the environment `env_id`: `step` returns a float32 reward vector of shape (n_obj,)."""
+    """Build the environment `env_id`: `step` returns a float32 reward vector of shape (n_obj,).
+
+    Parameters
+    ----------
+    env_id : str
+        A registered environment id (`list_ids`; ``paretoscope.list_envs()``).
+    render_mode : str, optional
+        Gymnasium's render mode (``"rgb_array"``, ...).
+    **kwargs
+        Passed to the env's constructor.
+
+    Returns
+    -------
+    gymnasium.Env
+
+    Raises
+    ------
+    ParetoscopeError
+        For an unknown id, naming the closest registered ids.
+    """
     from paretoscope.envs.dependencies import headless_pygame, mo_gymnasium_make
     from paretoscope.envs.pygame_sharing import share_pygame
 

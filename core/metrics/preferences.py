@@ -1,13 +1,16 @@
 """Preference (weight) vectors on the simplex: a deterministic grid and uniform random draws.
 
 Preference sweeps, EUM and MUL all need a set of weight vectors with non-negative entries
-summing to 1; these two functions are the only places that make them.
+summing to 1; these two functions are the only places that make them. `check_preference` and
+`check_vector` check one vector a user gave (`paretoscope render --preference/--target`,
+`paretoscope.record`).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -55,3 +58,45 @@ def random_preferences(n_obj: int, count: int, seed: int | None = None) -> Float
         seed = as_count("seed", seed, minimum=0)
     generator = np.random.default_rng(seed)
     return generator.dirichlet(np.ones(n_obj), size=count)
+
+
+def check_vector(
+    values: Sequence[float] | np.ndarray,
+    length: int,
+    name: str = "vector",
+    shown: str | None = None,
+) -> list[float]:
+    """`values` as `length` finite floats, or a ParetoscopeError naming `name` (and quoting
+    `shown`, the user's own text, when given)."""
+    quoted = shown if shown is not None else _quoted(values)
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ParetoscopeError(f"{name}: expected {length} finite numbers, got {quoted}") from None
+    if array.shape != (length,) or not np.isfinite(array).all():
+        raise ParetoscopeError(f"{name}: expected {length} finite numbers, got {quoted}")
+    return [float(value) for value in array]
+
+
+def check_preference(
+    values: Sequence[float] | np.ndarray,
+    n_obj: int,
+    name: str = "preference",
+    shown: str | None = None,
+) -> list[float]:
+    """One preference: `n_obj` non-negative weights summing to 1 (within 1e-6), else a
+    ParetoscopeError naming `name`. Nothing is normalised: a preference that does not sum to 1
+    is most likely a typo (0.3, 0.8), and guessing which weight was meant would hide it."""
+    weights = check_vector(values, n_obj, name, shown)
+    if any(weight < 0 for weight in weights) or not math.isclose(sum(weights), 1.0, abs_tol=1e-6):
+        quoted = shown if shown is not None else _quoted(values)
+        raise ParetoscopeError(
+            f"{name}: expected {n_obj} non-negative weights summing to 1, got {quoted}"
+        )
+    return weights
+
+
+def _quoted(values: object) -> str:
+    """A user's value as a message quotes it: short, whatever it is."""
+    text = repr(list(values)) if isinstance(values, tuple | np.ndarray) else repr(values)
+    return text if len(text) <= 80 else text[:77] + "..."
