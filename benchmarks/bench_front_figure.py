@@ -1,6 +1,6 @@
 """Time what the Explore page pays for its front at every rerun and print the medians.
 
-Each rerun builds the front (`paretoscope.dashboard.figures.front.front_figure`) and the front
+Each rerun builds the front (`paretoscope.figures.front.front_figure`) and the front
 chart's arguments (`paretoscope.dashboard.widgets.front_chart.chart_arguments`: the figure as
 JSON, its digest, the marker traces). The defaults are the bundled demo's shapes: a
 21-preference sweep and a dataset cloud of 400 points; ``--grid`` adds target mode's 25 x 25
@@ -18,8 +18,8 @@ import time
 
 import numpy as np
 
-from paretoscope.dashboard.figures.front import FrontSeries, Marker, front_figure, target_grid
 from paretoscope.dashboard.widgets.front_chart import chart_arguments
+from paretoscope.figures.front import FrontSeries, Marker, front_figure, target_grid
 
 
 def main() -> None:

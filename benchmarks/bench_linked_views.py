@@ -61,13 +61,13 @@ def server_share(granularity: int, repeats: int = 7) -> dict[str, float]:
     """Seconds the server spends on the linked views for one brush (medians), in-process."""
 
     from paretoscope.agents.builtin import load_agent
-    from paretoscope.dashboard.figures.objectives import (
+    from paretoscope.decision import aspiration_pick, decision_marks
+    from paretoscope.evaluate import sweep
+    from paretoscope.figures.objectives import (
         ViewPoints,
         parallel_coordinates_figure,
         scatter_matrix_figure,
     )
-    from paretoscope.decision import aspiration_pick, decision_marks
-    from paretoscope.evaluate import sweep
     from paretoscope.metrics import non_dominated
     from paretoscope.settings import SweepSettings
     from paretoscope.sweeps import mean_per_preference

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from paretoscope.dashboard.figures.episode import episode_series
-from paretoscope.dashboard.figures.style import PALETTE
+from paretoscope.figures.episode import episode_series
+from paretoscope.figures.style import PALETTE
 from paretoscope.text import number
 
 WIDTH, HEIGHT = 640, 360

@@ -37,7 +37,6 @@ from paretoscope.agents.loaded import LoadedAgent, borrow_all
 from paretoscope.dashboard import frame_feed
 from paretoscope.dashboard import streamlit_internals as internals
 from paretoscope.dashboard.episode_svg import episode_svg
-from paretoscope.dashboard.figures.episode import episode_figure
 from paretoscope.dashboard.jobs import Job, Produce, shared_board
 from paretoscope.dashboard.messages import MESSAGE_LIMIT, inert
 from paretoscope.dashboard.pool import live_shown_rate, shared_pool
@@ -46,6 +45,7 @@ from paretoscope.dashboard.trace import mark
 from paretoscope.dashboard.widgets.episode_video import episode_video
 from paretoscope.dashboard.widgets.live_frames import live_frames
 from paretoscope.envs import get_spec
+from paretoscope.figures.episode import episode_figure
 from paretoscope.pacing.display import MOST, Throttle
 from paretoscope.recordings import Recording, RecordingLibrary, RecordingRequest
 from paretoscope.render import RenderingUnavailable

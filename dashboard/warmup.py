@@ -32,7 +32,7 @@ FIRST_STAGE = (
     "plotly.graph_objects",
     "paretoscope.dashboard.sidebar",
     "paretoscope.dashboard.plugins",
-    "paretoscope.dashboard.figures.front",
+    "paretoscope.figures.front",
     "paretoscope.dashboard.live",
     "paretoscope.dashboard.known_front",
 )

@@ -8,22 +8,22 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from paretoscope.dashboard.figures.dataset import (
-    dataset_returns_figure,
-    preference_coverage_figure,
-)
-from paretoscope.dashboard.figures.episode import episode_figure
-from paretoscope.dashboard.figures.front import FrontSeries, Marker, front_figure, target_grid
-from paretoscope.dashboard.figures.hypervolume import hypervolume_figure
-from paretoscope.dashboard.figures.preference import ternary_figure
-from paretoscope.dashboard.figures.rtg import rtg_ratio_figure, rtg_target_figure
-from paretoscope.dashboard.figures.selection import selected_custom_data
 from paretoscope.dashboard.tables import (
     AgentMetrics,
     best_per_column,
     metrics_table,
     styled_metrics,
 )
+from paretoscope.figures.dataset import (
+    dataset_returns_figure,
+    preference_coverage_figure,
+)
+from paretoscope.figures.episode import episode_figure
+from paretoscope.figures.front import FrontSeries, Marker, front_figure, target_grid
+from paretoscope.figures.hypervolume import hypervolume_figure
+from paretoscope.figures.preference import ternary_figure
+from paretoscope.figures.rtg import rtg_ratio_figure, rtg_target_figure
+from paretoscope.figures.selection import selected_custom_data
 from paretoscope.metrics import front_summary, rtg_following
 from paretoscope.render.front_panel import (
     BACKGROUND,

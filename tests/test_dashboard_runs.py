@@ -138,7 +138,7 @@ def _steps(at) -> list[int]:  # noqa: ANN001
 
 def _shown_metrics(at) -> pd.DataFrame:  # noqa: ANN001
     """The hypervolume and expected utility over the steps, as the metrics chart draws them."""
-    from paretoscope.dashboard.figures.training import METRICS
+    from paretoscope.figures.training import METRICS
 
     columns = {}
     for trace in plotly_chart(at, "train_metrics")["data"]:
@@ -462,7 +462,7 @@ def test_peda_logs_are_shown_without_sweeping(
 
 
 def test_compare_draws_two_runs_curves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from paretoscope.dashboard.figures.training import METRICS
+    from paretoscope.figures.training import METRICS
 
     assets = _assets(tmp_path / "assets")
     other = envelope_run(tmp_path / "other", steps=(50, 150))

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from paretoscope.dashboard.figures.attainment import attainment_figure, eaf_difference_figure
 from paretoscope.dashboard.uncertainty import equal_runs
+from paretoscope.figures.attainment import attainment_figure, eaf_difference_figure
 from paretoscope.metrics import (
     AttainmentSurfaces,
     EafDifference,

@@ -12,8 +12,8 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from paretoscope.dashboard.figures.front import FrontSeries, Marker, front_figure
 from paretoscope.dashboard.widgets.front_chart import chart_arguments
+from paretoscope.figures.front import FrontSeries, Marker, front_figure
 
 NAMES = ("speed", "energy")
 RETURNS = np.array([[1.0, 9.0], [4.0, 6.0], [7.0, 2.0], [3.0, 3.0]])

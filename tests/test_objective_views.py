@@ -11,15 +11,15 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from paretoscope.dashboard.figures.objectives import (
+from paretoscope.dashboard.widgets.linked_views import view_arguments
+from paretoscope.decision import NORMALISATIONS, normalisation_scale, normalise
+from paretoscope.figures.objectives import (
     ViewPoints,
     aspiration_figure,
     parallel_coordinates_figure,
     parallel_scaled,
     scatter_matrix_figure,
 )
-from paretoscope.dashboard.widgets.linked_views import view_arguments
-from paretoscope.decision import NORMALISATIONS, normalisation_scale, normalise
 
 NAMES = ("speed", "energy", "height", "<b>safety</b>")
 

@@ -15,10 +15,6 @@ import streamlit as st
 from paretoscope.catalog import AgentAsset
 from paretoscope.dashboard import loaders, runs, sidebar, uncertainty, url_state
 from paretoscope.dashboard import preferences as prefs
-from paretoscope.dashboard.figures.attainment import eaf_difference_figure
-from paretoscope.dashboard.figures.front import FrontSeries, front_figure
-from paretoscope.dashboard.figures.style import titled_by_meaning
-from paretoscope.dashboard.figures.training import METRICS, runs_curve_figure
 from paretoscope.dashboard.known_front import describe_front
 from paretoscope.dashboard.live import show_recording_live
 from paretoscope.dashboard.messages import guard, inert, show_problem
@@ -32,6 +28,10 @@ from paretoscope.dashboard.widgets import charts
 from paretoscope.dashboard.widgets.preference_control import preference_control
 from paretoscope.envs import EnvSpec
 from paretoscope.envs.known_fronts import against_known
+from paretoscope.figures.attainment import eaf_difference_figure
+from paretoscope.figures.front import FrontSeries, front_figure
+from paretoscope.figures.style import titled_by_meaning
+from paretoscope.figures.training import METRICS, runs_curve_figure
 from paretoscope.recordings import SideBySideRequest
 from paretoscope.sweeps import mean_per_preference, objective_arrays
 from paretoscope.text import MISSING, number, numbers

@@ -8,15 +8,15 @@ import pandas as pd
 import streamlit as st
 
 from paretoscope.dashboard import loaders, sidebar, url_state
-from paretoscope.dashboard.figures.dataset import (
-    dataset_returns_figure,
-    preference_coverage_figure,
-)
 from paretoscope.dashboard.folders import hidden_folders
 from paretoscope.dashboard.live import show_recording_live
 from paretoscope.dashboard.messages import as_viewer_sees, describe, guard, inert
 from paretoscope.dashboard.widgets import charts
 from paretoscope.data.collection_plan import collected_env_seed
+from paretoscope.figures.dataset import (
+    dataset_returns_figure,
+    preference_coverage_figure,
+)
 from paretoscope.recordings import ReplayRequest
 from paretoscope.text import number
 

@@ -13,13 +13,6 @@ import streamlit as st
 
 from paretoscope.dashboard import loaders, sidebar
 from paretoscope.dashboard import preferences as prefs
-from paretoscope.dashboard.figures.objectives import (
-    ViewPoints,
-    aspiration_figure,
-    parallel_coordinates_figure,
-    parallel_scaled,
-    scatter_matrix_figure,
-)
 from paretoscope.dashboard.live import show_recording_live
 from paretoscope.dashboard.messages import describe, guard, inert
 from paretoscope.dashboard.widgets.conventions import NORMALISATION_LABELS
@@ -30,6 +23,13 @@ from paretoscope.decision import (
     aspiration_pick,
     decision_marks,
     normalisation_scale,
+)
+from paretoscope.figures.objectives import (
+    ViewPoints,
+    aspiration_figure,
+    parallel_coordinates_figure,
+    parallel_scaled,
+    scatter_matrix_figure,
 )
 from paretoscope.metrics import non_dominated
 from paretoscope.recordings import EpisodeRequest

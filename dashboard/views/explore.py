@@ -8,8 +8,6 @@ import streamlit as st
 
 from paretoscope.dashboard import loaders, sidebar, trace, url_state
 from paretoscope.dashboard import preferences as prefs
-from paretoscope.dashboard.figures.front import FrontSeries, Marker, front_figure, target_grid
-from paretoscope.dashboard.figures.style import titled_by_meaning
 from paretoscope.dashboard.jobs import Job
 from paretoscope.dashboard.known_front import describe_front, indicators_text
 from paretoscope.dashboard.limits import prerender_enabled
@@ -29,6 +27,8 @@ from paretoscope.dashboard.widgets.front_chart import front_chart
 from paretoscope.dashboard.widgets.preference_control import preference_control
 from paretoscope.decision import aspiration_pick
 from paretoscope.envs.known_fronts import against_known
+from paretoscope.figures.front import FrontSeries, Marker, front_figure, target_grid
+from paretoscope.figures.style import titled_by_meaning
 
 st.title("Explore")
 st.caption(

@@ -10,12 +10,12 @@ import streamlit as st
 from paretoscope.agents.loaded import LoadedAgent
 from paretoscope.dashboard import loaders, sidebar
 from paretoscope.dashboard import preferences as prefs
-from paretoscope.dashboard.figures.front import FrontSeries, front_figure
 from paretoscope.dashboard.known_front import describe_front, indicators_text
 from paretoscope.dashboard.live import show_recording_live
 from paretoscope.dashboard.messages import guard
 from paretoscope.dashboard.widgets import charts
 from paretoscope.envs.known_fronts import against_known, known_front
+from paretoscope.figures.front import FrontSeries, front_figure
 from paretoscope.recordings import TourRequest
 from paretoscope.sweeps import mean_per_preference
 

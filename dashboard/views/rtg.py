@@ -11,13 +11,13 @@ import pandas as pd
 import streamlit as st
 
 from paretoscope.dashboard import loaders, messages, sidebar, uncertainty
-from paretoscope.dashboard.figures.attainment import attainment_figure
-from paretoscope.dashboard.figures.front import FrontSeries
-from paretoscope.dashboard.figures.hypervolume import hypervolume_figure
-from paretoscope.dashboard.figures.rtg import rtg_ratio_figure, rtg_target_figure
 from paretoscope.dashboard.known_front import describe_front, indicator_values
 from paretoscope.dashboard.widgets import charts
 from paretoscope.envs.known_fronts import against_known
+from paretoscope.figures.attainment import attainment_figure
+from paretoscope.figures.front import FrontSeries
+from paretoscope.figures.hypervolume import hypervolume_figure
+from paretoscope.figures.rtg import rtg_ratio_figure, rtg_target_figure
 from paretoscope.metrics.attainment import median_level
 from paretoscope.sweeps import mean_per_preference, objective_arrays
 from paretoscope.text import number

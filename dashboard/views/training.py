@@ -13,12 +13,12 @@ import streamlit as st
 from paretoscope.catalog import AgentAsset, snapshot_asset
 from paretoscope.dashboard import loaders, runs, sidebar, url_state
 from paretoscope.dashboard import preferences as prefs
-from paretoscope.dashboard.figures.training import evolution_figure, step_metrics_figure
 from paretoscope.dashboard.live import show_recording_live
 from paretoscope.dashboard.messages import describe, guard, inert, show_problem
 from paretoscope.dashboard.widgets import charts
 from paretoscope.dashboard.widgets.preference_control import preference_control
 from paretoscope.envs import EnvSpec
+from paretoscope.figures.training import evolution_figure, step_metrics_figure
 from paretoscope.recordings import EpisodeRequest
 from paretoscope.runs.evolution import evolution_mp4
 from paretoscope.runs.fronts import STEP_COLUMN

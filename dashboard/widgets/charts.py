@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 def clicked_points(figure: Any, event: Any) -> list[list[int]]:
     """The ``customdata`` of the points a `st.plotly_chart(..., on_select="rerun")` returned."""
-    from paretoscope.dashboard.figures.selection import selected_custom_data
+    from paretoscope.figures.selection import selected_custom_data
 
     try:
         points = event["selection"]["points"]

@@ -17,8 +17,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.io.json import to_json_plotly
 
-from paretoscope.dashboard.figures.front import MOVING_TRACES
 from paretoscope.dashboard.widgets.plotly_component import plotly_component
+from paretoscope.figures.front import MOVING_TRACES
 
 _FILES = ("index.html", "front_chart.js")
 

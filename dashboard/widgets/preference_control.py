@@ -119,7 +119,7 @@ def preference_control(
                 )
         with columns[1]:
             candidates = _grid(3, granularity)
-            from paretoscope.dashboard.figures.preference import ternary_figure
+            from paretoscope.figures.preference import ternary_figure
 
             chart_key = f"{prefix}ternary_{st.session_state.get('_ternary_version', 0)}"
 

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import plotly.graph_objects as go
 
-from paretoscope.dashboard.figures.fitted_axes import fitted_ranges, off_axis_reference
-from paretoscope.dashboard.figures.front import FrontSeries, check_known_front
-from paretoscope.dashboard.figures.labels import known_front_hover, known_front_name, plotly_text
-from paretoscope.dashboard.figures.style import (
+from paretoscope.figures.fitted_axes import fitted_ranges, off_axis_reference
+from paretoscope.figures.front import FrontSeries, check_known_front
+from paretoscope.figures.labels import known_front_hover, known_front_name, plotly_text
+from paretoscope.figures.style import (
     KNOWN_FRONT_COLOUR,
     PALETTE,
     axis_title,

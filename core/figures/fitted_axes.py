@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from paretoscope.dashboard.figures.labels import format_values
+from paretoscope.figures.labels import format_values
 
 # Of the points' span, on each side: no point sits on an axis.
 MARGIN = 0.08

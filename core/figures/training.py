@@ -10,8 +10,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from paretoscope.dashboard.figures.labels import plotly_text, point_text
-from paretoscope.dashboard.figures.style import (
+from paretoscope.figures.labels import plotly_text, point_text
+from paretoscope.figures.style import (
     CURRENT_COLOUR,
     PALETTE,
     axis_title,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from paretoscope.dashboard.figures.style import PALETTE
+from paretoscope.figures.style import PALETTE
 
 
 def episode_series(

@@ -1,7 +1,7 @@
 """The Pareto front: agents' sweeps as points, the dataset cloud, the env's known front, the
 reference point, the current rollout and its target; and the grid of invisible points that lets a
 click anywhere pick a target. Clickable points carry ``customdata`` that tells the page what was
-clicked (`paretoscope.dashboard.figures.selection` reads it back)."""
+clicked (`paretoscope.figures.selection` reads it back)."""
 
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 import plotly.graph_objects as go
 
-from paretoscope.dashboard.figures.fitted_axes import fitted_ranges, off_axis_reference
-from paretoscope.dashboard.figures.labels import (
+from paretoscope.figures.fitted_axes import fitted_ranges, off_axis_reference
+from paretoscope.figures.labels import (
     format_values,
     known_front_hover,
     known_front_name,
     plotly_text,
     point_text,
 )
-from paretoscope.dashboard.figures.style import (
+from paretoscope.figures.style import (
     CLOUD_COLOUR,
     CLOUD_LIMIT,
     CURRENT_COLOUR,

@@ -60,3 +60,23 @@ def titled_by_meaning(figure: go.Figure, spec: EnvSpec) -> go.Figure:
         if axis.title.text in plain:
             axis.title.text = plain[axis.title.text]
     return figure
+
+
+# A notebook cell has no column to stretch a figure to (the dashboard's do): a fixed size
+# that fits a Jupyter page's text width.
+NOTEBOOK_WIDTH = 760
+NOTEBOOK_HEIGHT = 500
+# Plotly's white template: the dashboard's figures take Streamlit's theme instead, which a
+# notebook does not have; on a white notebook page the white template's light grid reads best.
+NOTEBOOK_TEMPLATE = "plotly_white"
+
+
+def for_notebook(figure: go.Figure, height: int | None = None) -> go.Figure:
+    """`figure` styled for a notebook: `NOTEBOOK_TEMPLATE`, `NOTEBOOK_WIDTH` wide and
+    `height` high (default: the height the figure was drawn for, else `NOTEBOOK_HEIGHT`)."""
+    figure.update_layout(
+        template=NOTEBOOK_TEMPLATE,
+        width=NOTEBOOK_WIDTH,
+        height=height or figure.layout.height or NOTEBOOK_HEIGHT,
+    )
+    return figure

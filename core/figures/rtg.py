@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from paretoscope.dashboard.figures.labels import format_values
-from paretoscope.dashboard.figures.style import PALETTE
+from paretoscope.figures.labels import format_values
+from paretoscope.figures.style import PALETTE
 
 
 def rtg_target_figure(

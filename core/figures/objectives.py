@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import plotly.graph_objects as go
 
-from paretoscope.dashboard.figures.labels import plotly_text
+from paretoscope.figures.labels import plotly_text
 from paretoscope.text import number, signed
 
 SHORTFALL_COLOUR = "#d62728"  # an objective below its aspiration

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from paretoscope.dashboard.figures.style import (
+from paretoscope.figures.style import (
     CLOUD_LIMIT,
     CURRENT_COLOUR,
     PALETTE,

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from paretoscope.dashboard.figures.labels import plotly_text
-from paretoscope.dashboard.figures.style import CLOUD_COLOUR, PALETTE
+from paretoscope.figures.labels import plotly_text
+from paretoscope.figures.style import CLOUD_COLOUR, PALETTE
 from paretoscope.metrics import (
     AttainmentSurfaces,
     EafDifference,
