@@ -68,3 +68,18 @@ def mime_data(outputs: list[dict[str, Any]], mime: str) -> Any:
         if mime in data:
             return data[mime]
     return None
+
+
+def plotly_values(value: Any) -> list[float]:
+    """A plotly JSON array as numbers: a list, or plotly's typed array ``{"dtype", "bdata"}``
+    (base64 of the raw values, how plotly writes numpy arrays)."""
+    import base64
+
+    import numpy as np
+
+    if value is None:
+        return []
+    if isinstance(value, dict) and "bdata" in value:
+        raw = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        return [float(number) for number in raw.ravel()]
+    return [float(number) for number in value if isinstance(number, int | float)]
