@@ -11,6 +11,7 @@ import io
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -164,7 +165,25 @@ def _compare(converted: np.ndarray, own: np.ndarray, exact: bool) -> None:
         np.testing.assert_allclose(converted, own, rtol=0, atol=1e-5)
 
 
-def test_live_envelope_acts_as_its_eval_and_follows_training(morlb: None) -> None:
+@pytest.fixture
+def no_files_no_pickles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Work in an empty folder, with torch.save and pickling refused."""
+    import pickle
+
+    import torch
+
+    def refused(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the conversion saved or pickled something")
+
+    monkeypatch.chdir(tmp_path)
+    for module, name in ((torch, "save"), (pickle, "dump"), (pickle, "dumps")):
+        monkeypatch.setattr(module, name, refused)
+    return tmp_path
+
+
+def test_live_envelope_acts_as_its_eval_and_follows_training(
+    morlb: None, no_files_no_pickles: Path
+) -> None:
     from morl_baselines.multi_policy.envelope.envelope import Envelope
 
     env = _make(DST)
@@ -192,6 +211,7 @@ def test_live_envelope_acts_as_its_eval_and_follows_training(morlb: None) -> Non
 
     train(300)
     _check_follows_training(live, train, DST, exact=True)
+    assert list(no_files_no_pickles.iterdir()) == []  # nothing written
 
 
 def test_live_gpi_ls_acts_as_its_eval_with_and_without_gpi(morlb: None) -> None:
@@ -330,8 +350,12 @@ def test_live_morld_acts_as_its_members_eval(morlb: None) -> None:
         _compare(mine[0], np.asarray(own, dtype=np.float64), exact=False)
 
 
-def test_live_pcn_acts_as_its_eval_for_the_command(morlb: None) -> None:
+def test_live_pcn_acts_as_its_eval_for_the_command(
+    morlb: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from morl_baselines.multi_policy.pcn.pcn import PCN
+
+    monkeypatch.chdir(tmp_path)  # PCN's train() saves its model into ./weights
 
     env = _make(DST)
     live = _seeded(
