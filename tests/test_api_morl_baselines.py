@@ -383,6 +383,10 @@ def test_live_pcn_acts_as_its_eval_for_the_command(
     )
     with pytest.raises(ParetoscopeError, match="PCN needs horizon="):
         paretoscope.from_morl_baselines(live)
+    with pytest.raises(ParetoscopeError, match=r"desired_return=\(1.0,\): expected 2 finite"):
+        paretoscope.from_morl_baselines(live, desired_return=(1.0,), horizon=3)
+    with pytest.raises(ParetoscopeError, match="horizon=0: expected a number of steps"):
+        paretoscope.from_morl_baselines(live, desired_return=(1.0, -1.0), horizon=0)
     obs = _observations(DST, 60)
     for desired, horizon in (((8.2, -3.0), 3), ((124.0, -19.0), 19)):
         live.set_desired_return_and_horizon(np.float32(desired), np.float32(horizon))

@@ -14,6 +14,7 @@ from numbers import Real
 from typing import Any
 
 from paretoscope.agents.base import Agent
+from paretoscope.agents.morlb.algorithms import Algorithm
 from paretoscope.errors import ParetoscopeError
 
 # The keywords each algorithm takes (the file importer's ``--set`` options), with their meaning.
@@ -86,7 +87,7 @@ def from_morl_baselines(agent: object, env: str | None = None, **options: Any) -
     if not isinstance(env_id, str):
         raise ParetoscopeError(f"env must be an env id (a string), got {type(env_id).__name__}")
     spec = get_spec(env_id)
-    texts = _option_texts(algorithm.name, algorithm.label, {**live.defaults, **options})
+    texts = _option_texts(algorithm, spec.n_obj, {**live.defaults, **options})
     if algorithm.name == "pcn" and "horizon" not in texts:
         raise ParetoscopeError(
             "PCN needs horizon= (the desired horizon an episode starts with, in steps): this "
@@ -103,20 +104,20 @@ def from_morl_baselines(agent: object, env: str | None = None, **options: Any) -
     return convert_saved(live.data, algorithm, spec, texts, training, live.description)
 
 
-def _option_texts(algorithm: str, label: str, options: dict[str, Any]) -> dict[str, str]:
+def _option_texts(algorithm: Algorithm, n_obj: int, options: dict[str, Any]) -> dict[str, str]:
     """The keywords as the readers' option strings; a ParetoscopeError for a bad one."""
-    accepted = _KEYWORDS.get(algorithm, {})
+    accepted = _KEYWORDS.get(algorithm.name, {})
     texts: dict[str, str] = {}
     for name, value in options.items():
         kind = accepted.get(name)
         if kind is None:
             takes = f"takes {', '.join(accepted)}" if accepted else "takes no options"
-            raise ParetoscopeError(f"{name}=: from_morl_baselines on {label} {takes}")
-        texts[name] = _text(name, kind, value)
+            raise ParetoscopeError(f"{name}=: from_morl_baselines on {algorithm.label} {takes}")
+        texts[name] = _text(name, kind, value, n_obj)
     return texts
 
 
-def _text(name: str, kind: str, value: Any) -> str:
+def _text(name: str, kind: str, value: Any, n_obj: int) -> str:
     if kind == "bool":
         if not isinstance(value, bool):
             raise ParetoscopeError(f"{name}={value!r}: expected True or False")
@@ -130,8 +131,10 @@ def _text(name: str, kind: str, value: Any) -> str:
             raise ParetoscopeError(f"horizon={value!r}: expected a number of steps, at least 1")
         return repr(float(value))
     numbers = _numbers(value)
-    if numbers is None:
-        raise ParetoscopeError(f"{name}={value!r}: expected finite numbers, one per objective")
+    if numbers is None or len(numbers) != n_obj:
+        raise ParetoscopeError(
+            f"{name}={value!r}: expected {n_obj} finite numbers, one per objective"
+        )
     return ",".join(repr(number) for number in numbers)
 
 
