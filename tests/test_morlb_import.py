@@ -168,7 +168,13 @@ def test_an_imported_envelope_plays_exactly_morl_baselines_own_episodes_on_dst()
 # --- safe reading ----------------------------------------------------------------------------
 
 
-def test_the_default_save_with_its_replay_buffer_imports_without_unpickling_the_buffer() -> None:
+def test_the_default_save_with_its_replay_buffer_imports_without_unpickling_the_buffer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Where the demo extra is installed, an earlier test may have imported the library: hide it
+    # (monkeypatch puts it back), so the import below is seen if it happens.
+    for name in [name for name in sys.modules if name.split(".")[0] == "morl_baselines"]:
+        monkeypatch.delitem(sys.modules, name)
     assert "morl_baselines" not in sys.modules
     agent = import_agent(ENVELOPE_WITH_BUFFER)
     assert "morl_baselines" not in sys.modules  # nothing of the library was imported or run

@@ -47,8 +47,23 @@ def convert(
             f"{where}: holds a {getattr(data, 'name', type(data).__name__)}, not the dict "
             f"MORL-Baselines' {algorithm.label} save() writes"
         )
-    members, tensors, behaviour = READERS[algorithm.name](data, env, options, where)
     provenance = {**training, "skipped": list(content.skipped)}
+    return convert_saved(data, algorithm, env, options, provenance, where)
+
+
+def convert_saved(
+    data: Any,
+    algorithm: Algorithm,
+    env: EnvSpec,
+    options: Mapping[str, str],
+    training: Mapping[str, Any],
+    where: str,
+) -> MorlbAgent:
+    """The agent of `data`, what `algorithm`'s save() writes (a dict; PCN: its model), for
+    `env`: read from a file (`convert`) or from a live agent (`paretoscope.agents.morlb.live`).
+    The agent holds copies of the tensors."""
+    members, tensors, behaviour = READERS[algorithm.name](data, env, options, where)
+    provenance = dict(training)
     optimizer_steps = _optimizer_steps(data) if isinstance(data, Mapping) else {}
     if optimizer_steps:
         provenance["optimizer_steps"] = optimizer_steps
@@ -355,8 +370,13 @@ def _read_pcn(data: Any, env: EnvSpec, options: Mapping[str, str], where: str) -
     behaviour: dict[str, Any] = {"horizon": float(options["horizon"])}
     if options.get("max_return"):
         behaviour["max_return"] = _numbers(options["max_return"], env.n_obj, "max_return")
-    front = _known_front(env)
-    if front is not None:
+    # The desired return asked for: one given, else the env's known front (the point that
+    # scores best under each preference).
+    if options.get("desired_return"):
+        behaviour["command_front"] = [
+            _numbers(options["desired_return"], env.n_obj, "desired_return")
+        ]
+    elif (front := _known_front(env)) is not None:
         behaviour["command_front"] = front
     parts = Parts({"s_emb": s_emb, "c_emb": c_emb, "fc": fc}, {"scaling_factor": (env.n_obj + 1,)})
     named = {key: value for key, value in tensors.items() if key != "scaling_factor"}

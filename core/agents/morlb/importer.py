@@ -133,7 +133,7 @@ class MorlBaselinesImporter:
         if answers.kind not in ALGORITHMS or answers.env_id is None:
             raise ParetoscopeError(f"{path.name}: say its algorithm (--kind) and env (--env)")
         env = get_spec(answers.env_id)
-        known = {"horizon", "max_return", "members", "sample", "use_gpi"}
+        known = {"desired_return", "horizon", "max_return", "members", "sample", "use_gpi"}
         unknown = sorted(set(answers.options) - known)
         if unknown:
             raise ParetoscopeError(
