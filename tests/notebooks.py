@@ -27,14 +27,16 @@ def run_notebook(
     cell_timeout: int = 600,
 ) -> tuple[nbformat.NotebookNode, dict[str, Any] | None]:
     """Execute a copy of `notebook` with its folder's files copied into `folder` (the kernel's
-    working directory) under `environment`. `probe`: an expression evaluated in the kernel after
-    the notebook's last cell, whose JSON value is returned. Any cell's error raises
+    working directory) under `environment`. `probe`: code run in the kernel after the notebook's
+    last cell that sets ``probe`` to a JSON-able value, which is returned. Any cell's error raises
     nbclient's CellExecutionError, naming the cell and its traceback."""
     shutil.copytree(notebook.parent, folder, dirs_exist_ok=True)
     book = nbformat.read(folder / notebook.name, as_version=4)
     if probe is not None:
         book.cells.append(
-            nbformat.v4.new_code_cell(f"import json\nprint({PROBE_MARK!r} + json.dumps({probe}))")
+            nbformat.v4.new_code_cell(
+                f"{probe}\nimport json\nprint({PROBE_MARK!r} + json.dumps(probe))"
+            )
         )
     client = NotebookClient(
         book,

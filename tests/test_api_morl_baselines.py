@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -20,6 +21,7 @@ import pytest
 import paretoscope
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from tests.conftest import REPO_DIR
 
 DST = "deep-sea-treasure-v0"
 CONTINUOUS = "mo-mountaincarcontinuous-v0"  # small: 2 observations, 1 action, 2 objectives
@@ -511,3 +513,44 @@ def test_a_converted_agent_sweeps_and_rolls_out_as_its_own_episodes(morlb: None)
 
     batch = rollout_batch(agent, DST, preferences, [0] * len(preferences))
     np.testing.assert_array_equal(np.asarray(batch.returns), own)
+
+
+MORL_BASELINES_NOTEBOOK = REPO_DIR / "docs" / "examples" / "morl_baselines.ipynb"
+
+
+# Run in the notebook's kernel after its last cell: the returns the trained object's own
+# eval(obs, w) collects at each preference of the last sweep (seed 0), beside the sweep's.
+_OWN_EVAL_PROBE = """
+import mo_gymnasium as mo_gym
+last = ps.sweep(later, granularity=10, episodes=1, progress=False).table
+probe = []
+for _, row in last.iterrows():
+    w = np.array([row["preference_treasure"], row["preference_time"]])
+    play = mo_gym.make("deep-sea-treasure-v0")
+    obs, _ = play.reset(seed=int(row["seed"]))
+    total, done = np.zeros(2), False
+    while not done:
+        obs, reward, terminated, truncated, _ = play.step(trained.eval(obs, w))
+        total, done = total + reward, terminated or truncated
+    probe.append([list(total), [row["return_treasure"], row["return_time"]]])
+"""
+
+
+@pytest.mark.slow
+def test_the_morl_baselines_notebook_runs_on_a_real_kernel(morlb: None, tmp_path: Path) -> None:
+    """docs/examples/morl_baselines.ipynb on a real kernel: a live Envelope trained there,
+    converted, swept, plotted and recorded; after more training the new conversion's sweep
+    returns are the ones the object's own eval() collects at the same preferences and seed."""
+    from tests.notebooks import mime_data, outputs_of, run_notebook
+
+    environment = dict(os.environ, SDL_VIDEODRIVER="dummy", MUJOCO_GL="egl")
+    book, pairs = run_notebook(
+        MORL_BASELINES_NOTEBOOK, tmp_path / "examples", environment, probe=_OWN_EVAL_PROBE
+    )
+    assert pairs is not None and len(pairs) == 11
+    for own, swept in pairs:
+        assert swept == pytest.approx(own)
+    assert mime_data(outputs_of(book, "ps.plot.front(result)"), "application/vnd.plotly.v1+json")
+    recorded = 'ps.record(agent, "deep-sea-treasure-v0", preference=[0.6, 0.4])'
+    video = mime_data(outputs_of(book, recorded), "text/html")
+    assert video is not None and "data:video/mp4;base64," in video

@@ -141,7 +141,7 @@ def test_installed_dashboard_opens_the_bundled_demo(
 QUICKSTART = REPO_DIR / "docs" / "examples" / "quickstart.ipynb"
 # What the test reads back from the quickstart's kernel once its last cell ran.
 QUICKSTART_PROBE = (
-    '{"package": ps.__file__, "summary": {k: (list(v) if hasattr(v, "__len__") else v) '
+    'probe = {"package": ps.__file__, "summary": {k: (list(v) if hasattr(v, "__len__") else v) '
     'for k, v in result.summary.items()}, "length": episode.length, '
     '"returns": list(episode.returns), "url": explorer.url}'
 )
