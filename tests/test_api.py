@@ -338,3 +338,39 @@ def test_record_refuses_bad_inputs(keywords: dict, message: str) -> None:
     arguments = {"env": DST, "preference": [0.5, 0.5], **keywords}
     with pytest.raises(ParetoscopeError, match=message):
         paretoscope.record("random", **arguments)
+
+
+# A policy class defined in the running program itself (as in a notebook's cell), swept over
+# 101 preferences: two batches, more than one worker would take.
+_SWEEP_A_CLASS_OF_MAIN = """
+import numpy as np
+import paretoscope
+
+class Diver:
+    def act(self, observations, preferences, targets):
+        columns = np.asarray(observations)[:, 1]
+        return np.where(columns < np.rint(preferences[:, 0] * 9), 3, 1).astype(np.int64)
+
+def make(env_id):
+    return Diver()
+
+diver = paretoscope.load_agent("py:__main__:make", env="deep-sea-treasure-v0")
+result = paretoscope.sweep(diver, granularity=100, episodes=1, progress=False)
+print(len(result.table), result.summary["cardinality"])
+"""
+
+
+@pytest.mark.slow
+def test_an_agent_class_of_the_notebook_itself_sweeps_in_many_batches(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _SWEEP_A_CLASS_OF_MAIN],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows, cardinality = (int(value) for value in done.stdout.split())
+    assert rows == 101
+    # The diver reaches each of the ten treasures (dive column 0..9): all on the front.
+    assert cardinality == 10
