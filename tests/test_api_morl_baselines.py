@@ -183,6 +183,26 @@ def no_files_no_pickles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path
     return tmp_path
 
 
+def _trainer(
+    live: Any, env_id: str, ref_point: list[float], **options: Any
+) -> Callable[[int], None]:
+    """A function that trains `live` for N more steps with its own train(), quietly and without
+    evaluations of its own."""
+
+    def train(steps: int) -> None:
+        _quiet(
+            lambda: live.train(
+                total_timesteps=live.global_step + steps,
+                eval_env=_make(env_id, 1),
+                ref_point=np.array(ref_point),
+                eval_freq=10**9,
+                **options,
+            )
+        )
+
+    return train
+
+
 def test_live_envelope_acts_as_its_eval_and_follows_training(
     morlb: None, no_files_no_pickles: Path
 ) -> None:
@@ -201,15 +221,7 @@ def test_live_envelope_acts_as_its_eval_and_follows_training(
         )
     )
 
-    def train(steps: int) -> None:
-        _quiet(
-            lambda: live.train(
-                total_timesteps=live.global_step + steps,
-                eval_env=_make(DST, 1),
-                ref_point=np.array([0.0, -25.0]),
-                eval_freq=10**9,
-            )
-        )
+    train = _trainer(live, DST, [0.0, -25.0])
 
     train(300)
     _check_follows_training(live, train, DST, exact=True)
@@ -232,18 +244,14 @@ def test_live_gpi_ls_acts_as_its_eval_with_and_without_gpi(morlb: None) -> None:
         )
     )
 
-    def train(steps: int) -> None:
-        _quiet(
-            lambda: live.train(
-                total_timesteps=live.global_step + steps,
-                eval_env=_make(DST, 1),
-                ref_point=np.array([0.0, -25.0]),
-                weight_selection_algo="gpi-ls",
-                timesteps_per_iter=100,
-                eval_freq=10**9,
-                checkpoints=False,
-            )
-        )
+    train = _trainer(
+        live,
+        DST,
+        [0.0, -25.0],
+        weight_selection_algo="gpi-ls",
+        timesteps_per_iter=100,
+        checkpoints=False,
+    )
 
     train(300)
     assert len(live.weight_support) > 1  # GPI has several weights to improve over
@@ -317,16 +325,7 @@ def test_live_capql_acts_as_its_eval_within_1e_5(morlb: None) -> None:
         )
     )
 
-    def train(steps: int) -> None:
-        _quiet(
-            lambda: live.train(
-                total_timesteps=live.global_step + steps,
-                eval_env=_make(CONTINUOUS, 1),
-                ref_point=np.array([-100.0, -100.0]),
-                eval_freq=10**9,
-                checkpoints=False,
-            )
-        )
+    train = _trainer(live, CONTINUOUS, [-100.0, -100.0], checkpoints=False)
 
     train(300)
     _check_follows_training(live, train, CONTINUOUS, exact=False)
