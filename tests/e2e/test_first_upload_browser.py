@@ -13,12 +13,14 @@ from tests.e2e.test_dashboard_browser import TIMEOUT_MS, front_legend, wait_for_
 DST = "deep-sea-treasure-v0"
 ENVELOPE = FIXTURES_DIR / "morl-baselines" / "envelope" / DST / "Envelope.tar"
 LABEL = f"Envelope · {DST}"
+# Seconds of waiting after which the viewer must have been shown a progress bar.
+BAR_NEEDED_AFTER_S = 1.0
 
 # Records, while a progress bar shows, its text and any element of the previous run (stale)
 # that is still visible: a page preparing a new agent shows nothing of the old one.
 WATCH_PROGRESS = """
 () => {
-  window.__progress = {texts: [], staleShown: []};
+  window.__progress = {texts: [], staleShown: [], since: performance.now()};
   const look = () => {
     const bar = document.querySelector('[data-testid="stProgress"]');
     if (!bar) return;
@@ -92,6 +94,8 @@ def test_a_new_user_uploads_imports_and_watches_a_morl_baselines_agent(
     form.get_by_role("button", name="Import", exact=True).click()
     note = f"Imported {LABEL}: it is the agent now shown, on {DST}."
     fresh_text(page, note).wait_for(timeout=TIMEOUT_MS)
+    # How long the viewer waited for the import and its front (the note shows once both are).
+    waited = page.evaluate("() => (performance.now() - window.__progress.since) / 1000")
     page.wait_for_url(re.compile(rf".*env={re.escape(DST)}.*"), timeout=TIMEOUT_MS)
     assert not main.get_by_role("heading", name="Import Envelope.tar").count()
     selects = sidebar.locator('[data-testid="stSelectbox"]')
@@ -104,7 +108,11 @@ def test_a_new_user_uploads_imports_and_watches_a_morl_baselines_agent(
     # and nothing of the previous agent's page showed.
     assert LABEL in front_legend(page)
     progress = page.evaluate("() => window.__progress")
-    assert progress["texts"], "no progress bar while the new agent's front was evaluated"
+    # A wait a viewer notices has a bar; work done within a second may come and go between two
+    # of the page's updates (Streamlit sends the bar and its removal together): the bar itself
+    # text, its pace and its removal are tested in tests/test_dashboard_progress.py.
+    if waited > BAR_NEEDED_AFTER_S:
+        assert progress["texts"], f"no progress bar in {waited:.1f} s of evaluating the agent"
     assert all(
         re.fullmatch(rf"Evaluating {LABEL}(…|: \d+ of 21 episodes · .+)", text)
         for text in progress["texts"]
