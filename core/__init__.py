@@ -13,7 +13,7 @@ imported from its module the first time it is used.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paretoscope.errors import ParetoscopeError
 
@@ -37,6 +37,20 @@ _PUBLIC_NAMES = {
 _PUBLIC_MODULES = ("plot",)
 
 __all__ = ["ParetoscopeError", "__version__", *_PUBLIC_NAMES, *_PUBLIC_MODULES]
+
+if TYPE_CHECKING:  # what type checkers and editors see; at run time, __getattr__ below
+    from paretoscope import plot as plot
+    from paretoscope.api.agents import load_agent as load_agent
+    from paretoscope.api.envs import get_spec as get_spec
+    from paretoscope.api.envs import list_envs as list_envs
+    from paretoscope.api.envs import make_env as make_env
+    from paretoscope.api.explore import Explorer as Explorer
+    from paretoscope.api.explore import explore as explore
+    from paretoscope.api.morl_baselines import from_morl_baselines as from_morl_baselines
+    from paretoscope.api.recording import Recording as Recording
+    from paretoscope.api.recording import record as record
+    from paretoscope.api.sweeping import Sweep as Sweep
+    from paretoscope.api.sweeping import sweep as sweep
 
 
 def __getattr__(name: str) -> Any:
