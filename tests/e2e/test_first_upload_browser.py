@@ -5,9 +5,13 @@ Each step must explain itself: the texts a newcomer reads to go on are checked a
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
 
 from tests.conftest import FIXTURES_DIR
-from tests.e2e.conftest import screenshot
+from tests.e2e.conftest import screenshot, serving, start_server
 from tests.e2e.test_dashboard_browser import TIMEOUT_MS, front_legend, wait_for_playing_video
 
 DST = "deep-sea-treasure-v0"
@@ -53,11 +57,19 @@ def shown_choice(box) -> str:  # noqa: ANN001 - a Playwright locator
     )
 
 
+@pytest.fixture(scope="module")
+def fresh_server(e2e_assets: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A dashboard of its own, as a new user finds it: no upload, recording or sweep left by
+    the other browser tests (their shared server holds their Envelope and its videos)."""
+    with serving(start_server(e2e_assets, tmp_path_factory.mktemp("first-upload-cache"))) as url:
+        yield url
+
+
 def test_a_new_user_uploads_imports_and_watches_a_morl_baselines_agent(
-    server: str,
+    fresh_server: str,
     page,  # noqa: ANN001
 ) -> None:
-    page.goto(f"{server}/?size=240", timeout=TIMEOUT_MS)
+    page.goto(f"{fresh_server}/?size=240", timeout=TIMEOUT_MS)
     sidebar = page.locator('[data-testid="stSidebar"]')
     panel = sidebar.get_by_text("Add agents and datasets")
     panel.wait_for(timeout=TIMEOUT_MS)
