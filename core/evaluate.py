@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import math
 import os
+import pickle
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -285,7 +286,7 @@ def _run_batches(
         return
     worker_count = (os.cpu_count() or 1) if settings.workers is None else settings.workers
     worker_count = min(worker_count, len(batches))
-    if worker_count == 1:
+    if worker_count == 1 or not _workers_can_load(agent):
         for batch in batches:
             yield batch, evaluate_batch(agent, env_id, batch, horizon, gamma)
         return
@@ -307,6 +308,18 @@ def _run_batches(
         for future in futures:
             future.cancel()
         raise
+
+
+def _workers_can_load(agent: Agent) -> bool:
+    """Whether a worker (a fresh interpreter, spawned) can unpickle the agent: not when it is
+    made of code defined in ``__main__`` (a notebook's cells, a script), nor when it does not
+    pickle at all; such an agent's batches run in this process. (The pickle names each class
+    by its module; a false match only costs the workers.)"""
+    try:
+        payload = pickle.dumps(agent)
+    except Exception:  # noqa: BLE001 - whatever stops pickling also stops the workers
+        return False
+    return b"__main__" not in payload
 
 
 # Worker processes outlive one sweep: starting one (a fresh interpreter importing torch and

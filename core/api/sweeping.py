@@ -10,9 +10,8 @@ from __future__ import annotations
 import html
 import operator
 import os
-import pickle
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -147,8 +146,6 @@ def sweep(
         backend=backend,  # type: ignore[arg-type]  # SweepSettings refuses an unknown one
     )
     loaded, env_id, name = resolve_agent(agent, env)
-    if backend == "local" and _defined_in_main(loaded):
-        settings = replace(settings, workers=1)
     if store is not None and not isinstance(store, ResultsStore):
         store = ResultsStore(Path(store))
     table = sweep_table(loaded, env_id, settings, store=store, agent_id=name, progress=progress)
@@ -159,18 +156,6 @@ def sweep(
     if isinstance(known, dict):
         summary.update({key: known[key] for key in _KNOWN_FRONT_KEYS})
     return Sweep(env=env_id, agent=str(record["agent"]), table=table, summary=summary)
-
-
-def _defined_in_main(agent: object) -> bool:
-    """Whether the agent is made of anything defined in ``__main__`` (a notebook's cells, a
-    script), or cannot be pickled at all: worker processes start fresh interpreters that
-    cannot import such code, so its batches run here. (The pickle names each class by its
-    module; a false match only costs the workers.)"""
-    try:
-        payload = pickle.dumps(agent)
-    except Exception:  # noqa: BLE001 - whatever stops pickling also stops the workers
-        return True
-    return b"__main__" in payload
 
 
 def _integer(name: str, value: object) -> int:
