@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from paretoscope.api.agents import AgentSource, resolve_agent
+from paretoscope.api.arguments import integer
 from paretoscope.errors import ParetoscopeError
 from paretoscope.text import numbers
 
@@ -161,9 +162,7 @@ def record(
     spec = get_spec(env_id)
     weights = check_preference(preference, spec.n_obj, "preference")
     goal = None if target is None else check_vector(target, spec.n_obj, "target")
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise ParetoscopeError(f"seed: expected an integer, got {seed!r}")
-    settings = RecordingSettings(seed=int(seed), size=check_size(size))
+    settings = RecordingSettings(seed=integer("seed", seed), size=check_size(size))
     from paretoscope.recordings.video_file import render_video_file
 
     with tempfile.TemporaryDirectory(prefix="paretoscope-record-") as folder:
@@ -182,7 +181,7 @@ def record(
         agent=name or str(loaded.spec.kind),
         preference=tuple(weights),
         target=None if goal is None else tuple(goal),
-        seed=int(seed),
+        seed=settings.seed,
         returns=np.asarray(video.returns, dtype=np.float64),
         length=video.steps,
         fps=video.fps,

@@ -8,7 +8,6 @@ prints: a notebook and the command line give the same numbers for the same setti
 from __future__ import annotations
 
 import html
-import operator
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paretoscope.api.agents import AgentSource, resolve_agent
-from paretoscope.errors import ParetoscopeError
+from paretoscope.api.arguments import count, integer
 from paretoscope.settings import SweepSettings
 from paretoscope.text import number
 
@@ -139,10 +138,10 @@ def sweep(
     from paretoscope.results_store import ResultsStore
 
     settings = SweepSettings(
-        granularity=_count("granularity", granularity),
-        episodes=_count("episodes", episodes),
+        granularity=count("granularity", granularity),
+        episodes=count("episodes", episodes),
         gamma=gamma,
-        seed=_integer("seed", seed),
+        seed=integer("seed", seed),
         backend=backend,  # type: ignore[arg-type]  # SweepSettings refuses an unknown one
     )
     loaded, env_id, name = resolve_agent(agent, env)
@@ -156,20 +155,3 @@ def sweep(
     if isinstance(known, dict):
         summary.update({key: known[key] for key in _KNOWN_FRONT_KEYS})
     return Sweep(env=env_id, agent=str(record["agent"]), table=table, summary=summary)
-
-
-def _integer(name: str, value: object) -> int:
-    """`value` as an int (numpy integers too; not bools or floats), else a ParetoscopeError."""
-    if isinstance(value, bool):
-        raise ParetoscopeError(f"{name}: expected an integer, got {value!r}")
-    try:
-        return operator.index(value)  # type: ignore[arg-type]
-    except TypeError:
-        raise ParetoscopeError(f"{name}: expected an integer, got {value!r}") from None
-
-
-def _count(name: str, value: object) -> int:
-    count = _integer(name, value)
-    if count < 1:
-        raise ParetoscopeError(f"{name}: expected at least 1, got {count}")
-    return count
