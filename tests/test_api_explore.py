@@ -40,7 +40,7 @@ def workdirs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
     monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("PARETOSCOPE_PRERENDER", "0")
     yield folder
-    for explorer in list(explore_module._RUNNING.values()):
+    for explorer in list(explore_module._RUNNING):
         explorer.stop()
 
 

@@ -113,8 +113,8 @@ class Explorer:
         stopped then.
         """
         with _LOCK:
-            if _RUNNING.get(self._key + (str(self.port),)) is self:
-                del _RUNNING[self._key + (str(self.port),)]
+            if self in _RUNNING:
+                _RUNNING.remove(self)
         _terminate(self._process)
         shutil.rmtree(self._workdir, ignore_errors=True)
 
@@ -130,8 +130,8 @@ class Explorer:
         )
 
 
-# The servers this interpreter started and has not stopped, by what they serve and their port.
-_RUNNING: dict[tuple[str, ...], Explorer] = {}
+# The servers this interpreter started and has not stopped.
+_RUNNING: list[Explorer] = []
 _LOCK = threading.Lock()
 
 
@@ -289,10 +289,10 @@ def _default_assets(workdir: Path) -> Path:
 
 def _running_for(key: tuple[str, ...], port: int | None) -> Explorer | None:
     """The running server for `key` (on `port` when named); forgets servers that exited."""
-    for registered, explorer in list(_RUNNING.items()):
+    for explorer in list(_RUNNING):
         if not explorer.running:
-            del _RUNNING[registered]
-        elif registered[:-1] == key and (port is None or explorer.port == port):
+            _RUNNING.remove(explorer)
+        elif explorer._key == key and (port is None or explorer.port == port):
             return explorer
     return None
 
@@ -338,7 +338,7 @@ def _start(served: _Served, port: int, workdir: Path) -> Explorer:
         _terminate(process)
         raise
     with _LOCK:
-        _RUNNING[served.key + (str(port),)] = explorer
+        _RUNNING.append(explorer)
     return explorer
 
 
@@ -402,5 +402,5 @@ def _terminate(process: subprocess.Popen[bytes]) -> None:
 @atexit.register
 def _stop_all() -> None:
     """Stop the servers still running when the interpreter exits (and remove their files)."""
-    for explorer in list(_RUNNING.values()):
+    for explorer in list(_RUNNING):
         explorer.stop()
