@@ -23,15 +23,13 @@ def _readme_notebook_start() -> str:
 
 
 def test_the_readme_s_three_lines_sweep_and_plot(tmp_path) -> None:  # noqa: ANN001
-    code = _readme_notebook_start()
-    assert len([line for line in code.splitlines() if line.strip()]) == 3
-    probe = "\nimport json\n"
+    lines = [line for line in _readme_notebook_start().splitlines() if line.strip()]
+    assert len(lines) == 3
     # The block's last line is an expression a notebook shows: keep it, then report.
-    lines = [line for line in code.splitlines() if line.strip()]
-    script = "\n".join([*lines[:-1], "figure = " + lines[-1].split("#")[0].strip()]) + probe
+    script = "\n".join([*lines[:-1], "figure = " + lines[-1].split("#")[0].strip()])
     script += (
-        'print(json.dumps({"kind": type(figure).__module__ + "." + type(figure).__name__,'
-        ' "hypervolume": result.summary["hypervolume"]}))\n'
+        '\nimport json\nprint(json.dumps({"kind": type(figure).__module__ + "." + '
+        'type(figure).__name__, "hypervolume": result.summary["hypervolume"]}))\n'
     )
     done = subprocess.run(
         [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=600
