@@ -30,6 +30,7 @@ from paretoscope.figures.objectives import (
 )
 from paretoscope.figures.style import for_notebook, titled_by_meaning
 from paretoscope.figures.training import evolution_figure, step_metrics_figure
+from paretoscope.mixing import one_env
 from paretoscope.results_store import ResultsStore, objective_columns
 from paretoscope.runs.fronts import (
     STEP_COLUMN,
@@ -288,12 +289,12 @@ def _results_table(sweep_or_table: Any) -> tuple[pd.DataFrame, EnvSpec]:
         raise ParetoscopeError("the results table has no rows: nothing to plot")
     if "env" not in table.columns:
         raise ParetoscopeError("the table has no 'env' column: it is no paretoscope results table")
-    envs = list(dict.fromkeys(table["env"]))
-    if len(envs) > 1:
-        raise ParetoscopeError(
-            f"the table mixes environments ({', '.join(map(str, envs))}): plot one at a time"
-        )
-    spec = get_spec(str(envs[0]))
+    pairs = table[["agent", "env"]].drop_duplicates() if "agent" in table else table[["env"]]
+    env_id = one_env(
+        ((str(getattr(row, "agent", "the table")), row.env) for row in pairs.itertuples()),
+        "plot",
+    )
+    spec = get_spec(str(env_id))
     columns = [
         *objective_columns("preference", spec),
         *objective_columns("return", spec),

@@ -127,7 +127,7 @@ def test_wrong_tables_raise_a_clear_error(random_table: pd.DataFrame) -> None:
     with pytest.raises(ParetoscopeError, match="nothing-v0"):
         plot.front(random_table.assign(env="nothing-v0"))
     mixed = pd.concat([random_table, random_table.assign(env="deep-sea-treasure-concave-v0")])
-    with pytest.raises(ParetoscopeError, match="mixes environments"):
+    with pytest.raises(ParetoscopeError, match="different environments"):
         plot.front(mixed)
     with pytest.raises(ParetoscopeError, match="reference_point: expected 2"):
         plot.front(random_table, reference_point=(0.0, 1.0, 2.0))
