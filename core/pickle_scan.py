@@ -5,19 +5,43 @@ pickle's opcodes (`pickletools.genops`, which only decodes them) tells which glo
 would ask for, which strings it holds (a saved dict's keys) and whether the top-level object is
 a dict or something built from a class, all without torch and without unpickling. Sniffers use
 this to tell one trainer's checkpoint from another's in milliseconds.
+
+The same scan bounds what the file would cost before torch reads it (`scan_torch_file`): every
+zip record's declared inflated size is checked against `MOST_INFLATED_BYTES` and against the
+bytes the archive really holds for it, and every tensor the pickle declares (its
+``torch._utils._rebuild_tensor_v2(storage, offset, size, stride, ...)`` call) against the
+storage it views, whose size is its record's. The tensors are found by a dry run of the pickle
+in which every global is an inert stand-in (nothing of the file is called) and storages are
+their persistent ids, so the run costs memory in proportion to the pickle alone.
 """
 
 from __future__ import annotations
 
+import collections
 import io
+import math
+import pickle
 import pickletools
 import zipfile
-from dataclasses import dataclass
+import zlib
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from paretoscope.errors import ParetoscopeError
+from paretoscope.text import printable
 
 # A data.pkl larger than this is not scanned (the tensors live in other zip members, so even a
 # big checkpoint's pickle is small; a replay buffer's arrays sit in it, a few MB at most).
 MOST_PICKLE_BYTES = 256 * 2**20
+# The most bytes a torch file's records may inflate to, each and all together (docs/agents.md):
+# far above any MORL-Baselines or PEDA checkpoint, far below what would exhaust a laptop.
+MOST_INFLATED_BYTES = 2**30
+# The most elements a torch file's tensors may declare in all (1 GiB as float32).
+MOST_TENSOR_ELEMENTS = 2**28
+# Deflate never inflates one byte to more than 1032 (RFC 1951's longest match per bit).
+_MOST_DEFLATE_RATIO = 1032
+_METHODS = {zipfile.ZIP_STORED: 1, zipfile.ZIP_DEFLATED: _MOST_DEFLATE_RATIO}
 _STRING_OPS = {"SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE"}
 
 
@@ -42,18 +66,70 @@ def is_torch_zip(path: Path) -> bool:
 
 
 def scan_torch_file(path: Path) -> PickleScan | None:
-    """The scan of a ``torch.save`` zip, None for any other file (or an unreadable pickle)."""
+    """The scan of a ``torch.save`` zip, None for any other file (or an unreadable pickle).
+
+    Raises `ParetoscopeError` for a torch zip that torch could not read in bounded memory: a
+    record that is encrypted, compressed with a method torch does not read, or declared to
+    inflate beyond `MOST_INFLATED_BYTES` or beyond what its compressed bytes can hold
+    (`check_records`); a tensor that declares more elements than its storage holds
+    (`check_declared_tensors`).
+    """
     if not path.is_file() or not zipfile.is_zipfile(path):
         return None
     try:
         with zipfile.ZipFile(path) as archive:
             member = _pickle_member_of(archive)
-            if member is None or member.file_size > MOST_PICKLE_BYTES:
+            if member is None:
                 return None
+            record_sizes = check_records(archive, path)
+            if member.file_size > MOST_PICKLE_BYTES:
+                raise ParetoscopeError(
+                    f"{path}: its pickle {printable(member.filename, 80)!r} inflates to "
+                    f"{member.file_size:,} bytes, more than the {MOST_PICKLE_BYTES:,} paretoscope "
+                    "reads (MOST_PICKLE_BYTES)"
+                )
             payload = archive.read(member)
-    except (OSError, zipfile.BadZipFile, ValueError, EOFError):
+    except (OSError, zipfile.BadZipFile, ValueError, EOFError, zlib.error):
         return None
-    return scan_pickle(payload)
+    scan = scan_pickle(payload)
+    if scan is not None:
+        check_declared_tensors(payload, record_sizes, member.filename.split("/")[0], path)
+    return scan
+
+
+def check_records(archive: zipfile.ZipFile, path: Path) -> dict[str, int]:
+    """Each record's inflated size by name, after refusing what torch cannot read or what
+    would inflate beyond `MOST_INFLATED_BYTES` (each and in all) or beyond its stored bytes."""
+    sizes: dict[str, int] = {}
+    archive_bytes = path.stat().st_size
+    for info in archive.infolist():
+        name = printable(info.filename, 80)
+        if info.flag_bits & 0x1:
+            raise ParetoscopeError(f"{path}: record {name!r} is encrypted; torch files never are")
+        ratio = _METHODS.get(info.compress_type)
+        if ratio is None:
+            raise ParetoscopeError(
+                f"{path}: record {name!r} uses compression method {info.compress_type}, which "
+                "torch does not read (only stored or deflated records)"
+            )
+        if info.file_size > MOST_INFLATED_BYTES:
+            raise ParetoscopeError(
+                f"{path}: record {name!r} inflates to {info.file_size:,} bytes, more than the "
+                f"{MOST_INFLATED_BYTES:,} a torch file may hold (MOST_INFLATED_BYTES)"
+            )
+        if info.compress_size > archive_bytes or info.file_size > info.compress_size * ratio:
+            raise ParetoscopeError(
+                f"{path}: record {name!r} declares {info.file_size:,} bytes, more than its "
+                f"{min(info.compress_size, archive_bytes):,} stored bytes can hold"
+            )
+        sizes[info.filename] = info.file_size
+    total = sum(sizes.values())
+    if total > MOST_INFLATED_BYTES:
+        raise ParetoscopeError(
+            f"{path}: its records inflate to {total:,} bytes in all, more than the "
+            f"{MOST_INFLATED_BYTES:,} a torch file may hold (MOST_INFLATED_BYTES)"
+        )
+    return sizes
 
 
 def scan_pickle(payload: bytes) -> PickleScan | None:
@@ -110,9 +186,207 @@ def _pickle_member_of(archive: zipfile.ZipFile) -> zipfile.ZipInfo | None:
 
 def check_torch_signature(name: str, head: bytes) -> None:
     """Refuse bytes that start neither a ``torch.save`` zip nor a legacy torch pickle."""
-    from paretoscope.errors import ParetoscopeError
-
     if not (head.startswith(b"PK\x03\x04") or head.startswith(b"\x80")):
         raise ParetoscopeError(
             f"{name}: not a torch checkpoint (expected a torch.save zip or pickle)"
         )
+
+
+# --- what the pickle's tensors declare -----------------------------------------------------------
+
+# Bytes per element of the storage classes a torch pickle names.
+_ELEMENT_BYTES = {
+    "BoolStorage": 1,
+    "ByteStorage": 1,
+    "CharStorage": 1,
+    "ShortStorage": 2,
+    "HalfStorage": 2,
+    "BFloat16Storage": 2,
+    "IntStorage": 4,
+    "FloatStorage": 4,
+    "LongStorage": 8,
+    "DoubleStorage": 8,
+    "ComplexFloatStorage": 8,
+    "ComplexDoubleStorage": 16,
+}
+# More dimensions than torch builds (its kernels stop at 25): also keeps the products cheap.
+_MOST_DIMENSIONS = 64
+_ELEMENT_WORDS = {1: "byte", 2: "half", 4: "float", 8: "double", 16: "complex double"}
+
+
+class _Stand:
+    """Any global of a dry run: calling it, giving it state or items keeps the arguments (so
+    tensors inside can be named) and runs nothing."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.parts: list[Any] = []
+
+    def __call__(self, *args: Any, **kwargs: Any) -> _Stand:
+        built = _Stand(self.name)
+        built.parts = [args, kwargs]
+        return built
+
+    def __setstate__(self, state: Any) -> None:
+        self.parts.append(state)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self.parts.append((key, value))
+
+    def append(self, value: Any) -> None:
+        self.parts.append(value)
+
+    def extend(self, values: Any) -> None:
+        self.parts.extend(values)
+
+
+@dataclass(eq=False)
+class _Storage:
+    key: str
+    element_bytes: int
+    numel: Any
+
+
+@dataclass(eq=False)
+class _Tensor:
+    storage: Any
+    offset: Any
+    size: Any
+    stride: Any
+    names: list[str] = field(default_factory=list)
+
+
+class _DryRun(pickle.Unpickler):
+    """Rebuilds containers; every global is a `_Stand`, a tensor a `_Tensor` record, a storage
+    its persistent id."""
+
+    def __init__(self, payload: bytes) -> None:
+        super().__init__(io.BytesIO(payload))
+        self.tensors: list[_Tensor] = []
+
+    def find_class(self, module: str, name: str) -> Any:
+        if f"{module}.{name}" == "torch._utils._rebuild_tensor_v2":
+            return self._rebuild_tensor
+        if f"{module}.{name}" == "collections.OrderedDict":
+            return collections.OrderedDict
+        return _Stand(f"{module}.{name}")
+
+    def persistent_load(self, pid: Any) -> Any:
+        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
+            raise pickle.UnpicklingError("a persistent id that is not a torch storage")
+        kind = pid[1].name.rsplit(".", 1)[-1] if isinstance(pid[1], _Stand) else ""
+        return _Storage(str(pid[2]), _ELEMENT_BYTES.get(kind, 1), pid[4])
+
+    def _rebuild_tensor(self, storage: Any, offset: Any, size: Any, stride: Any, *_: Any) -> Any:
+        tensor = _Tensor(storage, offset, size, stride)
+        self.tensors.append(tensor)
+        return tensor
+
+
+def check_declared_tensors(
+    payload: bytes, record_sizes: dict[str, int], top: str, path: Path
+) -> None:
+    """Refuse a pickle whose tensors would cost more than the file holds: a storage whose
+    record is missing or of another size, a tensor that declares more elements than its
+    storage holds after its offset (a view with stride 0 over one float is the classic bomb)
+    or reaches beyond it, or tensors of more than `MOST_TENSOR_ELEMENTS` elements in all."""
+    dry_run = _DryRun(payload)
+    try:
+        root = dry_run.load()
+    except (
+        pickle.UnpicklingError,
+        EOFError,
+        ValueError,
+        TypeError,
+        AttributeError,
+        IndexError,
+        KeyError,
+        RecursionError,
+        MemoryError,
+    ) as error:
+        raise ParetoscopeError(
+            f"{path}: not a readable torch checkpoint (its pickle: {type(error).__name__})"
+        ) from None
+    _name_tensors(root)
+    total = 0
+    for tensor in dry_run.tensors:
+        name = printable(tensor.names[0] if tensor.names else "(unnamed)", 120)
+        numel = _check_tensor(tensor, record_sizes, top, path, name)
+        total += numel
+        if total > MOST_TENSOR_ELEMENTS:
+            raise ParetoscopeError(
+                f"{path}: its tensors declare more than {MOST_TENSOR_ELEMENTS:,} elements in "
+                f"all (MOST_TENSOR_ELEMENTS), at tensor {name!r}"
+            )
+
+
+def _check_tensor(
+    tensor: _Tensor, record_sizes: dict[str, int], top: str, path: Path, name: str
+) -> int:
+    """`tensor`'s element count, after checking it against its storage's real bytes."""
+    storage = tensor.storage
+    sizes, strides, offset = tensor.size, tensor.stride, tensor.offset
+    if not (
+        isinstance(storage, _Storage)
+        and _whole(storage.numel)
+        and _whole(offset)
+        and isinstance(sizes, tuple)
+        and isinstance(strides, tuple)
+        and len(sizes) == len(strides)
+        and len(sizes) <= _MOST_DIMENSIONS
+        and all(_whole(n) for n in (*sizes, *strides))
+    ):
+        raise ParetoscopeError(f"{path}: tensor {name!r} is not declared as torch declares one")
+    record = f"{top}/data/{storage.key}"
+    stored = record_sizes.get(record)
+    if stored is None or stored != storage.numel * storage.element_bytes:
+        raise ParetoscopeError(
+            f"{path}: tensor {name!r} views storage {printable(storage.key, 40)!r} of "
+            f"{storage.numel:,} elements, but its record holds "
+            f"{'nothing' if stored is None else f'{stored:,} bytes'}"
+        )
+    numel = math.prod(sizes)
+    span = offset + sum((n - 1) * s for n, s in zip(sizes, strides, strict=True)) + 1
+    if numel and (numel > storage.numel - offset or span > storage.numel):
+        word = _ELEMENT_WORDS.get(storage.element_bytes, "element")
+        plural = "" if storage.numel == 1 else "s"
+        raise ParetoscopeError(
+            f"{path}: tensor {name!r} declares {numel:,} elements over a storage of "
+            f"{storage.numel:,} {word}{plural}" + (f" from offset {offset:,}" if offset else "")
+        )
+    return numel
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _name_tensors(root: Any) -> None:
+    """Give each `_Tensor` under `root` the dotted path of keys that leads to it (a walk with
+    its own stack: a pickle may nest deeper than Python recurses)."""
+    stack: list[tuple[Any, str]] = [(root, "")]
+    seen: set[int] = set()
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, _Tensor):
+            value.names.append(where)
+            continue
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, dict):
+            children = [(item, _joined(where, key)) for key, item in value.items()]
+        elif isinstance(value, (list, tuple)):
+            children = [(item, where) for item in value]
+        elif isinstance(value, _Stand):
+            children = [(item, where) for item in value.parts]
+        else:
+            continue
+        stack.extend(reversed(children))
+
+
+def _joined(where: str, key: Any) -> str:
+    # Names are shown cut to a length: a long key or a deep path adds no more.
+    if len(where) > 200:
+        return where
+    return f"{where}.{str(key)[:80]}" if where else str(key)[:80]
