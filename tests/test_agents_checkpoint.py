@@ -263,7 +263,7 @@ def test_config_errors_name_the_field(saved: Path, changes: dict, message: str) 
 
 def test_not_json_and_foreign_files(saved: Path, tmp_path: Path) -> None:
     (saved / "config.json").write_text("{not json")
-    with pytest.raises(ParetoscopeError, match="not valid JSON"):
+    with pytest.raises(ParetoscopeError, match="not readable JSON"):
         checkpoint.load(saved)
     peda_like = tmp_path / "step=1.ckpt"
     torch.save({"model": {}}, peda_like)

@@ -265,7 +265,7 @@ def _edit_config(folder: Path, edit) -> None:  # type: ignore[no-untyped-def]
     [
         (lambda folder: (folder / WEIGHTS_FILE).unlink(), "weights.safetensors missing"),
         (lambda folder: (folder / CONFIG_FILE).unlink(), "config.json missing"),
-        (lambda folder: (folder / CONFIG_FILE).write_text("{not json"), "not valid JSON"),
+        (lambda folder: (folder / CONFIG_FILE).write_text("{not json"), "not readable JSON"),
         (
             lambda folder: (folder / WEIGHTS_FILE).write_bytes(
                 (folder / WEIGHTS_FILE).read_bytes()[:40]

@@ -5,19 +5,28 @@ a strict `from_dict` for checkpoint configs, and `build_network`, which turns (k
 architecture) into an untrained `nn.Module`. The network's input sizes are never stored: they
 follow from the env dims and the conditioning flags (`input_sizes`), so a config cannot
 contradict itself.
+
+A config's sizes are checked before a network is built from them (`planned_parameters`,
+`check_parameter_count`): counted on torch's meta device, which allocates nothing, and refused
+past `MOST_PARAMETERS` or past what the checkpoint's weights file can hold.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+import torch
 from torch import nn
 
 from paretoscope.agents.base import AgentSpec
 from paretoscope.agents.networks import ACTIVATIONS, DecisionTransformer, MLPActor
 from paretoscope.errors import ParetoscopeError
+
+# The most weights (parameters and stored buffers) a network built from a checkpoint config may
+# have (docs/agents.md): 1 GiB as float32, some hundred times PEDA's published sizes.
+MOST_PARAMETERS = 2**28
 
 
 @dataclass(frozen=True)
@@ -163,6 +172,29 @@ def build_network(spec: AgentSpec, architecture: Architecture) -> nn.Module:
         spec.act_dim,
         architecture.dropout,
     )
+
+
+def planned_parameters(build: Callable[[], nn.Module]) -> int:
+    """How many weights the network `build()` makes would store (its state_dict's elements),
+    counted on the meta device: nothing is allocated, whatever the sizes."""
+    with torch.device("meta"):
+        network = build()
+    return sum(tensor.numel() for tensor in network.state_dict().values())
+
+
+def check_parameter_count(count: int, what: str, stored_bytes: int | None = None) -> None:
+    """Refuse `count` weights past `MOST_PARAMETERS`, or past `stored_bytes` (the weights file's
+    size: every stored weight takes at least a byte) when the weights come from a file."""
+    if count > MOST_PARAMETERS:
+        raise ParetoscopeError(
+            f"{what} declares {count:,} parameters, more than the {MOST_PARAMETERS:,} paretoscope "
+            "builds (MOST_PARAMETERS)"
+        )
+    if stored_bytes is not None and count > stored_bytes:
+        raise ParetoscopeError(
+            f"{what} declares {count:,} parameters, more than its weights file's "
+            f"{stored_bytes:,} bytes can hold"
+        )
 
 
 def _coerce(name: str, value: Any, default: Any) -> Any:

@@ -26,7 +26,12 @@ from typing import Any, cast
 import numpy as np
 import torch
 
-from paretoscope.agents.architecture import architecture_from_dict, build_network
+from paretoscope.agents.architecture import (
+    architecture_from_dict,
+    build_network,
+    check_parameter_count,
+    planned_parameters,
+)
 from paretoscope.agents.base import Agent, AgentSpec, Conditioning, check_config_fits_env
 from paretoscope.agents.checkpoint_header import (
     CONFIG_FILE,
@@ -43,7 +48,9 @@ from paretoscope.agents.conditioned import (
 from paretoscope.agents.target_model import LinearTargetModel
 from paretoscope.atomic import write_bytes_atomically
 from paretoscope.errors import ParetoscopeError
+from paretoscope.jsonfile import loads
 from paretoscope.registry import Registry
+from paretoscope.text import printable
 
 PathLike = str | os.PathLike[str]
 # (checkpoint path as given, its parsed config, device) -> agent
@@ -81,10 +88,7 @@ def read_config(path: PathLike) -> dict[str, Any]:
             raise ParetoscopeError(
                 f"{location}: not a paretoscope checkpoint ({CONFIG_FILE} is missing)"
             )
-        try:
-            config = json.loads(config_path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise ParetoscopeError(f"{config_path}: not valid JSON ({error})") from None
+        config = loads(config_path.read_bytes(), config_path)
         where = str(config_path)
     elif location.is_file():
         config = _single_file_config(location)
@@ -130,7 +134,7 @@ def parameter_count(path: PathLike) -> int:
     """Number of stored weights (tensor elements), read from the safetensors header only."""
     from safetensors import safe_open
 
-    weights = _weights_path(Path(path))
+    weights = weights_path(Path(path))
     total = 0
     with _safetensors_errors(weights), safe_open(str(weights), framework="np") as handle:
         for key in handle.keys():  # noqa: SIM118 - safe_open is not a mapping
@@ -282,8 +286,10 @@ def load_conditioned(path: Path, config: dict[str, Any], device: str = "cpu") ->
         raise ParetoscopeError(f"{where}: training must be an object")
 
     tensors = read_weights(path, config)
+    planned = planned_parameters(lambda: build_network(spec, architecture))
+    check_parameter_count(planned, f"{where}: architecture", weights_path(path).stat().st_size)
     network = build_network(spec, architecture)
-    _load_checked(network, tensors, _weights_path(path))
+    _load_checked(network, tensors, weights_path(path))
     try:
         return cls(
             spec=spec,
@@ -344,11 +350,17 @@ def read_weights(path: Path, config: Mapping[str, Any]) -> dict[str, torch.Tenso
     """The checkpoint's tensors, after checking them against the digest its config records."""
     from safetensors.torch import load as tensors_from_bytes
 
-    weights = _weights_path(path)
+    weights = weights_path(path)
     if not weights.is_file():
         raise ParetoscopeError(f"{path}: {weights.name} is missing")
+    record = config.get("weights") or {}
+    if not isinstance(record, Mapping):
+        where = path / CONFIG_FILE if path.is_dir() else path
+        raise ParetoscopeError(
+            f"{where}: weights must be an object, got {printable(repr(record), 60)}"
+        )
     payload = weights.read_bytes()
-    expected_digest = (config.get("weights") or {}).get("sha256") if path.is_dir() else None
+    expected_digest = record.get("sha256") if path.is_dir() else None
     if expected_digest is not None and hashlib.sha256(payload).hexdigest() != expected_digest:
         raise ParetoscopeError(
             f"{weights}: does not match {CONFIG_FILE} (sha256 differs): the weights were "
@@ -358,7 +370,7 @@ def read_weights(path: Path, config: Mapping[str, Any]) -> dict[str, torch.Tenso
         return tensors_from_bytes(payload)
 
 
-def _weights_path(path: Path) -> Path:
+def weights_path(path: Path) -> Path:
     return path / WEIGHTS_FILE if path.is_dir() else path
 
 
@@ -373,10 +385,7 @@ def _single_file_config(path: Path) -> Any:
             f"{path}: a safetensors file without a paretoscope config (metadata key "
             f"{CONFIG_METADATA_KEY!r}); save agents with paretoscope.agents.save"
         )
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ParetoscopeError(f"{path}: the embedded config is not valid JSON ({error})") from None
+    return loads(text, f"{path}: the embedded config")
 
 
 @contextmanager

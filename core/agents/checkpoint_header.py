@@ -8,7 +8,6 @@ listing a folder of agents never imports torch or touches weights.
 
 from __future__ import annotations
 
-import json
 import struct
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 
 from paretoscope.agents.header import AgentHeader
 from paretoscope.errors import ParetoscopeError
-from paretoscope.jsonfile import read_json_object
+from paretoscope.jsonfile import loads, read_json_object
 
 FORMAT = "paretoscope-agent"
 FORMAT_VERSION = 1
@@ -48,18 +47,18 @@ def _single_file_config(path: Path) -> dict[str, Any]:
         with open(path, "rb") as handle:
             (length,) = struct.unpack("<Q", handle.read(8))
             if length > _MOST_HEADER_BYTES:
-                raise ValueError("header too large")
-            header = json.loads(handle.read(length))
-    except (OSError, struct.error, ValueError) as error:
+                raise ParetoscopeError(
+                    f"{path}: not a safetensors file (its header claims {length:,} bytes, more "
+                    f"than the {_MOST_HEADER_BYTES:,} paretoscope reads)"
+                )
+            header = loads(handle.read(length), path)
+    except (OSError, struct.error) as error:
         raise ParetoscopeError(f"{path}: not a safetensors file ({error})") from None
     metadata = header.get("__metadata__") if isinstance(header, dict) else None
     text = metadata.get(CONFIG_METADATA_KEY) if isinstance(metadata, dict) else None
     if not isinstance(text, str):
         raise ParetoscopeError(f"{path}: a safetensors file without a paretoscope config")
-    try:
-        config = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ParetoscopeError(f"{path}: its paretoscope config is not JSON ({error})") from None
+    config = loads(text, f"{path}: its paretoscope config")
     if not isinstance(config, dict):
         raise ParetoscopeError(f"{path}: its paretoscope config is not a JSON object")
     return config

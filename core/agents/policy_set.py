@@ -31,6 +31,7 @@ from paretoscope.agents.base import AgentSpec, Conditioning, check_config_fits_e
 from paretoscope.atomic import write_bytes_atomically
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.jsonfile import loads
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -307,10 +308,7 @@ def load_policy_set(directory: str | os.PathLike[str]) -> PolicySetAgent:
     for path in (config_path, weights_path):
         if not path.is_file():
             raise ParetoscopeError(f"{folder}: not a policy-set checkpoint ({path.name} missing)")
-    try:
-        config = json.loads(config_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ParetoscopeError(f"{config_path}: not valid JSON ({error})") from None
+    config = loads(config_path.read_bytes(), config_path)
     if not isinstance(config, dict):
         raise ParetoscopeError(f"{config_path}: expected a JSON object")
     if config.get("format") != FORMAT or config.get("format_version") != FORMAT_VERSION:

@@ -26,6 +26,7 @@ layouts, the buffers' shapes, the behaviour above and where the file came from.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -35,6 +36,7 @@ import torch
 from torch import nn
 
 from paretoscope.agents import invariant, portable_math
+from paretoscope.agents.architecture import check_parameter_count, planned_parameters
 from paretoscope.agents.base import AgentKind, AgentSpec, Conditioning
 from paretoscope.agents.morlb.layers import SequentialLayout, check_tensors
 from paretoscope.agents.networks import tanh
@@ -493,16 +495,14 @@ def build_agent(
 
 
 def load_morlb(path: Path, config: dict[str, Any], device: str = "cpu") -> MorlbAgent:
-    from paretoscope.agents.checkpoint import read_weights
+    from paretoscope.agents.checkpoint import read_weights, weights_path
 
     where = str(path)
     members_data = config.get("members")
     if not isinstance(members_data, list) or not members_data:
         raise ParetoscopeError(f"{where}: config field 'members' must be a non-empty list")
-    members = [
-        Parts.from_data(data, f"{where}: members[{index}]")
-        for index, data in enumerate(members_data)
-    ]
+    tensors = read_weights(path, config)
+    members = _bounded_members(members_data, where, weights_path(path).stat().st_size)
     behaviour = config.get("behaviour")
     if not isinstance(behaviour, Mapping):
         raise ParetoscopeError(f"{where}: config field 'behaviour' must be an object")
@@ -511,11 +511,27 @@ def load_morlb(path: Path, config: dict[str, Any], device: str = "cpu") -> Morlb
         config["kind"],
         config["env_id"],
         members,
-        read_weights(path, config),
+        tensors,
         behaviour,
         training if isinstance(training, Mapping) else {},
         where,
     )
+
+
+def _bounded_members(members_data: list[Any], where: str, stored_bytes: int) -> list[Parts]:
+    """The members' networks, built once their weights in all are known to fit the cap and the
+    weights file (each is first counted on the meta device, which allocates nothing)."""
+    total = 0
+    for index, data in enumerate(members_data):
+        what = f"{where}: members[{index}]"
+        total += planned_parameters(functools.partial(Parts.from_data, data, what))
+        check_parameter_count(
+            total, what if index == 0 else f"{where}: members[0..{index}]", stored_bytes
+        )
+    return [
+        Parts.from_data(data, f"{where}: members[{index}]")
+        for index, data in enumerate(members_data)
+    ]
 
 
 def save_morlb(agent: MorlbAgent, path: Path) -> Path:
