@@ -215,17 +215,22 @@ _ELEMENT_WORDS = {1: "byte", 2: "half", 4: "float", 8: "double", 16: "complex do
 
 
 class _Stand:
-    """Any global of a dry run: calling it, giving it state or items keeps the arguments (so
-    tensors inside can be named) and runs nothing."""
+    """What a dry run builds for any global (a subclass named after it, as pickle's NEWOBJ
+    needs a class): calling it, giving it state or items keeps the arguments (so tensors inside
+    can be named) and runs nothing."""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.parts: list[Any] = []
+    stand_name = ""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> _Stand:
+        instance = object.__new__(cls)
+        instance.parts = [args, kwargs]
+        return instance
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        return None
 
     def __call__(self, *args: Any, **kwargs: Any) -> _Stand:
-        built = _Stand(self.name)
-        built.parts = [args, kwargs]
-        return built
+        return type(self)(*args, **kwargs)
 
     def __setstate__(self, state: Any) -> None:
         self.parts.append(state)
@@ -238,6 +243,8 @@ class _Stand:
 
     def extend(self, values: Any) -> None:
         self.parts.extend(values)
+
+    parts: list[Any]
 
 
 @dataclass(eq=False)
@@ -269,12 +276,13 @@ class _DryRun(pickle.Unpickler):
             return self._rebuild_tensor
         if f"{module}.{name}" == "collections.OrderedDict":
             return collections.OrderedDict
-        return _Stand(f"{module}.{name}")
+        return type("Stand", (_Stand,), {"stand_name": f"{module}.{name}"})
 
     def persistent_load(self, pid: Any) -> Any:
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
             raise pickle.UnpicklingError("a persistent id that is not a torch storage")
-        kind = pid[1].name.rsplit(".", 1)[-1] if isinstance(pid[1], _Stand) else ""
+        named = isinstance(pid[1], type) and issubclass(pid[1], _Stand)
+        kind = pid[1].stand_name.rsplit(".", 1)[-1] if named else ""
         return _Storage(str(pid[2]), _ELEMENT_BYTES.get(kind, 1), pid[4])
 
     def _rebuild_tensor(self, storage: Any, offset: Any, size: Any, stride: Any, *_: Any) -> Any:
