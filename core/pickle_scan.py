@@ -24,9 +24,10 @@ import pickle
 import pickletools
 import zipfile
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from paretoscope.errors import ParetoscopeError
 from paretoscope.text import printable
@@ -267,9 +268,10 @@ class _DryRun(pickle.Unpickler):
     """Rebuilds containers; every global is a `_Stand`, a tensor a `_Tensor` record, a storage
     its persistent id."""
 
-    def __init__(self, payload: bytes) -> None:
-        super().__init__(io.BytesIO(payload))
+    def __init__(self, file: BinaryIO) -> None:
+        super().__init__(file)
         self.tensors: list[_Tensor] = []
+        self.storages: dict[str, _Storage] = {}
 
     def find_class(self, module: str, name: str) -> Any:
         if f"{module}.{name}" == "torch._utils._rebuild_tensor_v2":
@@ -279,11 +281,35 @@ class _DryRun(pickle.Unpickler):
         return type("Stand", (_Stand,), {"stand_name": f"{module}.{name}"})
 
     def persistent_load(self, pid: Any) -> Any:
-        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
+        # A zip's ids: ("storage", class, key, location, numel); a legacy file's add a view.
+        if not (isinstance(pid, tuple) and len(pid) in (5, 6) and pid[0] == "storage"):
             raise pickle.UnpicklingError("a persistent id that is not a torch storage")
         named = isinstance(pid[1], type) and issubclass(pid[1], _Stand)
         kind = pid[1].stand_name.rsplit(".", 1)[-1] if named else ""
-        return _Storage(str(pid[2]), _ELEMENT_BYTES.get(kind, 1), pid[4])
+        storage = _Storage(str(pid[2]), _ELEMENT_BYTES.get(kind, 1), pid[4])
+        if not _whole(storage.numel):
+            raise pickle.UnpicklingError("a storage without a size")
+        self.storages.setdefault(storage.key, storage)
+        return storage
+
+    def run(self, path: Path) -> Any:
+        """The pickle's object, its tensors recorded; a damaged pickle is a message."""
+        try:
+            return self.load()
+        except (
+            pickle.UnpicklingError,
+            EOFError,
+            ValueError,
+            TypeError,
+            AttributeError,
+            IndexError,
+            KeyError,
+            RecursionError,
+            MemoryError,
+        ) as error:
+            raise ParetoscopeError(
+                f"{path}: not a readable torch checkpoint (its pickle: {type(error).__name__})"
+            ) from None
 
     def _rebuild_tensor(self, storage: Any, offset: Any, size: Any, stride: Any, *_: Any) -> Any:
         tensor = _Tensor(storage, offset, size, stride)
@@ -298,28 +324,48 @@ def check_declared_tensors(
     record is missing or of another size, a tensor that declares more elements than its
     storage holds after its offset (a view with stride 0 over one float is the classic bomb)
     or reaches beyond it, or tensors of more than `MOST_TENSOR_ELEMENTS` elements in all."""
-    dry_run = _DryRun(payload)
+    dry_run = _DryRun(io.BytesIO(payload))
+    root = dry_run.run(path)
+    stored = {key: record_sizes.get(f"{top}/data/{key}") for key in dry_run.storages}
+    _check_tensors(dry_run, root, stored, path)
+
+
+def check_torch_file(path: Path) -> None:
+    """Refuse a torch file, zip (`scan_torch_file`) or legacy, that declares more than it
+    holds. A legacy file's storages follow its pickles in the file itself: together they may
+    declare no more bytes than follow the pickles, and its tensors stay within them."""
+    if zipfile.is_zipfile(path):
+        scan_torch_file(path)
+        return
     try:
-        root = dry_run.load()
-    except (
-        pickle.UnpicklingError,
-        EOFError,
-        ValueError,
-        TypeError,
-        AttributeError,
-        IndexError,
-        KeyError,
-        RecursionError,
-        MemoryError,
-    ) as error:
+        with open(path, "rb") as handle:
+            if handle.read(1) != b"\x80":
+                return  # not a pickle: torch says what it is not
+            handle.seek(0)
+            for _ in range(3):  # magic number, protocol version, system info
+                _DryRun(handle).run(path)
+            dry_run = _DryRun(handle)
+            root = dry_run.run(path)
+            remaining = path.stat().st_size - handle.tell()
+    except OSError:
+        return  # torch says why it cannot read the file
+    declared = {key: s.numel * s.element_bytes for key, s in dry_run.storages.items()}
+    if sum(declared.values()) > remaining:
         raise ParetoscopeError(
-            f"{path}: not a readable torch checkpoint (its pickle: {type(error).__name__})"
-        ) from None
+            f"{path}: its storages declare {sum(declared.values()):,} bytes, but the file "
+            f"holds {max(remaining, 0):,} after its pickle"
+        )
+    _check_tensors(dry_run, root, declared, path)
+
+
+def _check_tensors(
+    dry_run: _DryRun, root: Any, stored: Mapping[str, int | None], path: Path
+) -> None:
     _name_tensors(root)
     total = 0
     for tensor in dry_run.tensors:
         name = printable(tensor.names[0] if tensor.names else "(unnamed)", 120)
-        numel = _check_tensor(tensor, record_sizes, top, path, name)
+        numel = _check_tensor(tensor, stored, path, name)
         total += numel
         if total > MOST_TENSOR_ELEMENTS:
             raise ParetoscopeError(
@@ -329,7 +375,7 @@ def check_declared_tensors(
 
 
 def _check_tensor(
-    tensor: _Tensor, record_sizes: dict[str, int], top: str, path: Path, name: str
+    tensor: _Tensor, stored_bytes: Mapping[str, int | None], path: Path, name: str
 ) -> int:
     """`tensor`'s element count, after checking it against its storage's real bytes."""
     storage = tensor.storage
@@ -345,8 +391,7 @@ def _check_tensor(
         and all(_whole(n) for n in (*sizes, *strides))
     ):
         raise ParetoscopeError(f"{path}: tensor {name!r} is not declared as torch declares one")
-    record = f"{top}/data/{storage.key}"
-    stored = record_sizes.get(record)
+    stored = stored_bytes.get(storage.key)
     if stored is None or stored != storage.numel * storage.element_bytes:
         raise ParetoscopeError(
             f"{path}: tensor {name!r} views storage {printable(storage.key, 40)!r} of "

@@ -24,7 +24,7 @@ from typing import Any
 import torch
 
 from paretoscope.errors import ParetoscopeError
-from paretoscope.pickle_scan import scan_torch_file
+from paretoscope.pickle_scan import check_torch_file
 
 # torch dtypes a pickle may name (tensors of these types are rebuilt; nothing else of torch).
 _DTYPE_NAMES = (
@@ -50,9 +50,9 @@ def load_tensors(path: Path, what: str = "torch checkpoint") -> Any:
     Raises `ParetoscopeError` naming the global a file with a code payload asked for (nothing
     from it ran), saying that the file is not a readable `what`, or naming the record or
     tensor whose declared size the file does not hold (checked before torch allocates:
-    `paretoscope.pickle_scan.scan_torch_file`).
+    `paretoscope.pickle_scan.check_torch_file`).
     """
-    scan_torch_file(path)
+    check_torch_file(path)
     try:
         with warnings.catch_warnings():
             # torch warns about pickle protocols it was not written with; the error says more.
@@ -116,7 +116,7 @@ def read_torch_file(
     that cannot be imported here become empty stand-ins, so their tensors can still be read).
     """
     if trust:
-        scan_torch_file(path)
+        check_torch_file(path)
         return _load_with(path, _Trusting, what)
     try:
         return TorchContent(load_tensors(path, what))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import pickle
 import struct
 from collections.abc import Callable
 from dataclasses import replace
@@ -77,6 +79,29 @@ def _stride_bomb_tar(work: Path) -> str:
 
 def _stride_bomb_ckpt(work: Path) -> str:
     save_records(work / "step=1.ckpt", _peda_rvs(bomb=True), "step=1")
+    return "step=1.ckpt"
+
+
+def _legacy_stride_bomb(work: Path) -> str:
+    """The stride-0 PEDA save in torch's legacy (non-zip) format."""
+    torch.save(_peda_rvs(bomb=True), work / "step=1.ckpt", _use_new_zipfile_serialization=False)
+    return "step=1.ckpt"
+
+
+def _legacy_storage_bomb(work: Path) -> str:
+    """A legacy torch file whose one storage declares 1.5e9 floats (torch allocates a legacy
+    file's storages at their declared size before reading them); 52 bytes follow its pickle."""
+    buffer = io.BytesIO()
+    torch.save({"model": {"w": torch.zeros(4)}}, buffer, _use_new_zipfile_serialization=False)
+    data = buffer.getvalue()
+    stream = io.BytesIO(data)
+    for _ in range(3):  # magic number, protocol version, system info
+        pickle.load(stream)
+    head, main = data[: stream.tell()], data[stream.tell() :]
+    huge = b"J" + struct.pack("<i", 1_500_000_000)
+    # The storage's numel (before its view metadata, None) and the tensor's size (a 1-tuple).
+    main = main.replace(b"K\x04N", huge + b"N", 1).replace(b"K\x04\x85", huge + b"\x85", 1)
+    (work / "step=1.ckpt").write_bytes(head + main)
     return "step=1.ckpt"
 
 
@@ -172,6 +197,18 @@ CASES: list[CliCase] = [
     _case("ckpt-morlb-stride-zero-import", _stride_bomb_tar, _IMPORT_ENVELOPE, _STRIDE),
     _case("ckpt-morlb-stride-zero-evaluate", _stride_bomb_tar, _EVALUATE_ENVELOPE, _STRIDE),
     _case("ckpt-peda-stride-zero-import", _stride_bomb_ckpt, _IMPORT_PEDA, _PEDA_STRIDE),
+    _case(
+        "ckpt-legacy-stride-zero-import",
+        _legacy_stride_bomb,
+        [*_IMPORT_PEDA, "--kind", "rvs"],
+        _PEDA_STRIDE,
+    ),
+    _case(
+        "ckpt-legacy-storage-bomb-import",
+        _legacy_storage_bomb,
+        [*_IMPORT_PEDA, "--kind", "rvs"],
+        r"step=1\.ckpt: its storages declare 6,000,000,000 bytes, but the file holds 52 after",
+    ),
     _case("ckpt-morlb-record-bomb-show", _record_bomb_tar, ["agent", "show", "{}"], _INFLATES),
     _case("ckpt-morlb-record-bomb-import", _record_bomb_tar, _IMPORT_ENVELOPE, _INFLATES),
     _case("ckpt-peda-pickle-bomb-show", _pickle_bomb_ckpt, ["agent", "show", "{}"], _INFLATES),
