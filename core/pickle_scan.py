@@ -42,6 +42,8 @@ MOST_INFLATED_BYTES = 2**30
 MOST_TENSOR_ELEMENTS = 2**28
 # Deflate never inflates one byte to more than 1032 (RFC 1951's longest match per bit).
 _MOST_DEFLATE_RATIO = 1032
+# The first pickle of a legacy (non-zip) torch file (torch.serialization.MAGIC_NUMBER).
+_LEGACY_MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 _METHODS = {zipfile.ZIP_STORED: 1, zipfile.ZIP_DEFLATED: _MOST_DEFLATE_RATIO}
 _STRING_OPS = {"SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE"}
 
@@ -342,7 +344,9 @@ def check_torch_file(path: Path) -> None:
             if handle.read(1) != b"\x80":
                 return  # not a pickle: torch says what it is not
             handle.seek(0)
-            for _ in range(3):  # magic number, protocol version, system info
+            if _DryRun(handle).run(path) != _LEGACY_MAGIC_NUMBER:
+                return  # a plain pickle, not torch's layout: torch says what it holds
+            for _ in range(2):  # protocol version, system info
                 _DryRun(handle).run(path)
             dry_run = _DryRun(handle)
             root = dry_run.run(path)
