@@ -81,10 +81,10 @@ def scan_torch_file(path: Path) -> PickleScan | None:
         return None
     try:
         with zipfile.ZipFile(path) as archive:
+            record_sizes = check_records(archive, path)
             member = _pickle_member_of(archive)
             if member is None:
                 return None
-            record_sizes = check_records(archive, path)
             if member.file_size > MOST_PICKLE_BYTES:
                 raise ParetoscopeError(
                     f"{path}: its pickle {printable(member.filename, 80)!r} inflates to "
@@ -337,7 +337,12 @@ def check_torch_file(path: Path) -> None:
     holds. A legacy file's storages follow its pickles in the file itself: together they may
     declare no more bytes than follow the pickles, and its tensors stay within them."""
     if zipfile.is_zipfile(path):
-        scan_torch_file(path)
+        if scan_torch_file(path) is None:
+            # Unchecked, torch would read whichever data.pkl it finds first.
+            raise ParetoscopeError(
+                f"{path}: not a readable torch checkpoint (a zip without exactly one "
+                "<name>/data.pkl whose pickle decodes)"
+            )
         return
     try:
         with open(path, "rb") as handle:
