@@ -32,15 +32,15 @@ from typing import Any, BinaryIO
 from paretoscope.errors import ParetoscopeError
 from paretoscope.text import printable
 
-# A data.pkl larger than this is not scanned (the tensors live in other zip members, so even a
-# big checkpoint's pickle is small; a replay buffer's arrays sit in it, a few MB at most).
+# A data.pkl larger than this is refused (the tensors live in other zip members, so even a big
+# checkpoint's pickle is small; a replay buffer's arrays sit in it, a few MB at most).
 MOST_PICKLE_BYTES = 256 * 2**20
 # The most bytes a torch file's records may inflate to, each and all together (docs/agents.md):
 # far above any MORL-Baselines or PEDA checkpoint, far below what would exhaust a laptop.
 MOST_INFLATED_BYTES = 2**30
 # The most elements a torch file's tensors may declare in all (1 GiB as float32).
 MOST_TENSOR_ELEMENTS = 2**28
-# Deflate never inflates one byte to more than 1032 (RFC 1951's longest match per bit).
+# Deflate inflates one byte to at most about 1032 (RFC 1951: a 258-byte match costs 2 bits).
 _MOST_DEFLATE_RATIO = 1032
 # The first pickle of a legacy (non-zip) torch file (torch.serialization.MAGIC_NUMBER).
 _LEGACY_MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
@@ -209,6 +209,10 @@ _ELEMENT_BYTES = {
     "FloatStorage": 4,
     "LongStorage": 8,
     "DoubleStorage": 8,
+    "UInt16Storage": 2,
+    "UInt32Storage": 4,
+    "UInt64Storage": 8,
+    "ComplexHalfStorage": 4,
     "ComplexFloatStorage": 8,
     "ComplexDoubleStorage": 16,
 }
@@ -223,6 +227,7 @@ class _Stand:
     can be named) and runs nothing."""
 
     stand_name = ""
+    parts: list[Any]
 
     def __new__(cls, *args: Any, **kwargs: Any) -> _Stand:
         instance = object.__new__(cls)
@@ -247,8 +252,6 @@ class _Stand:
     def extend(self, values: Any) -> None:
         self.parts.extend(values)
 
-    parts: list[Any]
-
 
 @dataclass(eq=False)
 class _Storage:
@@ -266,21 +269,38 @@ class _Tensor:
     names: list[str] = field(default_factory=list)
 
 
+# Rebuilders of dense tensors: (storage, offset, size, stride, ...), and those that wrap one.
+_DENSE_REBUILDS = frozenset(
+    f"torch._utils.{name}"
+    for name in ("_rebuild_tensor", "_rebuild_tensor_v2", "_rebuild_tensor_v3")
+)
+_WRAPPERS = frozenset(
+    ("torch._utils._rebuild_parameter", "torch._utils._rebuild_parameter_with_state")
+)
+
+
 class _DryRun(pickle.Unpickler):
     """Rebuilds containers; every global is a `_Stand`, a tensor a `_Tensor` record, a storage
     its persistent id."""
 
-    def __init__(self, file: BinaryIO) -> None:
+    def __init__(self, file: BinaryIO, path: Path) -> None:
         super().__init__(file)
+        self.path = path
         self.tensors: list[_Tensor] = []
         self.storages: dict[str, _Storage] = {}
 
     def find_class(self, module: str, name: str) -> Any:
-        if f"{module}.{name}" == "torch._utils._rebuild_tensor_v2":
+        full = f"{module}.{name}"
+        if full in _DENSE_REBUILDS:
             return self._rebuild_tensor
-        if f"{module}.{name}" == "collections.OrderedDict":
+        if full == "collections.OrderedDict":
             return collections.OrderedDict
-        return type("Stand", (_Stand,), {"stand_name": f"{module}.{name}"})
+        if module == "torch._utils" and name.startswith("_rebuild") and full not in _WRAPPERS:
+            # Sparse, quantized, nested, ...: sizes this scan cannot bound, tensors no agent has.
+            raise ParetoscopeError(
+                f"{self.path}: holds a tensor of a kind paretoscope does not read ({full})"
+            )
+        return type("Stand", (_Stand,), {"stand_name": full})
 
     def persistent_load(self, pid: Any) -> Any:
         # A zip's ids: ("storage", class, key, location, numel); a legacy file's add a view.
@@ -294,7 +314,7 @@ class _DryRun(pickle.Unpickler):
         self.storages.setdefault(storage.key, storage)
         return storage
 
-    def run(self, path: Path) -> Any:
+    def run(self) -> Any:
         """The pickle's object, its tensors recorded; a damaged pickle is a message."""
         try:
             return self.load()
@@ -310,7 +330,7 @@ class _DryRun(pickle.Unpickler):
             MemoryError,
         ) as error:
             raise ParetoscopeError(
-                f"{path}: not a readable torch checkpoint (its pickle: {type(error).__name__})"
+                f"{self.path}: not a readable torch checkpoint (its pickle: {type(error).__name__})"
             ) from None
 
     def _rebuild_tensor(self, storage: Any, offset: Any, size: Any, stride: Any, *_: Any) -> Any:
@@ -326,8 +346,8 @@ def check_declared_tensors(
     record is missing or of another size, a tensor that declares more elements than its
     storage holds after its offset (a view with stride 0 over one float is the classic bomb)
     or reaches beyond it, or tensors of more than `MOST_TENSOR_ELEMENTS` elements in all."""
-    dry_run = _DryRun(io.BytesIO(payload))
-    root = dry_run.run(path)
+    dry_run = _DryRun(io.BytesIO(payload), path)
+    root = dry_run.run()
     stored = {key: record_sizes.get(f"{top}/data/{key}") for key in dry_run.storages}
     _check_tensors(dry_run, root, stored, path)
 
@@ -349,12 +369,12 @@ def check_torch_file(path: Path) -> None:
             if handle.read(1) != b"\x80":
                 return  # not a pickle: torch says what it is not
             handle.seek(0)
-            if _DryRun(handle).run(path) != _LEGACY_MAGIC_NUMBER:
+            if _DryRun(handle, path).run() != _LEGACY_MAGIC_NUMBER:
                 return  # a plain pickle, not torch's layout: torch says what it holds
             for _ in range(2):  # protocol version, system info
-                _DryRun(handle).run(path)
-            dry_run = _DryRun(handle)
-            root = dry_run.run(path)
+                _DryRun(handle, path).run()
+            dry_run = _DryRun(handle, path)
+            root = dry_run.run()
             remaining = path.stat().st_size - handle.tell()
     except OSError:
         return  # torch says why it cannot read the file
