@@ -72,6 +72,7 @@ from paretoscope.data.sources import open_dataset
 from paretoscope.data.trajectories import Trajectories
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.jsonfile import read_json_object
 from paretoscope.settings import NetworkSettings, OfflineTrainingSettings
 from paretoscope.settings.fields import setting_fields
 from paretoscope.torch_files import load_tensors
@@ -446,7 +447,7 @@ def _existing_run(folder: Path, resume: bool) -> dict[str, Any] | None:
             f"{folder} already holds an offline training run; pass --resume to continue it, "
             "or choose another output directory"
         )
-    return _read_json(run_path)
+    return read_json_object(run_path)
 
 
 def _start_run(folder: Path, run: dict[str, Any]) -> None:
@@ -569,16 +570,6 @@ def _to_cpu(value: Any) -> Any:
     if isinstance(value, list):
         return [_to_cpu(item) for item in value]
     return value
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        content = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ParetoscopeError(f"{path}: not valid JSON ({error})") from None
-    if not isinstance(content, dict):
-        raise ParetoscopeError(f"{path}: expected a JSON object")
-    return content
 
 
 def _write_atomically(path: Path, payload: bytes) -> None:
