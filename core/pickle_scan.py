@@ -74,14 +74,14 @@ def scan_torch_file(path: Path) -> PickleScan | None:
     Raises `ParetoscopeError` for a torch zip that torch could not read in bounded memory: a
     record that is encrypted, compressed with a method torch does not read, or declared to
     inflate beyond `MOST_INFLATED_BYTES` or beyond what its compressed bytes can hold
-    (`check_records`); a tensor that declares more elements than its storage holds
-    (`check_declared_tensors`).
+    (`_check_records`); a tensor that declares more elements than its storage holds
+    (`_check_zip_tensors`).
     """
     if not path.is_file() or not zipfile.is_zipfile(path):
         return None
     try:
         with zipfile.ZipFile(path) as archive:
-            record_sizes = check_records(archive, path)
+            record_sizes = _check_records(archive, path)
             member = _pickle_member_of(archive)
             if member is None:
                 return None
@@ -96,11 +96,11 @@ def scan_torch_file(path: Path) -> PickleScan | None:
         return None
     scan = scan_pickle(payload)
     if scan is not None:
-        check_declared_tensors(payload, record_sizes, member.filename.split("/")[0], path)
+        _check_zip_tensors(payload, record_sizes, member.filename.split("/")[0], path)
     return scan
 
 
-def check_records(archive: zipfile.ZipFile, path: Path) -> dict[str, int]:
+def _check_records(archive: zipfile.ZipFile, path: Path) -> dict[str, int]:
     """Each record's inflated size by name, after refusing what torch cannot read or what
     would inflate beyond `MOST_INFLATED_BYTES` (each and in all) or beyond its stored bytes."""
     sizes: dict[str, int] = {}
@@ -339,9 +339,7 @@ class _DryRun(pickle.Unpickler):
         return tensor
 
 
-def check_declared_tensors(
-    payload: bytes, record_sizes: dict[str, int], top: str, path: Path
-) -> None:
+def _check_zip_tensors(payload: bytes, record_sizes: dict[str, int], top: str, path: Path) -> None:
     """Refuse a pickle whose tensors would cost more than the file holds: a storage whose
     record is missing or of another size, a tensor that declares more elements than its
     storage holds after its offset (a view with stride 0 over one float is the classic bomb)
