@@ -3,6 +3,8 @@ argparse itself (the shared option types of `paretoscope.cli.options`) or by one
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.bad_inputs.cli_harness import CliCase
 
 _DST = ["--env", "deep-sea-treasure-v0"]
@@ -12,6 +14,30 @@ _LONG = "a" * 100_000
 
 def _collect(*extra: str) -> list[str]:
     return ["data", "collect", "--agent", "random", *_DST, "--out", "out/data", *extra]
+
+
+# A folder no one can make: /proc takes no new entries.
+_PROC = "/proc/paretoscope-x"
+
+
+def _envelope(work: Path) -> Path:
+    """A tiny MORL-Baselines Envelope save for deep-sea-treasure (4 inputs, 4 actions x 2)."""
+    import torch
+
+    generator = torch.Generator().manual_seed(0)
+    sizes = [4, 8, 8]
+    tensors = {}
+    for index, (inputs, outputs) in enumerate(zip(sizes[:-1], sizes[1:], strict=True)):
+        tensors[f"net.{2 * index}.weight"] = torch.randn(outputs, inputs, generator=generator)
+        tensors[f"net.{2 * index}.bias"] = torch.randn(outputs, generator=generator)
+    path = work / "deep-sea-treasure-v0" / "Envelope.tar"
+    path.parent.mkdir()
+    torch.save({"q_net_state_dict": tensors}, path)
+    return path
+
+
+# A small dataset of the repository's own demo assets.
+_DATASET = Path(__file__).resolve().parents[2] / "assets" / "datasets" / "swimmer-amateur-uniform"
 
 
 CASES: list[CliCase] = [
@@ -114,5 +140,15 @@ CASES: list[CliCase] = [
         "arg-train-behaviour-million-members",
         lambda work: ["train", "behaviour", *_DST, "--out", "out/run", "--preferences", "1000000"],
         r"--preferences: expected a whole number from 1 to 1000, got 1000000",
+    ),
+    CliCase(
+        "arg-agent-import-out-in-proc",
+        lambda work: ["agent", "import", str(_envelope(work)), "--out", _PROC],
+        r"'/proc/paretoscope-x': cannot make this folder",
+    ),
+    CliCase(
+        "arg-data-convert-out-in-proc",
+        lambda work: ["data", "convert", str(_DATASET), _PROC + "/set", "--to", "native"],
+        r"'/proc/paretoscope-x': cannot make this folder",
     ),
 ]
