@@ -151,4 +151,9 @@ CASES: list[CliCase] = [
         lambda work: ["data", "convert", str(_DATASET), _PROC + "/set", "--to", "native"],
         r"'/proc/paretoscope-x': cannot make this folder",
     ),
+    CliCase(
+        "arg-env-id-100k-quoted-cut",
+        lambda work: ["evaluate", "random", "--env", "x" * 100_000, "--out", "out"],
+        r"unknown environment id 'x{100,300}…'",
+    ),
 ]
