@@ -7,7 +7,7 @@ field not given keeping its default. A field's own text form (a size, a list of 
 read when the object is built: a bad value is a `ParetoscopeError` naming the option. The
 options every command shares and that are no settings (--quiet, --json, --device) are here too,
 and the one set of value types the commands' shared options use (seeds, counts, paths), so that
-argparse itself refuses a value out of its documented bounds (`paretoscope.limits`).
+argparse itself refuses a value out of its documented bounds (`paretoscope.settings.limits`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from paretoscope.errors import ParetoscopeError
-from paretoscope.limits import EPISODES, SEEDS, Bounds
 from paretoscope.settings.fields import SettingField, is_settings_type, setting_fields
+from paretoscope.settings.limits import EPISODES, SEEDS, Bounds
 from paretoscope.text import quoted
 
 Settings = TypeVar("Settings")

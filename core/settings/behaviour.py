@@ -7,9 +7,9 @@ import math
 from dataclasses import dataclass
 
 from paretoscope.errors import ParetoscopeError
-from paretoscope.limits import EPISODES, MEMBERS, SEEDS
 from paretoscope.settings.fields import check_bounds, frozen, setting
 from paretoscope.settings.forms import format_numbers, parse_auto_or_number, parse_numbers
+from paretoscope.settings.limits import EPISODES, MEMBERS, SEEDS
 
 Rows = tuple[tuple[float, ...], ...]
 

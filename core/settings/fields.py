@@ -19,7 +19,7 @@ from dataclasses import MISSING, dataclass
 from typing import Any
 
 from paretoscope.errors import ParetoscopeError
-from paretoscope.limits import Bounds
+from paretoscope.settings.limits import Bounds
 
 _METADATA_KEY = "paretoscope.setting"
 
@@ -40,7 +40,7 @@ class FieldForm:
     # The variants of the operation that have the field (e.g. offline kinds); None: all.
     only_for: tuple[str, ...] | None = None
     command_line: bool = True  # False: only the library's callers set it
-    # A whole-number field's documented range (`paretoscope.limits`); None: unbounded.
+    # A whole-number field's documented range (`paretoscope.settings.limits`); None: unbounded.
     bounds: Bounds | None = None
 
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from paretoscope.errors import ParetoscopeError
-from paretoscope.limits import CONTEXTS, HEADS, LAYERS, SEEDS, WIDTHS
 from paretoscope.settings.fields import check_bounds, setting
+from paretoscope.settings.limits import CONTEXTS, HEADS, LAYERS, SEEDS, WIDTHS
 
 # PEDA warms the learning rate up over 10k of its 500k steps; shorter runs warm up over a tenth.
 PEDA_WARMUP_STEPS = 10_000

@@ -6,9 +6,9 @@ import math
 from dataclasses import dataclass
 
 from paretoscope.errors import ParetoscopeError
-from paretoscope.limits import SEEDS
 from paretoscope.settings.fields import check_bounds, frozen, setting
 from paretoscope.settings.forms import parse_size
+from paretoscope.settings.limits import SEEDS
 
 
 @dataclass(frozen=True)

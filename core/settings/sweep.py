@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from paretoscope.errors import ParetoscopeError
-from paretoscope.limits import EPISODES, MAX_SEED, SEEDS
 from paretoscope.settings.fields import check_bounds, frozen, setting
+from paretoscope.settings.limits import EPISODES, MAX_SEED, SEEDS
 
 Backend = Literal["local", "ray"]
 BACKENDS: tuple[Backend, ...] = ("local", "ray")
