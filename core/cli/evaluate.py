@@ -14,6 +14,7 @@ from paretoscope.cli.options import (
     add_device_option,
     add_json_option,
     add_settings_options,
+    path_text,
     settings_from_args,
 )
 from paretoscope.errors import ParetoscopeError
@@ -34,6 +35,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "agent",
+        type=path_text,
         help="agent checkpoint (directory or .safetensors file), another tool's checkpoint, a "
         "built-in agent (random), or a training run folder: every snapshot is swept (paretoscope "
         "snapshots/step=N/, PEDA ckpt/step=N.ckpt, MORL-Baselines saves named step=N or iter=N)",
@@ -42,6 +44,7 @@ def register(subparsers: Any) -> None:
     add_settings_options(parser, SweepSettings)
     parser.add_argument(
         "--out",
+        type=path_text,
         default="results",
         help="results folder: stored episodes are reused, new ones added (default ./results)",
     )

@@ -32,6 +32,7 @@ from paretoscope.data.trajectories import (
 )
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.folders import make_folder
 from paretoscope.safe_pickle import load_restricted
 
 # Keys of one trajectory, in the order PEDA's collection script writes them.
@@ -329,7 +330,7 @@ def write_d4morl(
         raise ParetoscopeError(f"{path}: already exists (pass overwrite to replace it)")
     if path.is_dir():
         raise ParetoscopeError(f"{path}: is a directory, expected a .pkl file name")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.partial")
     entries = (
         d4morl_entry(trajectory)

@@ -30,6 +30,7 @@ from paretoscope.data.trajectories import (
     trajectory_return,
 )
 from paretoscope.errors import ParetoscopeError
+from paretoscope.folders import make_folder
 
 FORMAT_NAME = "paretoscope-trajectories"
 FORMAT_VERSION = 1
@@ -155,7 +156,7 @@ class NativeWriter:
         self.spec = info.spec
         self.validate = validate
         _check_output_path(self.path, overwrite)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(self.path.parent)
         self._resume_key = resume_key
         partial_name = (
             f".{self.path.name}.partial"
