@@ -1,7 +1,43 @@
-"""Hostile store for the CLI (issue 50): each case makes its small files in a work folder."""
+"""Hostile store and options that change an episode, for the CLI (issue 50): each case makes its
+small files in a work folder. `key-` cases: an option that cannot apply to the agent is refused
+(it once ran anyway, under another option's stored rows); `store-` cases: a results folder
+whose files are not what the store writes."""
 
 from __future__ import annotations
 
-from tests.bad_inputs.cli_harness import CliCase
+from pathlib import Path
 
-CASES: list[CliCase] = []
+from tests.bad_inputs.cli_harness import OUT, CliCase
+
+_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+_GPI_LS = _FIXTURES / "morl-baselines/gpi-ls/minecart-v0/GPI-LS.tar"
+_PEDA_RVS = _FIXTURES / "peda/ckpts/MO-Hopper-v3/rvs/step=1.ckpt"
+
+
+def _evaluate(agent: Path, env_id: str, *options: str) -> list[str]:
+    return ["evaluate", str(agent), "--env", env_id, "--out", OUT, "--workers", "1", *options]
+
+
+CASES: list[CliCase] = [
+    CliCase(
+        "key-peda-type-contradicts-file",
+        lambda work: _evaluate(_PEDA_RVS, "MO-Hopper-v3", "--type", "bc"),
+        r"--kind bc: PEDA rvs checkpoint step=1\.ckpt holds a 'rvs' model",
+    ),
+    CliCase(
+        "key-device-bogus",
+        lambda work: _evaluate(_GPI_LS, "minecart-v0", "--device", "bogus:7"),
+        r"device: 'bogus:7' is not a torch device",
+    ),
+    CliCase(
+        # Without CUDA it is not here; with it, a MORL-Baselines agent would not use it.
+        "key-device-cuda-morlb",
+        lambda work: _evaluate(_GPI_LS, "minecart-v0", "--device", "cuda"),
+        r"device: 'cuda' (asked for, but CUDA is not available|cannot apply to .*GPI-LS\.tar)",
+    ),
+    CliCase(
+        "key-option-of-another-importer",
+        lambda work: _evaluate(_GPI_LS, "minecart-v0", "--set", "n_head=2"),
+        r"--set n_head: the MORL-Baselines importer takes",
+    ),
+]
