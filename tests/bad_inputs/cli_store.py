@@ -5,7 +5,11 @@ whose files are not what the store writes."""
 
 from __future__ import annotations
 
+import hashlib
+import io
 from pathlib import Path
+
+import pandas as pd
 
 from tests.bad_inputs.cli_harness import OUT, CliCase
 
@@ -18,7 +22,30 @@ def _evaluate(agent: Path, env_id: str, *options: str) -> list[str]:
     return ["evaluate", str(agent), "--env", env_id, "--out", OUT, "--workers", "1", *options]
 
 
+STORE_ENV = "deep-sea-treasure-v0"
+
+
+def shard_name(data: bytes, prefix: str = "0123456789ab") -> str:
+    """The name the results store gives a shard of these bytes."""
+    return f"{prefix}-{hashlib.sha256(data).hexdigest()[:16]}.parquet"
+
+
+def _shard_without_key(work: Path) -> list[str]:
+    buffer = io.BytesIO()
+    pd.DataFrame({"x": [1.0, 2.0]}).to_parquet(buffer, index=False)
+    folder = work / OUT / STORE_ENV
+    folder.mkdir(parents=True)
+    (folder / shard_name(buffer.getvalue())).write_bytes(buffer.getvalue())
+    return ["evaluate", "random", "--env", STORE_ENV, "--out", OUT, "--granularity", "1"]
+
+
 CASES: list[CliCase] = [
+    CliCase(
+        "store-shard-without-episode-key",
+        _shard_without_key,
+        rf"out/{STORE_ENV}/0123456789ab-[0-9a-f]{{16}}\.parquet: named as a results shard but "
+        "has no 'episode_key' column",
+    ),
     CliCase(
         "key-peda-type-contradicts-file",
         lambda work: _evaluate(_PEDA_RVS, "MO-Hopper-v3", "--type", "bc"),
