@@ -76,15 +76,22 @@ def _regular_file_bytes(path: Path) -> bytes | None:
     except OSError as error:
         _warn(f"{path}: not read ({error.strerror or error}; a link is never followed)")
         return None
-    with os.fdopen(descriptor, "rb") as handle:
-        status = os.fstat(handle.fileno())
+    try:
+        status = os.fstat(descriptor)
         if not stat.S_ISREG(status.st_mode):
             _warn(f"{path}: not a regular file; not read")
             return None
         if status.st_size > MAX_SHARD_BYTES:
             _warn(f"{path}: {status.st_size:,} bytes (over {MAX_SHARD_BYTES:,}); not read")
             return None
-        data = handle.read(MAX_SHARD_BYTES + 1)
+        blocks = []
+        left = MAX_SHARD_BYTES + 1
+        while left > 0 and (block := os.read(descriptor, min(left, 1 << 20))):
+            blocks.append(block)
+            left -= len(block)
+    finally:
+        os.close(descriptor)
+    data = b"".join(blocks)
     if len(data) > MAX_SHARD_BYTES:  # grew while being read
         _warn(f"{path}: over {MAX_SHARD_BYTES:,} bytes; not read")
         return None
