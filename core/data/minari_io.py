@@ -31,11 +31,11 @@ MINARI_PREFIX = "minari:"
 _METADATA_KEY = "paretoscope"
 # Episodes handed to Minari per call when writing (bounds the memory a big dataset needs).
 _WRITE_CHUNK = 256
-# Bounds on what one HDF5 dataset (one episode's column) may declare, checked before anything
-# is read: at most this many times the bytes the file really stores for it (unwritten chunks,
-# fill values and external or virtual storage store nothing; compression of real float data
-# rarely reaches 10x), and at most this many bytes at all.
-MAX_DECLARED_BYTES_PER_STORED_BYTE = 64
+# Bounds on what main_data.hdf5 may declare, checked before anything is read: all its datasets
+# together at most this many times the file's size (unwritten chunks and fill values store
+# nothing; compression of real episodes rarely reaches 10x even with constant columns), and
+# one dataset (one episode's column) at most this many bytes.
+MAX_DECLARED_BYTES_PER_FILE_BYTE = 64
 MAX_EPISODE_COLUMN_BYTES = 1 << 30
 # The datasets every Minari episode group holds.
 _EPISODE_COLUMNS = ("observations", "actions", "rewards", "terminations", "truncations")
@@ -191,9 +191,10 @@ def _recorded_env_id(metadata: dict[str, Any], where: Path) -> str | None:
 
 
 def check_minari_storage(data_path: Path) -> None:
-    """Refuse a ``main_data.hdf5`` that is not HDF5, whose episodes lack a column, or whose
-    columns declare more than the file stores (`MAX_DECLARED_BYTES_PER_STORED_BYTE`,
-    `MAX_EPISODE_COLUMN_BYTES`): only shapes and storage sizes are read, no data."""
+    """Refuse a ``main_data.hdf5`` that is not HDF5, whose episodes lack a column, whose data
+    lie outside it (external or virtual storage), or whose datasets declare more than it can
+    hold (`MAX_DECLARED_BYTES_PER_FILE_BYTE`, `MAX_EPISODE_COLUMN_BYTES`): only shapes and
+    layouts are read, no data."""
     import h5py
 
     path = data_path / "main_data.hdf5"
@@ -212,25 +213,37 @@ def check_minari_storage(data_path: Path) -> None:
                     "(a Minari episode holds observations, actions, rewards, terminations "
                     "and truncations)"
                 )
-        file.visititems(lambda name, item: _check_declared(path, name, item))
+        budget = _DeclaredBudget(path, path.stat().st_size * MAX_DECLARED_BYTES_PER_FILE_BYTE)
+        file.visititems(budget.check)
 
 
-def _check_declared(path: Path, name: str, item: Any) -> None:
-    import h5py
+class _DeclaredBudget:
+    """Adds up what the datasets of one HDF5 file declare, refusing past `limit` bytes."""
 
-    if not isinstance(item, h5py.Dataset) or item.shape is None:
-        return
-    declared = int(np.prod(item.shape, dtype=object)) * item.dtype.itemsize
-    stored = item.id.get_storage_size()
-    if declared > stored * MAX_DECLARED_BYTES_PER_STORED_BYTE or (
-        declared > MAX_EPISODE_COLUMN_BYTES
-    ):
-        raise ParetoscopeError(
-            f"{path}: {printable(name, 200)} declares shape {item.shape} ({declared:,} bytes) "
-            f"but stores {stored:,} bytes; a Minari column may declare at most "
-            f"{MAX_DECLARED_BYTES_PER_STORED_BYTE} times what it stores and at most "
-            f"{MAX_EPISODE_COLUMN_BYTES:,} bytes"
-        )
+    def __init__(self, path: Path, limit: int) -> None:
+        self.path = path
+        self.limit = limit
+        self.total = 0
+
+    def check(self, name: str, item: Any) -> None:
+        import h5py
+
+        if not isinstance(item, h5py.Dataset):
+            return
+        where = f"{self.path}: {printable(name, 200)}"
+        if item.external or item.is_virtual:
+            raise ParetoscopeError(f"{where} keeps its data outside the file (refused)")
+        if item.shape is None:
+            return
+        declared = int(np.prod(item.shape, dtype=object)) * item.dtype.itemsize
+        self.total += declared
+        if declared > MAX_EPISODE_COLUMN_BYTES or self.total > self.limit:
+            raise ParetoscopeError(
+                f"{where} declares shape {item.shape} ({declared:,} bytes; it stores "
+                f"{item.id.get_storage_size():,}); a Minari file may declare at most "
+                f"{MAX_DECLARED_BYTES_PER_FILE_BYTE} times its size ({self.limit:,} bytes) in "
+                f"all and {MAX_EPISODE_COLUMN_BYTES:,} bytes in one column"
+            )
 
 
 def read_minari(
