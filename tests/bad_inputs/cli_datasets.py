@@ -28,7 +28,7 @@ DEEP = 100_000
 # --- D4MORL -------------------------------------------------------------------------------------
 
 
-class _Strided:
+class StridedView:
     """Pickles as ``numpy.ndarray(shape, dtype, buffer, offset, strides)`` called directly:
     a view of `buffer` that may declare far more than the buffer holds."""
 
@@ -60,12 +60,12 @@ def zero_stride_entry(steps: int) -> dict[str, Any]:
     """A trajectory of `steps` steps whose every array is one float repeated (stride 0)."""
     one = b"\0" * 8
     return {
-        "observations": _Strided((steps, OBS), one, (0, 0), 0),
-        "actions": _Strided((steps, ACT), one, (0, 0), 0),
-        "next_observations": _Strided((steps, OBS), one, (0, 0), 0),
-        "preference": _Strided((steps, N_OBJ), one, (0, 0), 0),
-        "terminals": _Strided((steps,), one, (0,), 0),
-        "raw_rewards": _Strided((steps, N_OBJ), one, (0, 0), 0),
+        "observations": StridedView((steps, OBS), one, (0, 0), 0),
+        "actions": StridedView((steps, ACT), one, (0, 0), 0),
+        "next_observations": StridedView((steps, OBS), one, (0, 0), 0),
+        "preference": StridedView((steps, N_OBJ), one, (0, 0), 0),
+        "terminals": StridedView((steps,), one, (0,), 0),
+        "raw_rewards": StridedView((steps, N_OBJ), one, (0, 0), 0),
     }
 
 
