@@ -157,3 +157,30 @@ def test_a_minari_column_is_read_as_stored_or_refused(
     assert read.info.env_id == ENV
     assert width == 2 and steps == 3  # any other shape disagrees with the episode's 3 steps
     np.testing.assert_array_equal(read.raw_rewards, rewards if written else np.zeros((3, 2)))
+
+
+def test_a_cached_summary_that_declares_more_than_it_holds_is_recomputed(tmp_path: Path) -> None:
+    """A summary cache shipped beside a dataset is data from the same stranger: an array in it
+    that declares a billion floats over 8 bytes is ignored, never allocated."""
+    import io
+    import zipfile
+
+    from paretoscope.data.sources import SIDECAR_SUFFIX, dataset_summary
+
+    path = tmp_path / PICKLE_NAME
+    path.write_bytes(pickle.dumps([d4morl_entry(5, seed) for seed in range(3)], protocol=4))
+    first = dataset_summary(path)
+    sidecar = path.with_name(path.name + SIDECAR_SUFFIX)
+    with zipfile.ZipFile(sidecar) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": "<f8", "fortran_order": False, "shape": (10**9,)}
+    )
+    members["returns.npy"] = header.getvalue() + bytes(8)  # the header carries the magic
+    with zipfile.ZipFile(sidecar, "w", zipfile.ZIP_STORED) as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    with peak_memory_bounded():
+        again = dataset_summary(path)
+    assert again.to_dict() == first.to_dict()

@@ -545,8 +545,8 @@ def native_summary(path: str | Path) -> DatasetSummary:
         cached = json.loads(cache.read_text(encoding="utf-8"))
         if cached.get("dataset_uid") == header["uid"]:
             return DatasetSummary.from_dict(cached, table=table)
-    except (OSError, ValueError, KeyError, TypeError, ParetoscopeError):
-        pass  # missing, stale or damaged: recompute below
+    except (OSError, ValueError, KeyError, TypeError, RecursionError, ParetoscopeError):
+        pass  # missing, stale or damaged (or JSON nested too deeply): recompute below
     summary = summarize(table, DatasetInfo.from_dict(header["info"], str(path / HEADER_FILE)))
     with contextlib.suppress(OSError):  # a read-only dataset is still readable
         _write_summary(path, header["uid"], summary)
