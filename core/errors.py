@@ -6,3 +6,8 @@ Its message names the file or field and what was expected; the dashboard shows i
 
 class ParetoscopeError(Exception):
     """A problem with the user's input that paretoscope can explain in one message."""
+
+
+class ParetoscopeWarning(UserWarning):
+    """Something paretoscope left out or set aside and goes on without (named in the text);
+    the CLI prints it as one ``paretoscope: warning:`` line."""

@@ -3,9 +3,11 @@
 Each finished batch of episodes is one shard written atomically (temporary file, fsync,
 rename), so a reader never sees a partial file and a killed sweep loses at most the batch it
 was computing. A shard's name carries the SHA-256 of its bytes: a shard whose bytes changed on
-disk is detected, set aside and its episodes computed again. Rows are keyed by
-`episode_key` (agent fingerprint, env, preference, target, seed, horizon); when two shards
-hold the same key the first one read wins.
+disk is detected, set aside (renamed ``.corrupt``, with a `StoreWarning` naming it) and its
+episodes computed again. Only regular files named exactly as shards are read, up to
+`MAX_SHARD_BYTES`; links, FIFOs, devices and a user's own files in the folder are left alone.
+Rows are keyed by `episode_key` (agent fingerprint, env, preference, target, seed, horizon);
+when two shards hold the same key the first one read wins.
 
 Every shard has a nullable integer `step` column, right after `agent`: the training step of a
 run's snapshot (`paretoscope.runs.sweep`), null for any other agent. Shards written before the
@@ -14,20 +16,24 @@ column existed read as null there.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import json
 import os
+import re
+import stat
 import tempfile
 import uuid
+import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
-from paretoscope.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError, ParetoscopeWarning
 
 if TYPE_CHECKING:
     from paretoscope.envs import EnvSpec
@@ -35,6 +41,61 @@ if TYPE_CHECKING:
 KEY_COLUMN = "episode_key"
 STEP_COLUMN = "step"  # a run snapshot's training step; null for other agents
 _SHARD_SUFFIX = ".parquet"
+_DIGEST_LENGTH = 16
+# `write`'s names: 12 hex digits of a random id, then the first 16 of the bytes' SHA-256.
+_SHARD_NAME = re.compile(rf"[0-9a-f]{{12}}-[0-9a-f]{{{_DIGEST_LENGTH}}}{re.escape(_SHARD_SUFFIX)}")
+# The most bytes one shard may hold on disk, and its columns once read (a sweep writes a shard
+# every 64 rows or 2 seconds: a few hundred kilobytes). Larger files are not read.
+MAX_SHARD_BYTES = 256 << 20
+
+
+class StoreWarning(ParetoscopeWarning):
+    """A file in the results folder that was not read, or was set aside (named in the text)."""
+
+
+def is_shard_name(name: str) -> bool:
+    """Whether `name` is the name `ResultsStore.write` gives a shard (other files are not
+    the store's: they are never read nor moved)."""
+    return _SHARD_NAME.fullmatch(name) is not None
+
+
+def _digest_in_name(name: str) -> str:
+    return name[: -len(_SHARD_SUFFIX)].rsplit("-", 1)[-1]
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, StoreWarning, stacklevel=3)
+
+
+def _regular_file_bytes(path: Path) -> bytes | None:
+    """The bytes of `path` if it is a regular file (not a link, FIFO or device) of at most
+    `MAX_SHARD_BYTES`; None, with a warning, otherwise."""
+    try:
+        # No link is followed and opening a FIFO does not wait for a writer.
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as error:
+        _warn(f"{path}: not read ({error.strerror or error}; a link is never followed)")
+        return None
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            _warn(f"{path}: not a regular file; not read")
+            return None
+        if status.st_size > MAX_SHARD_BYTES:
+            _warn(f"{path}: {status.st_size:,} bytes (over {MAX_SHARD_BYTES:,}); not read")
+            return None
+        blocks = []
+        left = MAX_SHARD_BYTES + 1
+        while left > 0 and (block := os.read(descriptor, min(left, 1 << 20))):
+            blocks.append(block)
+            left -= len(block)
+    finally:
+        os.close(descriptor)
+    data = b"".join(blocks)
+    if len(data) > MAX_SHARD_BYTES:  # grew while being read
+        _warn(f"{path}: over {MAX_SHARD_BYTES:,} bytes; not read")
+        return None
+    return data
 
 
 def with_step_column(rows: pd.DataFrame) -> pd.DataFrame:
@@ -95,10 +156,15 @@ class ResultsStore:
         return self.root / env_id
 
     def read(self, env_id: str, keys: set[str] | None = None) -> pd.DataFrame:
-        """All intact rows stored for `env_id` (only `keys` when given), one per episode key."""
+        """All intact rows stored for `env_id` (only `keys` when given), one per episode key.
+
+        Only files named as `write` names shards are read; anything else in the folder is
+        left alone. A shard that is damaged is set aside (a `StoreWarning` names it)."""
         folder = self._folder(env_id)
         frames = []
-        for path in sorted(folder.glob(f"*{_SHARD_SUFFIX}")) if folder.is_dir() else []:
+        for path in sorted(folder.iterdir()) if folder.is_dir() else []:
+            if not is_shard_name(path.name):
+                continue
             frame = self._read_shard(path)
             if frame is None:
                 continue
@@ -111,27 +177,54 @@ class ResultsStore:
         return table.drop_duplicates(subset=KEY_COLUMN, keep="first").reset_index(drop=True)
 
     def _read_shard(self, path: Path) -> pd.DataFrame | None:
-        """A shard's rows; None (and the shard set aside) when its bytes do not match its name."""
-        expected_digest = path.stem.rsplit("-", 1)[-1]
-        try:
-            data = path.read_bytes()
-        except OSError:
+        """A shard's rows; None (with a warning) when it is no regular file within the size
+        bound, or when it is damaged (then it is also set aside)."""
+        data = _regular_file_bytes(path)
+        if data is None:
             return None
-        if hashlib.sha256(data).hexdigest()[: len(expected_digest)] != expected_digest:
-            self._set_aside(path)
+        if hashlib.sha256(data).hexdigest()[:_DIGEST_LENGTH] != _digest_in_name(path.name):
+            self._set_aside(path, "its bytes do not match the digest in its name")
             return None
         try:
-            frame = pd.read_parquet(io.BytesIO(data))
-        except Exception:  # noqa: BLE001 - any unreadable shard is treated as corrupt
-            self._set_aside(path)
+            parquet = pq.ParquetFile(io.BytesIO(data))
+            inflated = sum(
+                parquet.metadata.row_group(group).total_byte_size
+                for group in range(parquet.metadata.num_row_groups)
+            )
+        except (pa.ArrowException, OSError, ValueError):
+            self._set_aside(path, "it is not a readable Parquet file")
+            return None
+        if inflated > MAX_SHARD_BYTES:
+            _warn(
+                f"{path}: its columns declare {inflated:,} bytes "
+                f"(over {MAX_SHARD_BYTES:,}); not read"
+            )
+            return None
+        if KEY_COLUMN not in parquet.schema_arrow.names:
+            raise ParetoscopeError(
+                f"{path}: named as a results shard but has no {KEY_COLUMN!r} column (not written "
+                "by paretoscope); move it out of the results folder"
+            )
+        try:
+            frame = parquet.read().to_pandas()
+        except (pa.ArrowException, OSError, ValueError):
+            self._set_aside(path, "its columns cannot be read")
             return None
         return with_step_column(frame)  # shards older than the column: null steps
 
     @staticmethod
-    def _set_aside(path: Path) -> None:
+    def _set_aside(path: Path, why: str) -> None:
         # Keep the bytes for inspection, out of the way of future reads.
-        with contextlib.suppress(OSError):
-            path.rename(path.with_suffix(".corrupt"))
+        aside = path.with_suffix(".corrupt")
+        try:
+            path.rename(aside)
+        except OSError:
+            _warn(f"{path}: damaged results shard ({why}); not read")
+            return
+        _warn(
+            f"{path}: damaged results shard ({why}), set aside as {aside.name}; its episodes "
+            "are computed again"
+        )
 
     def write(self, env_id: str, rows: pd.DataFrame) -> Path:
         """Store `rows` (which must carry `episode_key`) as one new shard, atomically."""
@@ -141,7 +234,7 @@ class ResultsStore:
         buffer = io.BytesIO()
         with_step_column(rows).to_parquet(buffer, index=False)
         data = buffer.getvalue()
-        digest = hashlib.sha256(data).hexdigest()[:16]
+        digest = hashlib.sha256(data).hexdigest()[:_DIGEST_LENGTH]
         final_path = folder / f"{uuid.uuid4().hex[:12]}-{digest}{_SHARD_SUFFIX}"
         try:
             folder.mkdir(parents=True, exist_ok=True)

@@ -88,16 +88,56 @@ def _safe_scalar(dtype: np.dtype, *args: Any) -> Any:
     return _multiarray.scalar(dtype, *args)
 
 
+def _checked_ndarray(
+    shape: Any,
+    dtype: Any = float,
+    buffer: Any = None,
+    offset: int = 0,
+    strides: Any = None,
+    order: Any = None,
+) -> np.ndarray:
+    """`numpy.ndarray(...)` called directly, admitted only as a plain C-ordered view that lies
+    within the bytes the file gave it: a stride of 0 (or any stride but the contiguous one)
+    lets a few bytes declare billions of elements, which every reader would then copy."""
+    if buffer is None:
+        raise RefusedPickle("numpy.ndarray called without its data (an uninitialised array)")
+    if order not in (None, "C"):
+        raise RefusedPickle(f"numpy.ndarray called with order {order!r}")
+    dtype = _safe_dtype(dtype)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if not all(isinstance(size, int) and size >= 0 for size in shape):
+        raise RefusedPickle(f"numpy.ndarray called with the shape {shape!r}")
+    contiguous = tuple(
+        int(np.prod(shape[axis + 1 :], dtype=object)) * dtype.itemsize for axis in range(len(shape))
+    )
+    if strides is not None and tuple(strides) != contiguous:
+        raise RefusedPickle(
+            f"numpy.ndarray with strides {tuple(strides)!r} over shape {shape!r} (only "
+            f"contiguous strides {contiguous!r} are allowed: a stride of 0 repeats bytes the "
+            "file does not hold)"
+        )
+    available = memoryview(buffer).nbytes
+    declared = int(np.prod(shape, dtype=object)) * dtype.itemsize
+    if not isinstance(offset, int) or offset < 0 or offset + declared > available:
+        raise RefusedPickle(
+            f"numpy.ndarray of shape {shape!r} ({declared:,} bytes at offset {offset!r}) over "
+            f"a buffer of {available:,} bytes"
+        )
+    return np.ndarray(shape, dtype, buffer, offset)
+
+
 def _safe_reconstruct(subtype: Any, *args: Any) -> np.ndarray:
-    if subtype is not np.ndarray:
+    if subtype is not _checked_ndarray:
         raise RefusedPickle("an array of a type other than numpy.ndarray")
-    return cast(np.ndarray, _multiarray._reconstruct(subtype, *args))
+    return cast(np.ndarray, _multiarray._reconstruct(np.ndarray, *args))
 
 
 # (module, name) -> the object handed to the unpickler. numpy 1.x files say `numpy.core`,
 # numpy 2.x files `numpy._core`; protocol 5 files use `_frombuffer`.
 _ALLOWED: dict[tuple[str, str], Any] = {
-    ("numpy", "ndarray"): np.ndarray,
+    # Arrays are named by their type in `_reconstruct(ndarray, ...)`; called directly, the name
+    # builds a view, checked against its buffer.
+    ("numpy", "ndarray"): _checked_ndarray,
     ("numpy", "dtype"): _safe_dtype,
     ("builtins", "list"): list,
     ("collections", "defaultdict"): _safe_defaultdict,

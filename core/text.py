@@ -26,6 +26,17 @@ def printable(text: object, limit: int | None = None, keep: str = "") -> str:
     return shown
 
 
+# Characters of a user's value (an env id, a path, a name) that a message quotes.
+QUOTE_LIMIT = 200
+
+
+def quoted(value: object) -> str:
+    """`value` as a message quotes it: in quotes, made printable and cut to `QUOTE_LIMIT`
+    characters, so a message never echoes megabytes a file or an argument held."""
+    text = value if isinstance(value, str) else str(value)
+    return repr(printable(text[: QUOTE_LIMIT + 1], QUOTE_LIMIT))
+
+
 def for_terminal(text: object) -> str:
     """`text` for a terminal: lines and tabs kept, every other invisible character (an escape
     sequence from a file's name or field) written visibly."""

@@ -81,7 +81,19 @@ COMMANDS = [
         ("evaluate",),
         SweepSettings,
         ("random", "--env", "deep-sea-treasure-v0"),
-        frozenset({"agent", "--env", "--out", "--device", "--steps", "--type", "--set", "--json"}),
+        frozenset(
+            {
+                "agent",
+                "--env",
+                "--out",
+                "--device",
+                "--steps",
+                "--type",
+                "--kind",
+                "--set",
+                "--json",
+            }
+        ),
         # The library's: explicit preferences, their targets and seeds.
         frozenset({"preferences", "targets", "seeds"}),
     ),

@@ -34,6 +34,7 @@ import numpy as np
 
 from paretoscope.envs import EnvSpec, get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import quoted
 
 AgentKind = Literal[
     "morvs",
@@ -111,7 +112,7 @@ def check_config_fits_env(config: Mapping[str, Any], where: str) -> EnvSpec:
     """
     env_id = config.get("env_id")
     if not isinstance(env_id, str):
-        raise ParetoscopeError(f"{where}: env_id must be a string, got {env_id!r}")
+        raise ParetoscopeError(f"{where}: env_id must be a string, got {quoted(repr(env_id))}")
     try:
         env = get_spec(env_id)
     except ParetoscopeError as error:

@@ -164,7 +164,22 @@ def load_agent(
     `env_id` is needed for a built-in or a plug-in (they are built for an env); a checkpoint
     knows its env, and an importer reads what the file tells. `answers` answer an importer's
     questions (kind, trust, its options); any other source refuses them rather than ignore them.
+    A `device` other than the CPU is refused for an agent that would not act on it.
     """
+    from paretoscope.agents.device import check_device_used, resolve_device
+
+    resolved = resolve_device(device)
+    agent = _load_agent(name_or_path, env_id, device, answers)
+    check_device_used(agent, resolved, name_or_path)
+    return agent
+
+
+def _load_agent(
+    name_or_path: str | os.PathLike[str],
+    env_id: str | None,
+    device: str,
+    answers: ImportAnswers | None,
+) -> Agent:
     from paretoscope.agents.plugin import is_plugin
 
     if is_builtin(name_or_path) or is_plugin(name_or_path):

@@ -48,6 +48,7 @@ from paretoscope.agents.conditioned import (
 from paretoscope.agents.target_model import LinearTargetModel
 from paretoscope.atomic import write_bytes_atomically
 from paretoscope.errors import ParetoscopeError
+from paretoscope.folders import make_folder
 from paretoscope.jsonfile import loads
 from paretoscope.registry import Registry
 from paretoscope.text import printable
@@ -223,7 +224,7 @@ def _save_conditioned(agent: ConditionedAgent, destination: Path, single_file: b
             raise ParetoscopeError(f"{destination}: a single-file checkpoint ends in .safetensors")
         config["weights"]["file"] = None
         metadata = {CONFIG_METADATA_KEY: _to_json(config)}
-        destination.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(destination.parent)
         write_bytes_atomically(destination, tensors_to_bytes(tensors, metadata=metadata))
         return destination
     return _write_directory(config, tensors, destination)
@@ -234,7 +235,7 @@ def _write_directory(
 ) -> Path:
     from safetensors.torch import save as tensors_to_bytes
 
-    destination.mkdir(parents=True, exist_ok=True)
+    make_folder(destination)
     payload = tensors_to_bytes(tensors)
     config["weights"]["sha256"] = hashlib.sha256(payload).hexdigest()
     write_bytes_atomically(destination / WEIGHTS_FILE, payload)

@@ -41,6 +41,7 @@ from paretoscope.agents.architecture import (
     input_sizes,
 )
 from paretoscope.agents.base import AgentKind, AgentSpec, Conditioning
+from paretoscope.agents.device import resolve_device
 from paretoscope.agents.networks import DecisionTransformer
 from paretoscope.agents.target_model import LinearTargetModel
 from paretoscope.envs import get_spec
@@ -186,7 +187,7 @@ class ConditionedAgent:
         self.rtg_scale = float(rtg_scale)
         self.preference_weighted_return = bool(preference_weighted_return)
         self.training = dict(training or {})
-        self.device = _resolve_device(device)
+        self.device = resolve_device(device)
         self.network = network.to(self.device).eval()
         self._mean = torch.tensor(normalizer.mean, dtype=torch.float32, device=self.device)
         self._std = torch.tensor(normalizer.std, dtype=torch.float32, device=self.device)
@@ -301,7 +302,7 @@ class ConditionedAgent:
 
     def to(self, device: str | torch.device) -> ConditionedAgent:
         """Move the network (and any history) to `device`; returns self."""
-        self.device = _resolve_device(device)
+        self.device = resolve_device(device)
         self.network.to(self.device)
         self._mean = self._mean.to(self.device)
         self._std = self._std.to(self.device)
@@ -548,13 +549,3 @@ def create_agent(
         training=training,
         device=device,
     )
-
-
-def _resolve_device(device: str | torch.device) -> torch.device:
-    try:
-        resolved = torch.device(device)
-    except (RuntimeError, TypeError) as error:
-        raise ParetoscopeError(f"device: {device!r} is not a torch device ({error})") from None
-    if resolved.type == "cuda" and not torch.cuda.is_available():
-        raise ParetoscopeError(f"device: {device!r} asked for, but CUDA is not available here")
-    return resolved

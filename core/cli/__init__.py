@@ -10,10 +10,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 from collections.abc import Sequence
+from typing import Any, TextIO
 
 from paretoscope import __version__
-from paretoscope.errors import ParetoscopeError
+from paretoscope.errors import ParetoscopeError, ParetoscopeWarning
 from paretoscope.text import for_terminal
 
 # Sub-command modules, in the order `--help` lists them.
@@ -42,7 +44,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+    *,
+    default: Any = warnings.showwarning,
+) -> None:
+    """paretoscope's own warnings as one line (like its errors); others as Python shows them."""
+    if issubclass(category, ParetoscopeWarning):
+        print(f"paretoscope: warning: {for_terminal(str(message))}", file=sys.stderr)
+    else:
+        default(message, category, filename, lineno, file, line)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    warnings.showwarning = _show_warning
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from paretoscope.agents.peda.signature import PEDA_TYPES
+from paretoscope.cli import options
 from paretoscope.errors import ParetoscopeError
 from paretoscope.text import for_terminal
 
@@ -35,7 +36,9 @@ def register(subparsers: Any) -> None:
         description="Print a paretoscope checkpoint's config and parameter count, or what an "
         "importer reads from another tool's file (format, kind, env, what it still needs).",
     )
-    show.add_argument("path", type=Path, help="checkpoint directory, .safetensors, .ckpt, .tar")
+    show.add_argument(
+        "path", type=options.path, help="checkpoint directory, .safetensors, .ckpt, .tar"
+    )
     show.add_argument("--json", action="store_true", help="print machine-readable JSON")
     show.set_defaults(func=run_show)
 
@@ -48,7 +51,9 @@ def register(subparsers: Any) -> None:
         "fit. Files that can only be read by running code from them (PCN's pickled model) are "
         "refused unless --trust.",
     )
-    importer.add_argument("checkpoint", type=Path, help="the file, e.g. weights/Envelope.tar")
+    importer.add_argument(
+        "checkpoint", type=options.path, help="the file, e.g. weights/Envelope.tar"
+    )
     importer.add_argument(
         "--env", default=None, help="environment id (when the file's path does not name it)"
     )
@@ -82,13 +87,18 @@ def register(subparsers: Any) -> None:
         "normalisation, scale 1000 and contexts come with it. The initial target is fitted on "
         "--dataset (as PEDA does) or taken from PEDA's published linear models.",
     )
-    peda.add_argument("checkpoint", type=Path, help="PEDA checkpoint, e.g. ckpt/step=1000.ckpt")
+    peda.add_argument(
+        "checkpoint", type=options.path, help="PEDA checkpoint, e.g. ckpt/step=1000.ckpt"
+    )
     peda.add_argument("--env", required=True, help="environment id, e.g. MO-Hopper-v3")
     peda.add_argument(
         "--type", required=True, choices=PEDA_TYPES, dest="peda_type", help="model type"
     )
     peda.add_argument(
-        "--dataset", type=Path, default=None, help="the D4MORL .pkl the model was trained on"
+        "--dataset",
+        type=options.path,
+        default=None,
+        help="the D4MORL .pkl the model was trained on",
     )
     peda.add_argument(
         "--n-head",
@@ -101,7 +111,7 @@ def register(subparsers: Any) -> None:
 
 
 def _output_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", type=Path, required=True, help="directory to write")
+    parser.add_argument("--out", type=options.path, required=True, help="directory to write")
     parser.add_argument(
         "--single-file", action="store_true", help="write one .safetensors file (PEDA kinds)"
     )

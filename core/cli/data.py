@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from paretoscope.cli import options
 from paretoscope.errors import ParetoscopeError
 from paretoscope.text import for_terminal, number, numbers
 
@@ -30,7 +31,9 @@ def register(subparsers: Any) -> None:
         description="Environment, objectives, counts, return ranges, preference coverage, "
         "non-dominated trajectories and hypervolume. The summary is cached beside the data.",
     )
-    show.add_argument("path", help="a dataset of any registered format, or minari:ID")
+    show.add_argument(
+        "path", type=options.path_text, help="a dataset of any registered format, or minari:ID"
+    )
     show.add_argument("--env", dest="env_id", help="env id when the source does not name it")
     show.add_argument("--json", action="store_true", help="print machine-readable JSON")
     show.set_defaults(func=run_show)
@@ -42,8 +45,8 @@ def register(subparsers: Any) -> None:
         "suffix names (minari:ID for Minari, a .pkl name for D4MORL), else a native dataset "
         "directory.",
     )
-    convert.add_argument("source", metavar="IN")
-    convert.add_argument("destination", metavar="OUT")
+    convert.add_argument("source", type=options.path_text, metavar="IN")
+    convert.add_argument("destination", type=options.path_text, metavar="OUT")
     convert.add_argument("--to", choices=_WritableFormats(), help="output format")
     convert.add_argument("--env", dest="env_id", help="env id when IN does not name it")
     convert.add_argument("--overwrite", action="store_true", help="replace an existing OUT")
@@ -55,7 +58,9 @@ def register(subparsers: Any) -> None:
         description="Roll out an agent over preferences drawn from a D4MORL distribution, with "
         "expert or amateur behaviour noise; seeded and reproducible.",
     )
-    collect.add_argument("--agent", required=True, metavar="CKPT", help="agent checkpoint")
+    collect.add_argument(
+        "--agent", type=options.path_text, required=True, metavar="CKPT", help="agent checkpoint"
+    )
     collect.add_argument("--env", dest="env_id", required=True, metavar="ID")
     collect.add_argument("--dist", choices=("uniform", "wide", "narrow"), default="uniform")
     collect.add_argument("--quality", choices=("expert", "amateur"), default="expert")
@@ -67,10 +72,18 @@ def register(subparsers: Any) -> None:
         help="expert only: Gaussian noise on every executed action, SIGMA times half the action "
         "range (default 0: D4MORL's noiseless expert)",
     )
-    collect.add_argument("--episodes", type=int, required=True, metavar="N")
-    collect.add_argument("--out", required=True, metavar="PATH", help="native dataset directory")
-    collect.add_argument("--d4morl-out", metavar="FILE", help="also write a D4MORL .pkl")
-    collect.add_argument("--seed", type=int, default=0)
+    collect.add_argument("--episodes", type=options.episode_count, required=True, metavar="N")
+    collect.add_argument(
+        "--out",
+        type=options.path_text,
+        required=True,
+        metavar="PATH",
+        help="native dataset directory",
+    )
+    collect.add_argument(
+        "--d4morl-out", type=options.path_text, metavar="FILE", help="also write a D4MORL .pkl"
+    )
+    collect.add_argument("--seed", type=options.seed, default=0)
     collect.add_argument("--batch-size", type=int, default=16, help="episodes run in lockstep")
     collect.add_argument("--horizon", type=int, help="steps per episode (default: the env's)")
     collect.add_argument(
@@ -87,7 +100,7 @@ def register(subparsers: Any) -> None:
         description="List the datasets directly under DIR: native datasets, D4MORL .pkl "
         "files, Minari datasets and those of installed formats.",
     )
-    listing.add_argument("directory", nargs="?", default=".", metavar="DIR")
+    listing.add_argument("directory", type=options.path_text, nargs="?", default=".", metavar="DIR")
     listing.add_argument("--json", action="store_true", help="print machine-readable JSON")
     listing.set_defaults(func=run_list)
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
+from paretoscope.cli import options
 from paretoscope.cli.options import add_quiet_option, add_settings_options, settings_from_args
 from paretoscope.settings import DemoBuildSettings
 
@@ -52,7 +52,7 @@ def register(subparsers: Any) -> None:
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out",
-        type=Path,
+        type=options.path,
         default=None,
         metavar="DIR",
         help="assets folder to build into (default: the bundled assets folder)",

@@ -14,6 +14,7 @@ from paretoscope.cli.options import (
     add_device_option,
     add_json_option,
     add_settings_options,
+    path_text,
     settings_from_args,
 )
 from paretoscope.errors import ParetoscopeError
@@ -34,6 +35,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "agent",
+        type=path_text,
         help="agent checkpoint (directory or .safetensors file), another tool's checkpoint, a "
         "built-in agent (random), or a training run folder: every snapshot is swept (paretoscope "
         "snapshots/step=N/, PEDA ckpt/step=N.ckpt, MORL-Baselines saves named step=N or iter=N)",
@@ -42,6 +44,7 @@ def register(subparsers: Any) -> None:
     add_settings_options(parser, SweepSettings)
     parser.add_argument(
         "--out",
+        type=path_text,
         default="results",
         help="results folder: stored episodes are reused, new ones added (default ./results)",
     )
@@ -55,6 +58,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--type",
+        "--kind",
         dest="kind",
         default=None,
         help="the model kind of another tool's files when they do not tell (PEDA: dt, rvs, bc)",
@@ -84,6 +88,7 @@ def _steps(text: str) -> list[int]:
 
 def run(args: argparse.Namespace) -> int:
     from paretoscope.agents.builtin import load_agent
+    from paretoscope.agents.importers import ImportAnswers, parse_options
     from paretoscope.evaluate import summary_record, sweep
     from paretoscope.results_store import ResultsStore
     from paretoscope.runs.run import sniff_run
@@ -95,7 +100,9 @@ def run(args: argparse.Namespace) -> int:
         return evaluate_run(args, location, settings, store)
     if args.steps is not None:
         raise ParetoscopeError(f"--steps: {args.agent} is not a training run (no snapshots)")
-    agent = load_agent(args.agent, args.env, device=args.device)
+    # The importer's answers are part of what the agent is (and so of its episodes' keys).
+    answers = ImportAnswers(env_id=args.env, kind=args.kind, options=parse_options(args.options))
+    agent = load_agent(args.agent, args.env, device=args.device, answers=answers)
     table = sweep(
         agent, args.env, settings, store=store, agent_id=location.name, progress=not args.json
     )

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from paretoscope.cli import options
 from paretoscope.cli.options import add_json_option
 from paretoscope.errors import ParetoscopeError
 from paretoscope.text import number, signed
@@ -30,7 +31,9 @@ def register(subparsers: Any) -> None:
         "meets an aspiration level (Wierzbicki's achievement function).",
     )
     parser.add_argument(
-        "results_dir", help="results folder written by `paretoscope evaluate --out`"
+        "results_dir",
+        type=options.path_text,
+        help="results folder written by `paretoscope evaluate --out`",
     )
     parser.add_argument("--env", default=None, help="environment id (default: the only one stored)")
     parser.add_argument("--agent", default=None, help="agent name (default: the only one stored)")

@@ -5,7 +5,9 @@
 `settings_from_args(SettingsType, args)` builds the object back from the parsed options, each
 field not given keeping its default. A field's own text form (a size, a list of numbers) is
 read when the object is built: a bad value is a `ParetoscopeError` naming the option. The
-options every command shares and that are no settings (--quiet, --json, --device) are here too.
+options every command shares and that are no settings (--quiet, --json, --device) are here too,
+and the one set of value types the commands' shared options use (seeds, counts, paths), so that
+argparse itself refuses a value out of its documented bounds (`paretoscope.settings.limits`).
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ from __future__ import annotations
 import argparse
 import types
 import typing
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from paretoscope.errors import ParetoscopeError
 from paretoscope.settings.fields import SettingField, is_settings_type, setting_fields
+from paretoscope.settings.limits import EPISODES, SEEDS, Bounds
+from paretoscope.text import quoted
 
 Settings = TypeVar("Settings")
 
@@ -97,6 +102,8 @@ def _argparse_keywords(field: SettingField) -> dict[str, Any]:
     if value_type not in (int, float, str):
         raise TypeError(f"setting {field.name!r} of type {field.type} needs a parse= text form")
     keywords.update(type=value_type, default=field.field.default)
+    if form.bounds is not None:
+        keywords["type"] = whole_number(form.bounds)
     if choices:
         keywords["choices"] = choices
     if form.bare is not None:
@@ -128,3 +135,53 @@ def add_json_option(parser: argparse.ArgumentParser, what: str = "machine-readab
 
 def add_device_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", default="cpu", help="torch device for the agent (cpu, cuda)")
+
+
+# --- value types of the shared options ----------------------------------------------------------
+
+
+def whole_number(bounds: Bounds) -> Callable[[str], int]:
+    """The argparse type of a whole number within `bounds`: argparse prints its refusal."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:  # also a number too long for Python to read (over 4300 digits)
+            raise argparse.ArgumentTypeError(
+                f"expected {bounds.expected()}, got {quoted(text)}"
+            ) from None
+        problem = bounds.problem(value)
+        if problem is not None:
+            raise argparse.ArgumentTypeError(problem)
+        return value
+
+    return parse
+
+
+# An episode seed (numpy's and gymnasium's range), and a count of episodes.
+seed = whole_number(SEEDS)
+episode_count = whole_number(EPISODES)
+
+# The longest path and file name the system takes (POSIX's usual PATH_MAX and NAME_MAX).
+MAX_PATH = 4096
+MAX_NAME = 255
+
+
+def path_text(text: str) -> str:
+    """The argparse type of a path (kept as text: some name sources, e.g. ``minari:ID``):
+    refused when empty (it would mean the current folder) or longer than the system takes."""
+    if not text:
+        raise argparse.ArgumentTypeError("expected a path, got an empty one")
+    longest_name = max(len(name.encode(errors="surrogateescape")) for name in text.split("/"))
+    if len(text) > MAX_PATH or longest_name > MAX_NAME:
+        raise argparse.ArgumentTypeError(
+            f"a path of {len(text)} characters (a name in it of {longest_name} bytes) is longer "
+            f"than the system takes ({MAX_PATH} characters, {MAX_NAME} bytes a name): "
+            f"{quoted(text)}"
+        )
+    return text
+
+
+def path(text: str) -> Path:
+    """The argparse type of a path as a `Path` (checked as `path_text` does)."""
+    return Path(path_text(text))

@@ -10,6 +10,7 @@ from paretoscope.cli.options import (
     add_device_option,
     add_quiet_option,
     add_settings_options,
+    path_text,
     settings_from_args,
 )
 from paretoscope.errors import ParetoscopeError
@@ -27,6 +28,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "agent",
+        type=path_text,
         help="agent checkpoint (directory or .safetensors file), or a built-in agent: random",
     )
     parser.add_argument("--env", required=True, help="environment id (see `paretoscope envs`)")
@@ -37,7 +39,10 @@ def register(subparsers: Any) -> None:
         "--target", default=None, help="initial target per objective (default: the agent's)"
     )
     parser.add_argument(
-        "--out", default=None, help="video file, .mp4 or .gif (default: named after the run)"
+        "--out",
+        type=path_text,
+        default=None,
+        help="video file, .mp4 or .gif (default: named after the run)",
     )
     add_settings_options(parser, RecordingSettings)
     add_device_option(parser)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,6 +22,8 @@ from paretoscope.cli.options import (
     add_device_option,
     add_quiet_option,
     add_settings_options,
+    path,
+    path_text,
     settings_from_args,
 )
 from paretoscope.errors import ParetoscopeError
@@ -61,7 +62,7 @@ def add_behaviour_parser(commands: Any) -> None:
         "return. State is saved after every iteration: rerun the same command to resume.",
     )
     parser.add_argument("--env", required=True, help="environment id, e.g. MO-HalfCheetah-v2")
-    parser.add_argument("--out", type=Path, required=True, help="output directory")
+    parser.add_argument("--out", type=path, required=True, help="output directory")
     add_settings_options(parser, BehaviourTrainingSettings)
     add_quiet_option(parser)
     parser.set_defaults(func=run_behaviour)
@@ -124,9 +125,12 @@ def add_offline_parsers(commands: Any) -> None:
             "continues an interrupted run bit-identically on CPU.",
         )
         parser.add_argument(
-            "--data", required=True, help="dataset: native directory, D4MORL .pkl or Minari"
+            "--data",
+            type=path_text,
+            required=True,
+            help="dataset: native directory, D4MORL .pkl or Minari",
         )
-        parser.add_argument("--out", type=Path, required=True, help="output directory")
+        parser.add_argument("--out", type=path, required=True, help="output directory")
         parser.add_argument("--env", default=None, help="environment id (checked against the data)")
         parser.add_argument("--resume", action="store_true", help="continue the run in --out")
         add_settings_options(parser, OfflineTrainingSettings, variant=kind)

@@ -32,6 +32,7 @@ from paretoscope.data.trajectories import (
 )
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.folders import make_folder
 from paretoscope.safe_pickle import load_restricted
 
 # Keys of one trajectory, in the order PEDA's collection script writes them.
@@ -50,6 +51,11 @@ _NAME_PATTERN = re.compile(
     r"^(?P<env>.+)_(?P<count>\d+)_(?P<quality>expert|amateur)_(?P<distribution>uniform|wide|narrow)"
     r"\.pkl$"
 )
+# The most bytes a D4MORL file may declare per byte it holds, counted as the readers will hold
+# them (every element as a float64, every reference to a shared trajectory as its own copy).
+# A file written by PEDA or paretoscope declares about 1 byte per byte; a pickle's memo lets a
+# few bytes refer to one trajectory thousands of times, each of which the readers would copy.
+MAX_DECLARED_BYTES_PER_FILE_BYTE = 16
 # Rows of `preference` within one trajectory must agree to this absolute tolerance.
 _PREFERENCE_ROW_TOLERANCE = 1e-12
 
@@ -203,6 +209,32 @@ def _trajectory_from_entry(entry: Any, where: str) -> Trajectory:
     )
 
 
+def check_declared_size(path: Path, entries: Iterable[Any]) -> None:
+    """Refuse a loaded pickle whose trajectories declare more data than its file could hold
+    (`MAX_DECLARED_BYTES_PER_FILE_BYTE`), before any reader copies an array: shared entries
+    and shared arrays are counted once per reference, as the readers copy each."""
+    file_bytes = path.stat().st_size
+    declared_bytes = 0
+    declared_steps = 0
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            continue  # refused by name when validated
+        for key in D4MORL_KEYS:
+            value = entry.get(key)
+            if isinstance(value, np.ndarray):
+                declared_bytes += value.size * np.dtype(np.float64).itemsize
+                if key == "observations" and value.ndim > 0:
+                    declared_steps += value.shape[0]
+    limit = file_bytes * MAX_DECLARED_BYTES_PER_FILE_BYTE
+    if declared_bytes > limit:
+        raise ParetoscopeError(
+            f"{path}: the trajectories declare {declared_steps:,} steps ({declared_bytes:,} "
+            f"bytes once read) in a file of {file_bytes:,} bytes; a D4MORL file may declare at "
+            f"most {MAX_DECLARED_BYTES_PER_FILE_BYTE} times its size (each reference to a "
+            "shared trajectory or array counts as the copy the readers make)"
+        )
+
+
 class D4MORLFile:
     """A loaded and fully validated D4MORL pickle, handed out trajectory by trajectory."""
 
@@ -259,6 +291,7 @@ def load_d4morl(path: str | Path, env_id: str | None = None, progress: bool = Fa
         )
     if len(content) == 0:
         raise ParetoscopeError(f"{path}: the dataset holds no trajectories (empty list)")
+    check_declared_size(path, content)
     loaded = D4MORLFile(path, info, list(content))
     del content
     loaded._validate(progress)
@@ -329,7 +362,7 @@ def write_d4morl(
         raise ParetoscopeError(f"{path}: already exists (pass overwrite to replace it)")
     if path.is_dir():
         raise ParetoscopeError(f"{path}: is a directory, expected a .pkl file name")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.partial")
     entries = (
         d4morl_entry(trajectory)

@@ -25,11 +25,20 @@ from paretoscope.data.progress import progress_bar
 from paretoscope.data.trajectories import DatasetInfo, Trajectories, Trajectory, check_trajectory
 from paretoscope.envs import REGISTRY, get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import printable
 
 MINARI_PREFIX = "minari:"
 _METADATA_KEY = "paretoscope"
 # Episodes handed to Minari per call when writing (bounds the memory a big dataset needs).
 _WRITE_CHUNK = 256
+# Bounds on what main_data.hdf5 may declare, checked before anything is read: all its datasets
+# together at most this many times the file's size (unwritten chunks and fill values store
+# nothing; compression of real episodes rarely reaches 10x even with constant columns), and
+# one dataset (one episode's column) at most this many bytes.
+MAX_DECLARED_BYTES_PER_FILE_BYTE = 64
+MAX_EPISODE_COLUMN_BYTES = 1 << 30
+# The datasets every Minari episode group holds.
+_EPISODE_COLUMNS = ("observations", "actions", "rewards", "terminations", "truncations")
 
 
 def import_minari() -> Any:
@@ -103,17 +112,14 @@ def sniff_minari(path: Path) -> DatasetHeader | None:
     metadata = _read_metadata(path / "data")
     ours = metadata.get(_METADATA_KEY)
     if isinstance(ours, str):
-        try:
-            ours = json.loads(ours)
-        except json.JSONDecodeError:
-            ours = None
+        ours = _parse_field(path / "data" / "metadata.json", _METADATA_KEY, ours)
     env_id = None
     if isinstance(ours, dict):
         info = ours.get("info", ours)
         if isinstance(info, dict) and isinstance(info.get("env_id"), str):
             env_id = str(info["env_id"])
     if env_id is None:
-        recorded = _recorded_env_id(metadata)
+        recorded = _recorded_env_id(metadata, path / "data" / "metadata.json")
         env_id = recorded if recorded in REGISTRY else None
     count = metadata.get("total_episodes")
     return DatasetHeader(
@@ -130,15 +136,32 @@ def _read_metadata(data_path: Path) -> dict[str, Any]:
         metadata = json.loads((data_path / "metadata.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise ParetoscopeError(f"{data_path / 'metadata.json'}: unreadable ({error})") from None
+    except RecursionError:  # json's parser recurses once per level of nesting
+        raise ParetoscopeError(
+            f"{data_path / 'metadata.json'}: unreadable (JSON nested too deeply)"
+        ) from None
     if not isinstance(metadata, dict):
         raise ParetoscopeError(f"{data_path / 'metadata.json'}: not a JSON object")
     return metadata
 
 
-def _info_from_metadata(source: str, metadata: dict[str, Any], env_id: str | None) -> DatasetInfo:
+def _parse_field(where: Path, field: str, text: str) -> Any:
+    """A metadata field that holds JSON as text (Minari's `env_spec`); None when it is not
+    JSON, a `ParetoscopeError` when it is nested too deeply to parse."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+    except RecursionError:
+        raise ParetoscopeError(f"{where}: field {field!r} is JSON nested too deeply") from None
+
+
+def _info_from_metadata(
+    source: str, metadata: dict[str, Any], env_id: str | None, where: Path
+) -> DatasetInfo:
     ours = metadata.get(_METADATA_KEY)
     if isinstance(ours, dict) and isinstance(ours.get("info"), dict):
-        stored = DatasetInfo.from_dict(ours["info"])
+        stored = DatasetInfo.from_dict(ours["info"], f"{source}: metadata.json")
         if env_id is None or env_id == stored.env_id:
             return DatasetInfo(
                 env_id=stored.env_id,
@@ -149,7 +172,7 @@ def _info_from_metadata(source: str, metadata: dict[str, Any], env_id: str | Non
                 extra=stored.extra,
             )
     if env_id is None:
-        recorded = _recorded_env_id(metadata)
+        recorded = _recorded_env_id(metadata, where)
         if recorded is None or recorded not in REGISTRY:
             raise ParetoscopeError(
                 f"{source}: cannot tell which paretoscope environment this Minari dataset is for "
@@ -159,14 +182,68 @@ def _info_from_metadata(source: str, metadata: dict[str, Any], env_id: str | Non
     return DatasetInfo.for_env(env_id, source=f"minari:{source}")
 
 
-def _recorded_env_id(metadata: dict[str, Any]) -> str | None:
+def _recorded_env_id(metadata: dict[str, Any], where: Path) -> str | None:
     env_spec = metadata.get("env_spec")
     if not isinstance(env_spec, str):
         return None
+    parsed = _parse_field(where, "env_spec", env_spec)
+    return str(parsed.get("id")) if isinstance(parsed, dict) else None
+
+
+def check_minari_storage(data_path: Path) -> None:
+    """Refuse a ``main_data.hdf5`` that is not HDF5, whose episodes lack a column, whose data
+    lie outside it (external or virtual storage), or whose datasets declare more than it can
+    hold (`MAX_DECLARED_BYTES_PER_FILE_BYTE`, `MAX_EPISODE_COLUMN_BYTES`): only shapes and
+    layouts are read, no data."""
+    import h5py
+
+    path = data_path / "main_data.hdf5"
     try:
-        return str(json.loads(env_spec).get("id"))
-    except (ValueError, AttributeError):
-        return None
+        file = h5py.File(path, "r")
+    except OSError as error:
+        raise ParetoscopeError(f"{path}: not an HDF5 file Minari can read ({error})") from None
+    with file:
+        for name, episode in file.items():
+            if not isinstance(episode, h5py.Group):
+                continue
+            missing = [column for column in _EPISODE_COLUMNS if column not in episode]
+            if missing:
+                raise ParetoscopeError(
+                    f"{path}: {printable(name, 80)} has no {', '.join(map(repr, missing))} "
+                    "(a Minari episode holds observations, actions, rewards, terminations "
+                    "and truncations)"
+                )
+        budget = _DeclaredBudget(path, path.stat().st_size * MAX_DECLARED_BYTES_PER_FILE_BYTE)
+        file.visititems(budget.check)
+
+
+class _DeclaredBudget:
+    """Adds up what the datasets of one HDF5 file declare, refusing past `limit` bytes."""
+
+    def __init__(self, path: Path, limit: int) -> None:
+        self.path = path
+        self.limit = limit
+        self.total = 0
+
+    def check(self, name: str, item: Any) -> None:
+        import h5py
+
+        if not isinstance(item, h5py.Dataset):
+            return
+        where = f"{self.path}: {printable(name, 200)}"
+        if item.external or item.is_virtual:
+            raise ParetoscopeError(f"{where} keeps its data outside the file (refused)")
+        if item.shape is None:
+            return
+        declared = int(np.prod(item.shape, dtype=object)) * item.dtype.itemsize
+        self.total += declared
+        if declared > MAX_EPISODE_COLUMN_BYTES or self.total > self.limit:
+            raise ParetoscopeError(
+                f"{where} declares shape {item.shape} ({declared:,} bytes; it stores "
+                f"{item.id.get_storage_size():,}); a Minari file may declare at most "
+                f"{MAX_DECLARED_BYTES_PER_FILE_BYTE} times its size ({self.limit:,} bytes) in "
+                f"all and {MAX_EPISODE_COLUMN_BYTES:,} bytes in one column"
+            )
 
 
 def read_minari(
@@ -192,8 +269,9 @@ def iter_minari(
 
     data_path = minari_data_path(source, root)
     metadata = _read_metadata(data_path)
-    info = _info_from_metadata(str(source), metadata, env_id)
+    info = _info_from_metadata(str(source), metadata, env_id, data_path / "metadata.json")
     spec = get_spec(info.env_id)
+    check_minari_storage(data_path)
     try:
         dataset = MinariDataset(data_path)
     except Exception as error:  # Minari raises ValueError/AssertionError/KeyError alike

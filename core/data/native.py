@@ -30,6 +30,8 @@ from paretoscope.data.trajectories import (
     trajectory_return,
 )
 from paretoscope.errors import ParetoscopeError
+from paretoscope.folders import make_folder
+from paretoscope.text import printable
 
 FORMAT_NAME = "paretoscope-trajectories"
 FORMAT_VERSION = 1
@@ -43,6 +45,11 @@ TRAJECTORY_COLUMNS = ("offsets", "preferences", "final_observations", "returns")
 # A resumable writer's commit point: counts, rows per column and caller state; and its table.
 _CHECKPOINT_FILE = "checkpoint.json"
 _CHECKPOINT_TABLE = "checkpoint-table.npz"
+
+# Every dataset has these columns (next_observations only when not derivable).
+REQUIRED_COLUMNS = tuple(
+    name for name in STEP_COLUMNS + TRAJECTORY_COLUMNS if name != "next_observations"
+)
 
 # Step columns are streamed to disk behind a fixed-size .npy header, written last.
 _NPY_HEADER_BYTES = 128
@@ -155,7 +162,7 @@ class NativeWriter:
         self.spec = info.spec
         self.validate = validate
         _check_output_path(self.path, overwrite)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(self.path.parent)
         self._resume_key = resume_key
         partial_name = (
             f".{self.path.name}.partial"
@@ -389,6 +396,10 @@ def read_header(path: str | Path) -> dict[str, Any]:
         header = json.loads(header_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ParetoscopeError(f"{header_path}: unreadable header ({error})") from None
+    except RecursionError:  # json's parser recurses once per level of nesting
+        raise ParetoscopeError(
+            f"{header_path}: unreadable header (JSON nested too deeply)"
+        ) from None
     if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
         raise ParetoscopeError(f"{header_path}: not a {FORMAT_NAME} header")
     version = header.get("version")
@@ -397,7 +408,49 @@ def read_header(path: str | Path) -> dict[str, Any]:
             f"{header_path}: format version {version!r}; this paretoscope reads up to "
             f"{FORMAT_VERSION} (upgrade paretoscope)"
         )
+    if not isinstance(header.get("info"), dict):
+        raise ParetoscopeError(f"{header_path}: the header has no 'info' object")
+    columns = header.get("columns")
+    if not isinstance(columns, dict):
+        raise ParetoscopeError(
+            f"{header_path}: the header's 'columns' is "
+            f"{'missing' if columns is None else 'a ' + type(columns).__name__}, expected an "
+            "object naming each column's file, dtype and shape"
+        )
+    missing = [name for name in REQUIRED_COLUMNS if name not in columns]
+    if missing:
+        raise ParetoscopeError(
+            f"{header_path}: the header's 'columns' lack {', '.join(map(repr, missing))}"
+        )
+    for name, entry in columns.items():
+        _check_column_entry(path, header_path, name, entry)
     return header
+
+
+def _check_column_entry(path: Path, header_path: Path, name: str, entry: Any) -> None:
+    """One entry of the header's `columns`: a file inside the dataset folder, a dtype, a shape."""
+    shown = printable(name, 80)
+    if name not in STEP_COLUMNS + TRAJECTORY_COLUMNS:
+        raise ParetoscopeError(f"{header_path}: unknown column {shown!r}")
+    if not (
+        isinstance(entry, dict)
+        and isinstance(entry.get("file"), str)
+        and isinstance(entry.get("dtype"), str)
+        and isinstance(entry.get("shape"), list)
+        and all(isinstance(size, int) and size >= 0 for size in entry["shape"])
+    ):
+        raise ParetoscopeError(
+            f"{header_path}: column {shown!r} is not an object with a 'file', a 'dtype' and a "
+            "'shape' (a list of sizes)"
+        )
+    file_name = entry["file"]
+    # A plain file name in the folder: never an absolute path, '..' or a link leading out.
+    inside = Path(file_name).name == file_name and file_name not in ("", ".", "..")
+    if not inside or (path / file_name).resolve().parent != path.resolve():
+        raise ParetoscopeError(
+            f"{header_path}: column {shown!r} names the file {printable(file_name, 80)!r}, "
+            "which is not inside the dataset folder"
+        )
 
 
 def _open_column(path: Path, name: str, header: dict[str, Any]) -> np.ndarray:
@@ -405,8 +458,15 @@ def _open_column(path: Path, name: str, header: dict[str, Any]) -> np.ndarray:
     file_path = path / entry["file"]
     try:
         array = np.load(file_path, mmap_mode="r", allow_pickle=False)
-    except (OSError, ValueError) as error:
-        raise ParetoscopeError(f"{file_path}: cannot open column {name!r} ({error})") from None
+    except OSError as error:
+        raise ParetoscopeError(
+            f"{file_path}: cannot open column {name!r} ({error.strerror or error})"
+        ) from None
+    except ValueError:  # a pickle, Python objects, or a shape larger than the file
+        raise ParetoscopeError(
+            f"{file_path}: column {name!r} is not plain numbers in a .npy file that holds "
+            "its whole shape"
+        ) from None
     if list(array.shape) != list(entry["shape"]) or array.dtype.str != entry["dtype"]:
         raise ParetoscopeError(
             f"{file_path}: column {name!r} is {array.dtype.str} {list(array.shape)}, the header "
@@ -415,12 +475,39 @@ def _open_column(path: Path, name: str, header: dict[str, Any]) -> np.ndarray:
     return array
 
 
+def _checked_offsets(path: Path, header: dict[str, Any], steps: int | None) -> np.ndarray:
+    """The offsets column, refused unless it starts at 0, never decreases and (when `steps`
+    is known) ends at the number of step rows."""
+    offsets = np.asarray(_open_column(path, "offsets", header))
+    file_path = path / header["columns"]["offsets"]["file"]
+    if offsets.ndim != 1 or offsets.dtype.kind not in "iu" or len(offsets) < 2:
+        raise ParetoscopeError(
+            f"{file_path}: column 'offsets' is not a list of at least two whole numbers"
+        )
+    if offsets[0] != 0:
+        raise ParetoscopeError(f"{file_path}: column 'offsets' starts at {offsets[0]}, not 0")
+    steps_per_trajectory = np.diff(offsets)
+    if (steps_per_trajectory < 0).any():
+        index = int(np.argmax(steps_per_trajectory < 0))
+        raise ParetoscopeError(
+            f"{file_path}: column 'offsets' decreases at trajectory {index} ({offsets[index]} "
+            f"then {offsets[index + 1]}); offsets never decrease"
+        )
+    if steps is not None and offsets[-1] != steps:
+        raise ParetoscopeError(
+            f"{file_path}: column 'offsets' ends at {offsets[-1]} but the step columns hold "
+            f"{steps} rows"
+        )
+    return offsets
+
+
 def open_native(path: str | Path) -> Trajectories:
     """The native dataset at `path` as `Trajectories` over read-only memory maps."""
     path = Path(path)
     header = read_header(path)
-    info = DatasetInfo.from_dict(header["info"])
+    info = DatasetInfo.from_dict(header["info"], str(path / HEADER_FILE))
     columns = {name: _open_column(path, name, header) for name in header["columns"]}
+    columns["offsets"] = _checked_offsets(path, header, len(columns["observations"]))
     return Trajectories(
         info=info,
         observations=columns["observations"],
@@ -439,8 +526,8 @@ def native_table(path: str | Path, header: dict[str, Any] | None = None) -> Traj
     """The per-trajectory table of a native dataset, read from its small columns only."""
     path = Path(path)
     header = read_header(path) if header is None else header
-    info = DatasetInfo.from_dict(header["info"])
-    offsets = np.asarray(_open_column(path, "offsets", header))
+    info = DatasetInfo.from_dict(header["info"], str(path / HEADER_FILE))
+    offsets = _checked_offsets(path, header, None)
     return TrajectoryTable.from_columns(
         returns=np.asarray(_open_column(path, "returns", header)),
         lengths=np.diff(offsets),
@@ -459,9 +546,9 @@ def native_summary(path: str | Path) -> DatasetSummary:
         cached = json.loads(cache.read_text(encoding="utf-8"))
         if cached.get("dataset_uid") == header["uid"]:
             return DatasetSummary.from_dict(cached, table=table)
-    except (OSError, ValueError, KeyError, TypeError, ParetoscopeError):
-        pass  # missing, stale or damaged: recompute below
-    summary = summarize(table, DatasetInfo.from_dict(header["info"]))
+    except (OSError, ValueError, KeyError, TypeError, RecursionError, ParetoscopeError):
+        pass  # missing, stale or damaged (or JSON nested too deeply): recompute below
+    summary = summarize(table, DatasetInfo.from_dict(header["info"], str(path / HEADER_FILE)))
     with contextlib.suppress(OSError):  # a read-only dataset is still readable
         _write_summary(path, header["uid"], summary)
     return summary

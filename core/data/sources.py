@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -99,8 +100,31 @@ def _cache_key(files: list[Path], env_id: str | None) -> str:
     return json.dumps({"files": stamps, "env_id": env_id, "summary_version": SUMMARY_VERSION})
 
 
+def _sidecar_holds_what_it_declares(sidecar: Path) -> bool:
+    """Whether every array in the cached summary (an uncompressed .npz, as `np.savez` writes
+    it) declares no more bytes than its member holds: a sidecar shipped beside a dataset may
+    be hostile, and numpy allocates an array's declared shape before reading it."""
+    with zipfile.ZipFile(sidecar) as archive:
+        for member in archive.infolist():
+            if member.compress_type != zipfile.ZIP_STORED:
+                return False
+            with archive.open(member) as stream:
+                version = np.lib.format.read_magic(stream)
+                if version == (1, 0):
+                    shape, _, dtype = np.lib.format.read_array_header_1_0(stream)
+                elif version == (2, 0):
+                    shape, _, dtype = np.lib.format.read_array_header_2_0(stream)
+                else:
+                    return False
+                if int(np.prod(shape, dtype=object)) * dtype.itemsize > member.file_size:
+                    return False
+    return True
+
+
 def _read_sidecar(sidecar: Path, key: str) -> DatasetSummary | None:
     try:
+        if not _sidecar_holds_what_it_declares(sidecar):
+            return None
         with np.load(sidecar, allow_pickle=False) as content:
             if str(content["key"]) != key:
                 return None
@@ -111,7 +135,15 @@ def _read_sidecar(sidecar: Path, key: str) -> DatasetSummary | None:
                 ended_early=content["ended_early"],
             )
             return DatasetSummary.from_dict(json.loads(str(content["summary"])), table=table)
-    except (OSError, ValueError, KeyError, TypeError, ParetoscopeError):
+    except (
+        OSError,
+        ValueError,
+        KeyError,
+        TypeError,
+        RecursionError,  # JSON nested too deeply
+        zipfile.BadZipFile,
+        ParetoscopeError,
+    ):
         return None  # missing, stale or damaged: recompute
 
 

@@ -72,14 +72,26 @@ class DatasetInfo:
         return data
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> DatasetInfo:
+    def from_dict(cls, data: Any, where: str = "dataset info") -> DatasetInfo:
+        """The info stored by `to_dict`; a `ParetoscopeError` naming `where` (the file) and
+        the field when a file's copy is not such an object."""
+        if not isinstance(data, Mapping):
+            raise ParetoscopeError(f"{where}: 'info' is a {type(data).__name__}, not an object")
+        names = data.get("objective_names")
+        if not isinstance(data.get("env_id"), str):
+            raise ParetoscopeError(f"{where}: 'info' names no env_id")
+        if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
+            raise ParetoscopeError(f"{where}: 'info' has no list of 'objective_names'")
+        extra = data.get("extra") or {}
+        if not isinstance(extra, Mapping):
+            raise ParetoscopeError(f"{where}: 'info' field 'extra' is not an object")
         return cls(
-            env_id=str(data["env_id"]),
-            objective_names=tuple(str(name) for name in data["objective_names"]),
+            env_id=data["env_id"],
+            objective_names=tuple(names),
             source=str(data.get("source", "")),
             quality=data.get("quality"),
             preference_distribution=data.get("preference_distribution"),
-            extra=dict(data.get("extra") or {}),
+            extra=dict(extra),
         )
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from paretoscope.envs.spec import EnvSpec, Family
 from paretoscope.errors import ParetoscopeError
 from paretoscope.registry import Registry
+from paretoscope.text import QUOTE_LIMIT, quoted
 
 if TYPE_CHECKING:
     import gymnasium as gym
@@ -55,14 +56,17 @@ class Registration:
 
 
 def _unknown_id_message(env_id: object, known: list[str]) -> str:
-    text = env_id if isinstance(env_id, str) else str(env_id)
+    # Known ids are short: a longer text is matched by its start (no quadratic matching).
+    text = (env_id if isinstance(env_id, str) else str(env_id))[:QUOTE_LIMIT]
     close = difflib.get_close_matches(text, known, n=3, cutoff=0.5)
     if not close:  # case and separators are the usual slips: MO-HalfCheetah vs mo-halfcheetah
         folded = {name.lower().replace("_", "-"): name for name in known}
         close = difflib.get_close_matches(text.lower().replace("_", "-"), list(folded), n=3)
         close = [folded[name] for name in close]
     hint = f"; closest: {', '.join(close)}" if close else ""
-    return f"unknown environment id {env_id!r}{hint} (`paretoscope envs` lists all {len(known)})"
+    return (
+        f"unknown environment id {quoted(env_id)}{hint} (`paretoscope envs` lists all {len(known)})"
+    )
 
 
 REGISTRY: Registry[Registration] = Registry("environment", unknown=_unknown_id_message)

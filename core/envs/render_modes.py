@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import quoted
 
 
 def renders_rgb(env: Any) -> bool:
@@ -32,7 +33,9 @@ def env_id_renders_rgb(env_id: str) -> bool:
     try:
         spec = gymnasium.spec(env_id)
     except gymnasium.error.Error as error:
-        raise ParetoscopeError(f"unknown environment id {env_id!r}: {error}") from None
+        raise ParetoscopeError(
+            f"unknown environment id {quoted(env_id)}: {quoted(str(error))}"
+        ) from None
     entry_point = spec.entry_point
     try:
         creator = load_env_creator(entry_point) if isinstance(entry_point, str) else entry_point

@@ -30,6 +30,7 @@ import numpy as np
 
 from paretoscope.envs.render_modes import renders_rgb
 from paretoscope.errors import ParetoscopeError
+from paretoscope.render.exiting import drawing
 from paretoscope.render.size import DEFAULT_SIZE, MAX_SIDE, check_size
 from paretoscope.video import ELLIPSIS, caption_font_size, fit_text, text_font
 
@@ -244,7 +245,8 @@ class EnvFrames:
     def _render(self) -> Any:
         """env.render(), or None after setting `failure` if the env cannot draw."""
         try:
-            picture = self.env.render()
+            with drawing():  # some envs draw with OpenGL (MuJoCo's own renderer)
+                picture = self.env.render()
         except _render_errors() as error:
             self.failure = f"render() raised {type(error).__name__}: {error}"
             return None

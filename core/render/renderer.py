@@ -33,6 +33,7 @@ from paretoscope.render.backend import (
     ensure_gl_backend,
     gl_context_class,
 )
+from paretoscope.render.exiting import ProcessExiting, drawing
 from paretoscope.render.size import DEFAULT_SIZE, check_size
 
 
@@ -127,10 +128,16 @@ class FrameRenderer:
         if not smooth:
             model.vis.quality.offsamples = 0
         try:
-            self._gl_context = context_class(self.width, self.height)
-            with self._gl_context.as_current():
-                self._render_context = mujoco.MjrContext(model, mujoco.mjtFontScale.mjFONTSCALE_150)
-                mujoco.mjr_setBuffer(mujoco.mjtFramebuffer.mjFB_OFFSCREEN, self._render_context)
+            with drawing():
+                self._gl_context = context_class(self.width, self.height)
+                with self._gl_context.as_current():
+                    self._render_context = mujoco.MjrContext(
+                        model, mujoco.mjtFontScale.mjFONTSCALE_150
+                    )
+                    mujoco.mjr_setBuffer(mujoco.mjtFramebuffer.mjFB_OFFSCREEN, self._render_context)
+        except ProcessExiting:
+            self._release()
+            raise
         except Exception as error:  # every GL stack fails differently; the user needs one message
             self._release()
             raise RenderingUnavailable(backend_failure_message(backend, error)) from error
@@ -184,7 +191,7 @@ class FrameRenderer:
         with self._lock:
             if self._render_context is None:
                 raise RuntimeError("FrameRenderer.render called after close")
-            with self._gl_context.as_current():
+            with drawing(), self._gl_context.as_current():
                 mujoco.mjr_render(self._viewport, scene, self._render_context)
                 mujoco.mjr_readPixels(self._pixels, None, self._viewport, self._render_context)
             # OpenGL's rows run bottom-up.
@@ -205,11 +212,12 @@ class FrameRenderer:
         self._gl_context = self._render_context = None
         if gl_context is None:
             return
-        if render_context is not None:
-            # Its GL objects must be deleted in its own context, never in whichever is current.
-            with gl_context.as_current():
-                render_context.free()
-        gl_context.free()
+        with drawing():
+            if render_context is not None:
+                # Its GL objects are deleted in its own context, never in whichever is current.
+                with gl_context.as_current():
+                    render_context.free()
+            gl_context.free()
 
     def __enter__(self) -> FrameRenderer:
         return self

@@ -107,10 +107,16 @@ class TrainingRun:
     def load(
         self, snapshot: Snapshot, answers: ImportAnswers | None = None, device: str = "cpu"
     ) -> Agent:
-        """The agent of one snapshot (another tool's file is imported with `answers`)."""
+        """The agent of one snapshot (another tool's file is imported with `answers`); a
+        `device` the agent would not act on is refused."""
+        from paretoscope.agents.device import check_device_used, resolve_device
         from paretoscope.agents.importers import ImportAnswers
 
-        return get_run_reader(self.format).load(self, snapshot, answers or ImportAnswers(), device)
+        resolved = resolve_device(device)
+        reader = get_run_reader(self.format)
+        agent = reader.load(self, snapshot, answers or ImportAnswers(), device)
+        check_device_used(agent, resolved, snapshot.path)
+        return agent
 
     @property
     def agent_format(self) -> str:

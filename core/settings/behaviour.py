@@ -7,8 +7,9 @@ import math
 from dataclasses import dataclass
 
 from paretoscope.errors import ParetoscopeError
-from paretoscope.settings.fields import frozen, setting
+from paretoscope.settings.fields import check_bounds, frozen, setting
 from paretoscope.settings.forms import format_numbers, parse_auto_or_number, parse_numbers
+from paretoscope.settings.limits import EPISODES, MEMBERS, SEEDS
 
 Rows = tuple[tuple[float, ...], ...]
 
@@ -74,6 +75,7 @@ class BehaviourTrainingSettings:
         "number of members, spread evenly over the preference simplex (default 5)",
         option="--preferences",
         metavar="K",
+        bounds=MEMBERS,
     )
     preferences: Rows | None = setting(
         None,
@@ -90,10 +92,12 @@ class BehaviourTrainingSettings:
         None, "training seconds per member (with --iterations: whichever is reached first)"
     )
     workers: int | None = setting(None, "worker processes (default: all cores)")
-    seed: int = setting(0, "random seed (default 0)")
+    seed: int = setting(0, "random seed (default 0)", bounds=SEEDS)
     ars: ARSConfig = setting(default_factory=ARSConfig, help="ARS hyper-parameters")
     horizon: int | None = setting(None, "episode length (default: the env's horizon)")
-    eval_episodes: int = setting(5, "episodes that measure each member's mean return (default 5)")
+    eval_episodes: int = setting(
+        5, "episodes that measure each member's mean return (default 5)", bounds=EPISODES
+    )
     survival_shift: float | None = setting(
         None,
         "per-step constant subtracted from the training reward only; 'auto' (default) "
@@ -146,3 +150,4 @@ class BehaviourTrainingSettings:
     def __post_init__(self) -> None:
         for name in ("preferences", "survival_bonus", "train_on"):
             object.__setattr__(self, name, frozen(getattr(self, name)))
+        check_bounds(self)

@@ -18,6 +18,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import MISSING, dataclass
 from typing import Any
 
+from paretoscope.errors import ParetoscopeError
+from paretoscope.settings.limits import Bounds
+
 _METADATA_KEY = "paretoscope.setting"
 
 
@@ -37,6 +40,8 @@ class FieldForm:
     # The variants of the operation that have the field (e.g. offline kinds); None: all.
     only_for: tuple[str, ...] | None = None
     command_line: bool = True  # False: only the library's callers set it
+    # A whole-number field's documented range (`paretoscope.settings.limits`); None: unbounded.
+    bounds: Bounds | None = None
 
 
 def setting(
@@ -62,6 +67,25 @@ def field_form(field: dataclasses.Field[Any]) -> FieldForm:
     if not isinstance(form, FieldForm):
         raise TypeError(f"settings field {field.name!r} is not declared with setting()")
     return form
+
+
+def check_bounds(settings: Any) -> None:
+    """A ParetoscopeError naming the first whole-number field of the settings object
+    `settings` (not nested ones) outside its declared bounds; called by its __post_init__."""
+    for field in dataclasses.fields(settings):
+        bounds = field_form(field).bounds
+        value = getattr(settings, field.name)
+        if bounds is None or value is None or isinstance(value, bool):
+            continue
+        if not isinstance(value, int):
+            raise ParetoscopeError(f"{_spoken(field)}: expected {bounds.expected()}")
+        problem = bounds.problem(value)
+        if problem is not None:
+            raise ParetoscopeError(f"{_spoken(field)}: {problem}")
+
+
+def _spoken(field: dataclasses.Field[Any]) -> str:
+    return field.name.replace("_", "-")
 
 
 def option_name(field: dataclasses.Field[Any]) -> str:

@@ -10,7 +10,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from paretoscope.errors import ParetoscopeError
-from paretoscope.settings.fields import setting
+from paretoscope.settings.fields import check_bounds, setting
+from paretoscope.settings.limits import CONTEXTS, HEADS, LAYERS, SEEDS, WIDTHS
 
 # PEDA warms the learning rate up over 10k of its 500k steps; shorter runs warm up over a tenth.
 PEDA_WARMUP_STEPS = 10_000
@@ -25,23 +26,33 @@ class NetworkSettings:
     architecture)."""
 
     hidden: int | None = setting(
-        None, "hidden width: each MLP layer, or the transformer's size (default 512)"
+        None, "hidden width: each MLP layer, or the transformer's size (default 512)", bounds=WIDTHS
     )
-    layers: int | None = setting(None, "hidden MLP layers or transformer blocks (default 3)")
+    layers: int | None = setting(
+        None, "hidden MLP layers or transformer blocks (default 3)", bounds=LAYERS
+    )
     dropout: float | None = setting(None, "dropout probability (default 0.1)")
-    heads: int | None = setting(None, "attention heads (1)", only_for=("modt",))
-    inner: int | None = setting(None, "MLP size in a block (4 x hidden)", only_for=("modt",))
+    heads: int | None = setting(None, "attention heads (1)", only_for=("modt",), bounds=HEADS)
+    inner: int | None = setting(
+        None, "MLP size in a block (4 x hidden)", only_for=("modt",), bounds=WIDTHS
+    )
     context: int | None = setting(
         None,
         "MODT: steps of context when acting (5); BC: states in the input window (20)",
         only_for=("bc", "modt"),
+        bounds=CONTEXTS,
     )
-    train_context: int | None = setting(None, "steps per training window (20)", only_for=("modt",))
+    train_context: int | None = setting(
+        None, "steps per training window (20)", only_for=("modt",), bounds=CONTEXTS
+    )
     horizon: int | None = setting(
         None,
         "episode length the goal divides by (default: the dataset's)",
         only_for=("morvs",),
     )
+
+    def __post_init__(self) -> None:
+        check_bounds(self)
 
     def changed(self) -> dict[str, Any]:
         """The fields set (not None), by name."""
@@ -67,7 +78,7 @@ class OfflineTrainingSettings:
         None, "clip the gradient norm (default: 0.25 for modt, off for morvs and bc; 0 = off)"
     )
     checkpoint_every: int = setting(1000, "steps between checkpoints (default 1000)")
-    seed: int = setting(0, "random seed (default 0)")
+    seed: int = setting(0, "random seed (default 0)", bounds=SEEDS)
     snapshot_every: int | None = setting(
         None,
         "also keep the agent after every N steps (and the final one) in OUT/snapshots/step=N/ "
@@ -95,6 +106,7 @@ class OfflineTrainingSettings:
             raise ParetoscopeError(f"gradient clip: expected >= 0, got {self.gradient_clip}")
         if self.seed < 0:
             raise ParetoscopeError(f"seed: expected >= 0, got {self.seed}")
+        check_bounds(self)
 
     def resolved(self, kind: str) -> OfflineTrainingSettings:
         """The settings with the per-kind and per-length defaults filled in."""

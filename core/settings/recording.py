@@ -6,15 +6,16 @@ import math
 from dataclasses import dataclass
 
 from paretoscope.errors import ParetoscopeError
-from paretoscope.settings.fields import frozen, setting
+from paretoscope.settings.fields import check_bounds, frozen, setting
 from paretoscope.settings.forms import parse_size
+from paretoscope.settings.limits import SEEDS
 
 
 @dataclass(frozen=True)
 class RecordingSettings:
     """One episode as a video: its seed and length, the frames' size and rate, what they show."""
 
-    seed: int = setting(0, "episode seed (default 0)")
+    seed: int = setting(0, "episode seed (default 0)", bounds=SEEDS)
     size: tuple[int, int] = setting(
         (480, 480), "frame size WxH (default 480x480)", parse=parse_size
     )
@@ -38,3 +39,4 @@ class RecordingSettings:
             raise ParetoscopeError(f"every: expected at least 1, got {self.every}")
         if not (math.isfinite(self.speed) and self.speed > 0):
             raise ParetoscopeError(f"speed: expected a positive number, got {self.speed}")
+        check_bounds(self)

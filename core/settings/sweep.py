@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from paretoscope.errors import ParetoscopeError
-from paretoscope.settings.fields import frozen, setting
+from paretoscope.settings.fields import check_bounds, frozen, setting
+from paretoscope.settings.limits import EPISODES, MAX_SEED, SEEDS
 
 Backend = Literal["local", "ray"]
 BACKENDS: tuple[Backend, ...] = ("local", "ray")
@@ -31,9 +32,11 @@ class SweepSettings:
         "an initial target per preference (M, n_obj) instead of the agent's own",
         command_line=False,
     )
-    episodes: int = setting(1, "seeds per preference (default 1)")
+    episodes: int = setting(1, "seeds per preference (default 1)", bounds=EPISODES)
     seed: int = setting(
-        0, "first episode seed: seeds S..S+E-1 (default 0; e.g. held-out seeds for checks)"
+        0,
+        "first episode seed: seeds S..S+E-1 (default 0; e.g. held-out seeds for checks)",
+        bounds=SEEDS,
     )
     seeds: tuple[int, ...] | None = setting(
         None, "the episode seeds (instead of the first seed and the count)", command_line=False
@@ -68,6 +71,21 @@ class SweepSettings:
             raise ParetoscopeError(f"workers: expected at least 1, got {self.workers}")
         if self.batch_size < 1:
             raise ParetoscopeError(f"batch_size: expected at least 1, got {self.batch_size}")
+        check_bounds(self)
+        if self.seeds is not None:
+            if len(self.seeds) > EPISODES.high:
+                raise ParetoscopeError(
+                    f"seeds: expected at most {EPISODES.high} seeds, got {len(self.seeds)}"
+                )
+            for seed in self.seeds:
+                problem = SEEDS.problem(int(seed))
+                if problem is not None:
+                    raise ParetoscopeError(f"seeds: {problem}")
+        elif self.seed + self.episodes - 1 > MAX_SEED:
+            raise ParetoscopeError(
+                f"seed: the seeds S..S+E-1 end past {MAX_SEED}, got S={self.seed}, "
+                f"E={self.episodes}"
+            )
 
     @property
     def grid(self) -> int | None:

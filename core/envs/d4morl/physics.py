@@ -20,6 +20,7 @@ from paretoscope.envs.d4morl.tasks import D4MORLTask, get_task
 from paretoscope.envs.registry import get_spec
 from paretoscope.envs.spec import EnvSpec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import quoted
 
 FloatArray = formulas.FloatArray
 
@@ -175,5 +176,5 @@ def load_physics(env_id: str) -> D4MORLPhysics:
     """`D4MORLPhysics` for a registered D4MORL id (e.g. ``"MO-HalfCheetah-v2"``)."""
     spec = get_spec(env_id)
     if spec.family != "d4morl":
-        raise ParetoscopeError(f"{env_id!r} is a {spec.family} environment, not a D4MORL one")
+        raise ParetoscopeError(f"{quoted(env_id)} is a {spec.family} environment, not a D4MORL one")
     return D4MORLPhysics(spec)

@@ -19,6 +19,7 @@ from paretoscope.envs.d4morl.model import (
     unlimit_joints,
 )
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import quoted
 
 RewardFn = Callable[
     [formulas.FloatArray, formulas.FloatArray, formulas.FloatArray, float, formulas.FloatArray],
@@ -153,5 +154,5 @@ def get_task(env_id: str) -> D4MORLTask:
         return TASKS[env_id]
     except KeyError:
         raise ParetoscopeError(
-            f"{env_id!r} is not a D4MORL environment; known: {', '.join(TASKS)}"
+            f"{quoted(env_id)} is not a D4MORL environment; known: {', '.join(TASKS)}"
         ) from None
