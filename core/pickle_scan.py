@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from paretoscope.errors import ParetoscopeError
-from paretoscope.text import printable
+from paretoscope.text import quoted
 
 # A data.pkl larger than this is refused (the tensors live in other zip members, so even a big
 # checkpoint's pickle is small; a replay buffer's arrays sit in it, a few MB at most).
@@ -87,7 +87,7 @@ def scan_torch_file(path: Path) -> PickleScan | None:
                 return None
             if member.file_size > MOST_PICKLE_BYTES:
                 raise ParetoscopeError(
-                    f"{path}: its pickle {printable(member.filename, 80)!r} inflates to "
+                    f"{path}: its pickle {quoted(member.filename)} inflates to "
                     f"{member.file_size:,} bytes, more than the {MOST_PICKLE_BYTES:,} paretoscope "
                     "reads (MOST_PICKLE_BYTES)"
                 )
@@ -106,23 +106,23 @@ def _check_records(archive: zipfile.ZipFile, path: Path) -> dict[str, int]:
     sizes: dict[str, int] = {}
     archive_bytes = path.stat().st_size
     for info in archive.infolist():
-        name = printable(info.filename, 80)
+        name = quoted(info.filename)
         if info.flag_bits & 0x1:
-            raise ParetoscopeError(f"{path}: record {name!r} is encrypted; torch files never are")
+            raise ParetoscopeError(f"{path}: record {name} is encrypted; torch files never are")
         ratio = _METHODS.get(info.compress_type)
         if ratio is None:
             raise ParetoscopeError(
-                f"{path}: record {name!r} uses compression method {info.compress_type}, which "
+                f"{path}: record {name} uses compression method {info.compress_type}, which "
                 "torch does not read (only stored or deflated records)"
             )
         if info.file_size > MOST_INFLATED_BYTES:
             raise ParetoscopeError(
-                f"{path}: record {name!r} inflates to {info.file_size:,} bytes, more than the "
+                f"{path}: record {name} inflates to {info.file_size:,} bytes, more than the "
                 f"{MOST_INFLATED_BYTES:,} a torch file may hold (MOST_INFLATED_BYTES)"
             )
         if info.compress_size > archive_bytes or info.file_size > info.compress_size * ratio:
             raise ParetoscopeError(
-                f"{path}: record {name!r} declares {info.file_size:,} bytes, more than its "
+                f"{path}: record {name} declares {info.file_size:,} bytes, more than its "
                 f"{min(info.compress_size, archive_bytes):,} stored bytes can hold"
             )
         sizes[info.filename] = info.file_size
@@ -391,13 +391,13 @@ def _check_tensors(
     _name_tensors(root)
     total = 0
     for tensor in dry_run.tensors:
-        name = printable(tensor.names[0] if tensor.names else "(unnamed)", 120)
+        name = quoted(tensor.names[0]) if tensor.names else "(unnamed)"
         numel = _check_tensor(tensor, stored, path, name)
         total += numel
         if total > MOST_TENSOR_ELEMENTS:
             raise ParetoscopeError(
                 f"{path}: its tensors declare more than {MOST_TENSOR_ELEMENTS:,} elements in "
-                f"all (MOST_TENSOR_ELEMENTS), at tensor {name!r}"
+                f"all (MOST_TENSOR_ELEMENTS), at tensor {name}"
             )
 
 
@@ -417,11 +417,11 @@ def _check_tensor(
         and len(sizes) <= _MOST_DIMENSIONS
         and all(_whole(n) for n in (*sizes, *strides))
     ):
-        raise ParetoscopeError(f"{path}: tensor {name!r} is not declared as torch declares one")
+        raise ParetoscopeError(f"{path}: tensor {name} is not declared as torch declares one")
     stored = stored_bytes.get(storage.key)
     if stored is None or stored != storage.numel * storage.element_bytes:
         raise ParetoscopeError(
-            f"{path}: tensor {name!r} views storage {printable(storage.key, 40)!r} of "
+            f"{path}: tensor {name} views storage {quoted(storage.key)} of "
             f"{storage.numel:,} elements, but its record holds "
             f"{'nothing' if stored is None else f'{stored:,} bytes'}"
         )
@@ -431,7 +431,7 @@ def _check_tensor(
         word = _ELEMENT_WORDS.get(storage.element_bytes, "element")
         plural = "" if storage.numel == 1 else "s"
         raise ParetoscopeError(
-            f"{path}: tensor {name!r} declares {numel:,} elements over a storage of "
+            f"{path}: tensor {name} declares {numel:,} elements over a storage of "
             f"{storage.numel:,} {word}{plural}" + (f" from offset {offset:,}" if offset else "")
         )
     return numel

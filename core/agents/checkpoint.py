@@ -51,7 +51,7 @@ from paretoscope.errors import ParetoscopeError
 from paretoscope.folders import make_folder
 from paretoscope.jsonfile import loads
 from paretoscope.registry import Registry
-from paretoscope.text import printable
+from paretoscope.text import quoted
 
 PathLike = str | os.PathLike[str]
 # (checkpoint path as given, its parsed config, device) -> agent
@@ -357,9 +357,7 @@ def read_weights(path: Path, config: Mapping[str, Any]) -> dict[str, torch.Tenso
     record = config.get("weights") or {}
     if not isinstance(record, Mapping):
         where = path / CONFIG_FILE if path.is_dir() else path
-        raise ParetoscopeError(
-            f"{where}: weights must be an object, got {printable(repr(record), 60)}"
-        )
+        raise ParetoscopeError(f"{where}: weights must be an object, got {quoted(record)}")
     payload = weights.read_bytes()
     expected_digest = record.get("sha256") if path.is_dir() else None
     if expected_digest is not None and hashlib.sha256(payload).hexdigest() != expected_digest:
