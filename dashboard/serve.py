@@ -8,10 +8,11 @@ chooses the OpenGL backend and imports what the first page run needs before its 
 (pandas, plotly, the UI modules), then the rest (torch, the agents, evaluation, rendering) if
 no page starts within seconds: `paretoscope.dashboard.warmup` says why nothing heavy runs while
 a browser loads the page. It also adds the route that sends live streams' frames
-(`paretoscope.dashboard.frame_feed`), has the page it sends fetch the first page's widget code
-early (`paretoscope.dashboard.page_preload`), and skips Streamlit's check for a run without
-``streamlit run`` (`streamlit_internals.skip_direct_run_check`), and has software OpenGL draw
-in the threads that ask (`paretoscope.pacing.priority.draw_in_calling_threads`).
+(`paretoscope.dashboard.frame_feed`), bounds the time a connection takes to send a request's
+head (`paretoscope.dashboard.request_heads`), has the page it sends fetch the first page's
+widget code early (`paretoscope.dashboard.page_preload`), and skips Streamlit's check for a run
+without ``streamlit run`` (`streamlit_internals.skip_direct_run_check`), and has software OpenGL
+draw in the threads that ask (`paretoscope.pacing.priority.draw_in_calling_threads`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from paretoscope.dashboard import frame_feed, memory, page_preload, warmup
+    from paretoscope.dashboard import frame_feed, memory, page_preload, request_heads, warmup
     from paretoscope.dashboard import streamlit_internals as internals
     from paretoscope.pacing.priority import draw_in_calling_threads
 
@@ -31,6 +32,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     internals.check_all()
     internals.skip_direct_run_check()
     frame_feed.install()
+    request_heads.install()
     page_preload.install()
     warmup.start(after_listening=internals.on_server_start(warmup.server_listening))
     memory.start_log_from_env()

@@ -1,6 +1,7 @@
 """The dashboard's one seam with Streamlit's internals: everything it uses that is not
 Streamlit's public API (private attributes, ``streamlit.runtime``, ``streamlit.web``, the
-Starlette server's routes, the frontend's hashed file names) is here, and nowhere else.
+Starlette server's routes, its uvicorn settings and HTTP protocol, the frontend's hashed file
+names) is here, and nowhere else.
 
 Each internal is a `Hook`: what it reaches into, and what the dashboard does without it (a
 slower or simpler path, never a broken page). `check_all` probes every hook when the server
@@ -16,6 +17,7 @@ with the installed Streamlit: the first check of a new Streamlit release (docs/d
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import inspect
@@ -89,6 +91,21 @@ def _probe_server_routes() -> None:
     from streamlit.web.server.starlette import starlette_app
 
     _callable(starlette_app, "create_streamlit_routes", object())
+
+
+def _probe_server_config() -> None:
+    import h11
+    import uvicorn
+    from streamlit.web.server.starlette import starlette_server
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    _callable(starlette_server, "_get_uvicorn_config_kwargs")
+    _callable(uvicorn, "Config", object(), http=H11Protocol)
+    for name in ("connection_made", "connection_lost", "handle_events", "on_response_complete"):
+        if not callable(getattr(H11Protocol, name, None)):
+            raise Changed(f"uvicorn's H11Protocol has no method {name}")
+    if not isinstance(h11.IDLE, type):
+        raise Changed("h11.IDLE is not a state")
 
 
 def _probe_frontend_files() -> None:
@@ -184,6 +201,16 @@ SERVER_ROUTES = Hook(
     "and pages load the first page's widget code only when its first run asks for it",
     _probe_server_routes,
 )
+SERVER_CONFIG = Hook(
+    "server_config",
+    "the settings Streamlit's server gives uvicorn "
+    "(`streamlit.web.server.starlette.starlette_server._get_uvicorn_config_kwargs`) and "
+    "uvicorn's HTTP/1.1 protocol (`uvicorn.protocols.http.h11_impl.H11Protocol`: its "
+    "connection_made, handle_events, on_response_complete, connection_lost and h11 state)",
+    "a connection that sends a request's head slowly, or opens and sends nothing, stays open "
+    "until its client closes it",
+    _probe_server_config,
+)
 FRONTEND_FILES = Hook(
     "frontend_files",
     "Streamlit's frontend files (`streamlit.file_util.get_static_dir`: index.html, the "
@@ -251,6 +278,7 @@ SERVER_LOG = Hook(
 HOOKS = (
     SERVER_START,
     SERVER_ROUTES,
+    SERVER_CONFIG,
     FRONTEND_FILES,
     DIRECT_RUN_CHECK,
     RUN_CONTEXT,
@@ -469,6 +497,76 @@ def byte_stream_route(
         )
 
     return Route(path, serve, methods=["GET"])
+
+
+ConfigEdit = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def edit_server_config(edit: ConfigEdit) -> bool:
+    """Pass the settings of the uvicorn server this process starts (the keywords Streamlit
+    gives `uvicorn.Config`) through `edit` (a new dict), after any edit before it. False, and
+    nothing changes, without SERVER_CONFIG."""
+    if not works(SERVER_CONFIG):
+        return False
+    from streamlit.web.server.starlette import starlette_server
+
+    streamlit_settings = starlette_server._get_uvicorn_config_kwargs
+
+    def edited() -> dict[str, Any]:
+        return edit(dict(streamlit_settings()))
+
+    starlette_server._get_uvicorn_config_kwargs = edited
+    return True
+
+
+def head_deadline_protocol(seconds: Callable[[], float]) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP/1.1 protocol (`H11Protocol`, uvicorn's own choice without httptools) for
+    `uvicorn.Config(http=...)`, that closes a connection whose request head (its request line
+    and header lines) is not whole ``seconds()`` after the connection opened or its last
+    response ended: the time of the head alone, so a body, a response streamed for minutes or
+    a WebSocket is never cut. (uvicorn's keep-alive timeout ends at the first byte of the next
+    request, and nothing times the first: a client that sends a byte every few seconds, or
+    none, holds its connection for ever.) Needs SERVER_CONFIG."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeadDeadlineProtocol(H11Protocol):
+        _head_due: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._await_head()
+
+        def on_response_complete(self) -> None:
+            self._await_head()  # the next request's, before uvicorn reads one sent already
+            super().on_response_complete()
+
+        def handle_events(self) -> None:
+            super().handle_events()
+            # h11 leaves IDLE once a head is whole (or refused): what follows is not timed.
+            if self.conn.their_state is not h11.IDLE:
+                self._stop_waiting()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._stop_waiting()
+            super().connection_lost(exc)
+
+        def _await_head(self) -> None:
+            self._stop_waiting()
+            loop = asyncio.get_running_loop()
+            self._head_due = loop.call_later(seconds(), self._head_overdue)
+
+        def _stop_waiting(self) -> None:
+            if self._head_due is not None:
+                self._head_due.cancel()
+                self._head_due = None
+
+        def _head_overdue(self) -> None:
+            self._head_due = None
+            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+                self.transport.close()
+
+    return HeadDeadlineProtocol
 
 
 def _static_assets(routes: Sequence[Any]) -> Any | None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from paretoscope.dashboard import frame_feed, live, page_preload
+from paretoscope.dashboard import frame_feed, live, page_preload, request_heads
 from paretoscope.dashboard import streamlit_internals as internals
 
 WARNINGS_LOGGER = internals.__name__
@@ -34,6 +34,7 @@ def fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[Records]:
     monkeypatch.setattr(internals, "_problems", {})
     monkeypatch.setattr(frame_feed, "_taken", False)
     monkeypatch.setattr(frame_feed, "_served", False)
+    monkeypatch.setattr(request_heads, "_taken", False)
     records = Records()
     logger = logging.getLogger(WARNINGS_LOGGER)
     logger.addHandler(records)
@@ -183,6 +184,17 @@ def _without_server_routes() -> None:
     assert page_preload.install() is False
 
 
+def _remove_server_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from streamlit.web.server.starlette import starlette_server
+
+    monkeypatch.delattr(starlette_server, "_get_uvicorn_config_kwargs")
+
+
+def _without_server_config() -> None:
+    assert internals.edit_server_config(lambda settings: settings) is False
+    assert request_heads.install() is False  # request heads are not timed
+
+
 def _remove_frontend_files(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from streamlit import file_util
 
@@ -278,6 +290,7 @@ def _without_server_log() -> None:
 MISSING = [
     Missing(internals.SERVER_START, _remove_server_start, _without_server_start),
     Missing(internals.SERVER_ROUTES, _remove_server_routes, _without_server_routes),
+    Missing(internals.SERVER_CONFIG, _remove_server_config, _without_server_config),
     Missing(internals.FRONTEND_FILES, _remove_frontend_files, _without_frontend_files),
     Missing(internals.DIRECT_RUN_CHECK, _remove_direct_run_check, _without_direct_run_check),
     Missing(internals.RUN_CONTEXT, _remove_run_context, _without_run_context),
