@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 # Unicode categories that are not visible text: controls, formats (bidi overrides,
 # zero-width marks), line and paragraph separators, private use, surrogates, unassigned.
@@ -52,6 +52,33 @@ def listed(names: Iterable[object], limit: int = 5) -> str:
         for item in items[:limit]
     )
     rest = len(items) - limit
+    return f"{shown} and {rest:,} more" if rest > 0 else shown
+
+
+def briefly(value: object) -> str:
+    """A value from a user's file or settings as a message shows it: a list by `listed` (in
+    brackets), text by `quoted`, anything else as Python writes it, cut to `QUOTE_LIMIT`."""
+    if isinstance(value, list | tuple):
+        return f"[{listed(value)}]"
+    if isinstance(value, str):
+        return quoted(value)
+    return printable(repr(value), QUOTE_LIMIT)
+
+
+def changes(
+    previous: Mapping[str, object],
+    current: Mapping[str, object],
+    keys: Sequence[str],
+    limit: int = 5,
+) -> str:
+    """How the settings `keys` changed from `previous` to `current`, the first `limit` of them
+    (each value `briefly`): "members: was 3, now 5; seed: was 0, now 1 and 2 more"."""
+    shown = "; ".join(
+        f"{printable(key, QUOTE_LIMIT)}: was {briefly(previous.get(key))}, "
+        f"now {briefly(current.get(key))}"
+        for key in keys[:limit]
+    )
+    rest = len(keys) - limit
     return f"{shown} and {rest:,} more" if rest > 0 else shown
 
 

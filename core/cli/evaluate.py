@@ -19,7 +19,7 @@ from paretoscope.cli.options import (
 )
 from paretoscope.errors import ParetoscopeError
 from paretoscope.settings import SweepSettings
-from paretoscope.text import number
+from paretoscope.text import briefly, number
 
 if TYPE_CHECKING:
     from paretoscope.results_store import ResultsStore
@@ -79,7 +79,7 @@ def _steps(text: str) -> list[int]:
         steps = [int(part) for part in text.replace(" ", "").split(",") if part]
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected steps such as 1000,2000, got {text!r}"
+            f"expected steps such as 1000,2000, got {briefly(text)}"
         ) from None
     if not steps:
         raise argparse.ArgumentTypeError("expected at least one step")
@@ -90,11 +90,12 @@ def run(args: argparse.Namespace) -> int:
     from paretoscope.agents.builtin import load_agent
     from paretoscope.agents.importers import ImportAnswers, parse_options
     from paretoscope.evaluate import summary_record, sweep
+    from paretoscope.folders import make_folder
     from paretoscope.results_store import ResultsStore
     from paretoscope.runs.run import sniff_run
 
     settings = settings_from_args(SweepSettings, args)
-    store = ResultsStore(Path(args.out))
+    store = ResultsStore(make_folder(Path(args.out)))
     location = Path(args.agent)
     if location.is_dir() and sniff_run(location) is not None:
         return evaluate_run(args, location, settings, store)

@@ -31,7 +31,7 @@ from paretoscope.data.trajectories import (
 )
 from paretoscope.errors import ParetoscopeError
 from paretoscope.folders import make_folder
-from paretoscope.text import printable
+from paretoscope.text import briefly, printable
 
 FORMAT_NAME = "paretoscope-trajectories"
 FORMAT_VERSION = 1
@@ -405,7 +405,7 @@ def read_header(path: str | Path) -> dict[str, Any]:
     version = header.get("version")
     if not isinstance(version, int) or version > FORMAT_VERSION:
         raise ParetoscopeError(
-            f"{header_path}: format version {version!r}; this paretoscope reads up to "
+            f"{header_path}: format version {briefly(version)}; this paretoscope reads up to "
             f"{FORMAT_VERSION} (upgrade paretoscope)"
         )
     if not isinstance(header.get("info"), dict):

@@ -72,8 +72,10 @@ from paretoscope.data.sources import open_dataset
 from paretoscope.data.trajectories import Trajectories
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.folders import make_folder
 from paretoscope.settings import NetworkSettings, OfflineTrainingSettings
 from paretoscope.settings.fields import setting_fields
+from paretoscope.text import changes
 from paretoscope.torch_files import load_tensors
 from paretoscope.train.batches import (
     BATCH_BUILDERS,
@@ -450,7 +452,7 @@ def _existing_run(folder: Path, resume: bool) -> dict[str, Any] | None:
 
 
 def _start_run(folder: Path, run: dict[str, Any]) -> None:
-    (folder / TRAINING_DIR).mkdir(parents=True, exist_ok=True)
+    make_folder(folder / TRAINING_DIR)
     _write_atomically(folder / TRAINING_DIR / RUN_FILE, json.dumps(run, indent=2).encode("utf-8"))
 
 
@@ -463,9 +465,7 @@ def _check_same_settings(folder: Path, previous: dict[str, Any], run: dict[str, 
         if key not in ignored and previous.get(key) != run.get(key)
     )
     if different:
-        details = "; ".join(
-            f"{key}: was {previous.get(key)!r}, now {run.get(key)!r}" for key in different
-        )
+        details = changes(previous, run, different)
         raise ParetoscopeError(
             f"{folder}: cannot resume with other settings ({details}); resume with the same "
             "ones or choose another output directory"
