@@ -10,7 +10,6 @@ from paretoscope.errors import ParetoscopeError
 from paretoscope.settings.fields import check_bounds, frozen, setting
 from paretoscope.settings.forms import format_numbers, parse_auto_or_number, parse_numbers
 from paretoscope.settings.limits import EPISODES, HORIZONS, MEMBERS, SEEDS
-from paretoscope.text import briefly
 
 Rows = tuple[tuple[float, ...], ...]
 
@@ -57,8 +56,7 @@ class MemberTraining:
         parts = text.replace(" ", "").split(":")
         if len(parts) != 3:
             raise ValueError(
-                f"expected PREFERENCE:WEIGHTS:CAPS such as 0.2,0.8:0.5,0.5:2.5,inf, got "
-                f"{briefly(text)}"
+                f"expected PREFERENCE:WEIGHTS:CAPS such as 0.2,0.8:0.5,0.5:2.5,inf, got {text!r}"
             )
         preference, weights, caps = (parse_numbers(part) for part in parts)
         return cls(preference, weights, tuple(None if cap == math.inf else cap for cap in caps))

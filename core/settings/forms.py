@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import re
 
-from paretoscope.text import briefly
-
 
 def parse_numbers(text: str) -> tuple[float, ...]:
     """Comma-separated numbers such as ``0.8,0.2``."""
@@ -17,7 +15,7 @@ def parse_numbers(text: str) -> tuple[float, ...]:
         return tuple(float(part) for part in text.replace(" ", "").split(","))
     except ValueError:
         raise ValueError(
-            f"expected comma-separated numbers such as 0.8,0.2, got {briefly(text)}"
+            f"expected comma-separated numbers such as 0.8,0.2, got {text!r}"
         ) from None
 
 
@@ -28,17 +26,17 @@ def parse_auto_or_number(text: str) -> float | None:
     try:
         return float(text)
     except ValueError:
-        raise ValueError(f"expected 'auto' or a number, got {briefly(text)}") from None
+        raise ValueError(f"expected 'auto' or a number, got {text!r}") from None
 
 
 def parse_size(text: str) -> tuple[int, int]:
     """A frame size like ``480x480`` as (width, height)."""
     match = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
     if match is None:
-        raise ValueError(f"expected WxH such as 480x480, got {briefly(text)}")
+        raise ValueError(f"expected WxH such as 480x480, got {text!r}")
     width, height = int(match.group(1)), int(match.group(2))
     if not (16 <= width <= 4096 and 16 <= height <= 4096):
-        raise ValueError(f"expected sides from 16 to 4096 pixels, got {briefly(text)}")
+        raise ValueError(f"expected sides from 16 to 4096 pixels, got {text!r}")
     return width, height
 
 
