@@ -66,7 +66,7 @@ class Registry(Generic[T]):
             if name in self._entries and not replace:
                 raise ParetoscopeError(
                     f"{self.what} {briefly(name)} is already registered (pass replace=True to "
-                    f"replace it)"
+                    "replace it)"
                 )
             self._entries[name] = value
 

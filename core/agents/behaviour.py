@@ -117,7 +117,7 @@ def check_behaviour(quality: str, action_noise: float = 0.0) -> float:
     if not np.isfinite(value) or value < 0:
         raise ParetoscopeError(
             f"action noise {briefly(action_noise)}: expected a finite fraction of the action "
-            f"range >= 0"
+            "range >= 0"
         )
     if value and quality != "expert":
         raise ParetoscopeError("action noise applies to expert quality only")

@@ -327,7 +327,7 @@ def check_weights(
         if tuple(tensor.shape) != tuple(reference.shape):
             raise ParetoscopeError(
                 f"{source}: tensor {briefly(name)} has shape {list(tensor.shape)}, the "
-                f"architecture "
+                "architecture "
                 f"in the config needs {list(reference.shape)}"
             )
         if not tensor.is_floating_point():

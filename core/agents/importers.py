@@ -185,7 +185,7 @@ def complete_answers(plan: ImportPlan, answers: ImportAnswers) -> ImportAnswers:
     if answers.kind is not None and plan.kind is not None and answers.kind != plan.kind:
         raise ParetoscopeError(
             f"--kind {answers.kind}: {plan.description} holds a {briefly(plan.kind)} model (its "
-            f"keys "
+            "keys "
             "say so); leave --kind out"
         )
     if plan.needs_trust and not answers.trust:
@@ -284,5 +284,5 @@ def option_number(
             f"--set {name}={briefly(text)}: expected a {cast.__name__}"
         ) from None
     if minimum is not None and value < minimum:
-        raise ParetoscopeError(f"--set {name}={text}: expected at least {minimum:g}")
+        raise ParetoscopeError(f"--set {name}={briefly(text)}: expected at least {minimum:g}")
     return value

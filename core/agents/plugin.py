@@ -52,7 +52,7 @@ def parse_plugin(name: str) -> tuple[str, str]:
     if not sep or not module or not attribute or not valid:
         raise ParetoscopeError(
             f"{briefly(name)}: a plug-in is named py:module.path:callable (e.g. "
-            f"py:my_pkg.policies:make)"
+            "py:my_pkg.policies:make)"
         )
     return module, attribute
 

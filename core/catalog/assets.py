@@ -144,7 +144,7 @@ class AssetCatalog:
                 return agent
         raise ParetoscopeError(
             f"no agent named {briefly(name)} for {env_id} in the assets ({self._where()}) or "
-            f"built in"
+            "built in"
         )
 
     def pending_agents(self) -> list[AgentAsset]:

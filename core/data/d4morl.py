@@ -178,7 +178,7 @@ def _trajectory_from_entry(entry: Any, where: str) -> Trajectory:
         if value.ndim != expected_ndim:
             raise ParetoscopeError(
                 f"{where}: {briefly(key)} has shape {value.shape}, expected {expected_ndim} "
-                f"dimension(s)"
+                "dimension(s)"
             )
         arrays[key] = value
     length = arrays["observations"].shape[0]

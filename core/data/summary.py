@@ -172,7 +172,7 @@ def summarize(
     from paretoscope.metrics import hypervolume, non_dominated
 
     if len(table) == 0:
-        raise ParetoscopeError(f"{info.source or info.env_id}: the dataset holds no trajectories")
+        raise ParetoscopeError(f"{info.named}: the dataset holds no trajectories")
     reference_point = tuple(float(value) for value in info.spec.reference_point)
     returns = table.returns
     front_mask = non_dominated(returns)

@@ -335,7 +335,7 @@ def _open_training_data(
     """The dataset as `Trajectories`, checked against `env_id` and the env's dims."""
     if isinstance(data, Trajectories):
         trajectories = data
-        where = f"dataset {data.info.source or data.info.env_id}"
+        where = f"dataset {data.info.named}"
     else:
         path = Path(data)
         named = parse_d4morl_name(path.name)

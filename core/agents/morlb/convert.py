@@ -21,7 +21,7 @@ from paretoscope.agents.morlb.algorithms import Algorithm
 from paretoscope.agents.morlb.layers import SequentialLayout, read_layout
 from paretoscope.envs import EnvSpec
 from paretoscope.errors import ParetoscopeError
-from paretoscope.text import briefly
+from paretoscope.text import QUOTE_LIMIT, briefly, printable
 from paretoscope.torch_files import Skipped, read_torch_file
 
 Tensors = dict[str, torch.Tensor]
@@ -322,7 +322,9 @@ def _read_gpi(data: Any, env: EnvSpec, options: Mapping[str, str], where: str) -
         named.update(_as_member(position, member_tensors))
     use_gpi = options.get("use_gpi", "true").lower()
     if use_gpi not in ("true", "false"):
-        raise ParetoscopeError(f"--set use_gpi={use_gpi}: expected true or false")
+        raise ParetoscopeError(
+            f"--set use_gpi={printable(use_gpi, QUOTE_LIMIT)}: expected true or false"
+        )
     return members, named, {"use_gpi": use_gpi == "true"}
 
 
@@ -393,7 +395,9 @@ def _numbers(text: str, count: int, name: str) -> list[float]:
     except ValueError:
         values = []
     if len(values) != count or not all(np.isfinite(values)):
-        raise ParetoscopeError(f"--set {name}={text}: expected {count} numbers, comma-separated")
+        raise ParetoscopeError(
+            f"--set {name}={briefly(text)}: expected {count} numbers, comma-separated"
+        )
     return values
 
 
@@ -409,10 +413,14 @@ def _read_morld(data: Any, env: EnvSpec, options: Mapping[str, str], where: str)
     """MORL/D: ``archive_policy_<i>`` (+ ``_eval``) and ``population_policy_<i>`` MOSAC dicts."""
     sample = options.get("sample", "false").lower()
     if sample not in ("true", "false"):
-        raise ParetoscopeError(f"--set sample={sample}: expected true or false")
+        raise ParetoscopeError(
+            f"--set sample={printable(sample, QUOTE_LIMIT)}: expected true or false"
+        )
     which = options.get("members", "archive")
     if which not in ("archive", "population", "all"):
-        raise ParetoscopeError(f"--set members={which}: expected archive, population or all")
+        raise ParetoscopeError(
+            f"--set members={printable(which, QUOTE_LIMIT)}: expected archive, population or all"
+        )
     groups = ("archive", "population") if which == "all" else (which,)
     keys = [
         key

@@ -136,7 +136,7 @@ def read_layout(
             if width is not None and shape[0] != width:
                 raise ParetoscopeError(
                     f"{where}: tensor {briefly(key)} normalises {shape[0]} values, the layer "
-                    f"before "
+                    "before "
                     f"gives {width}"
                 )
             slots[index] = ("layernorm", shape[0])
@@ -218,7 +218,7 @@ def check_tensors(
         if tuple(tensor.shape) != tuple(reference.shape):
             raise ParetoscopeError(
                 f"{where}: tensor {briefly(prefix + name)} has shape {list(tensor.shape)}, "
-                f"expected "
+                "expected "
                 f"{list(reference.shape)}"
             )
         if not torch.isfinite(tensor).all():

@@ -20,7 +20,7 @@ from gymnasium import spaces
 from paretoscope.envs.d4morl.physics import D4MORLPhysics
 from paretoscope.envs.spec import EnvSpec
 from paretoscope.errors import ParetoscopeError
-from paretoscope.text import briefly
+from paretoscope.text import briefly, listed
 
 RENDER_MODES = ("rgb_array",)
 
@@ -168,6 +168,6 @@ def make_d4morl_env(spec: EnvSpec, render_mode: str | None = None, **kwargs: Any
     unknown = set(kwargs) - {"width", "height"}
     if unknown:
         raise ParetoscopeError(
-            f"{spec.id}: unknown option(s) {sorted(unknown)}; accepted: width, height"
+            f"{spec.id}: unknown option(s) {listed(sorted(unknown))}; accepted: width, height"
         )
     return D4MORLEnv(spec, render_mode=render_mode, **kwargs)
