@@ -245,7 +245,9 @@ class PolicySetAgent:
     ) -> PolicySetAgent:
         """Rebuild from a config dict and its tensors; anything missing or malformed raises."""
         if config.get("kind") != KIND:
-            raise ParetoscopeError(f"{source}: kind is {config.get('kind')!r}, expected {KIND!r}")
+            raise ParetoscopeError(
+                f"{source}: kind is {briefly(config.get('kind'))}, expected {KIND!r}"
+            )
         env_id = check_config_fits_env(config, source).id
         members = config.get("members")
         if not isinstance(members, list) or not members:
@@ -318,7 +320,7 @@ def load_policy_set(directory: str | os.PathLike[str]) -> PolicySetAgent:
     if config.get("format") != FORMAT or config.get("format_version") != FORMAT_VERSION:
         raise ParetoscopeError(
             f"{config_path}: format {briefly(config.get('format'))} version "
-            f"{config.get('format_version')!r}, expected {FORMAT!r} version {FORMAT_VERSION}"
+            f"{briefly(config.get('format_version'))}, expected {FORMAT!r} version {FORMAT_VERSION}"
         )
     payload = weights_path.read_bytes()
     weights_info = config.get("weights") or {}

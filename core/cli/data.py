@@ -12,7 +12,7 @@ from typing import Any
 from paretoscope.cli import options
 from paretoscope.errors import ParetoscopeError
 from paretoscope.settings.limits import BATCH_SIZES, HORIZONS
-from paretoscope.text import for_terminal, number, numbers
+from paretoscope.text import briefly, for_terminal, number, numbers
 
 
 def register(subparsers: Any) -> None:
@@ -244,7 +244,7 @@ def parse_bounds(text: str | None) -> list[list[float]] | None:
         return [[float(part) for part in pair.split(":", 1)] for pair in text.split(",")]
     except ValueError:
         raise ParetoscopeError(
-            f"--preference-bounds {text!r}: expected LOW:HIGH pairs separated by commas"
+            f"--preference-bounds {briefly(text)}: expected LOW:HIGH pairs separated by commas"
         ) from None
 
 

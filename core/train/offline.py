@@ -75,7 +75,7 @@ from paretoscope.errors import ParetoscopeError
 from paretoscope.folders import make_folder
 from paretoscope.settings import NetworkSettings, OfflineTrainingSettings
 from paretoscope.settings.fields import setting_fields
-from paretoscope.text import changes
+from paretoscope.text import QUOTE_LIMIT, changes, printable
 from paretoscope.torch_files import load_tensors
 from paretoscope.train.batches import (
     BATCH_BUILDERS,
@@ -214,8 +214,9 @@ def train_offline(
     if DEFAULT_CONDITIONING[kind].return_conditioned:
         if trajectories.n_trajectories < 2:
             raise ParetoscopeError(
-                f"dataset {dataset_record['file']}: a {kind} agent fits its initial target on "
-                f"at least 2 trajectories, the dataset has {trajectories.n_trajectories}"
+                f"dataset {printable(dataset_record['file'], QUOTE_LIMIT)}: a {kind} agent fits "
+                "its initial target on at least 2 trajectories, the dataset has "
+                f"{trajectories.n_trajectories}"
             )
         target_model = fit_linear_target_model(
             trajectories.preferences,
