@@ -21,7 +21,6 @@ import numpy as np
 
 from paretoscope.atomic import write_bytes_atomically
 from paretoscope.errors import ParetoscopeError
-from paretoscope.folders import make_folder
 
 # Bump when what a key names changes (rendering, encoding, layout): old recordings are ignored.
 # 3: envs with discrete actions show every step, and a short video is slowed to last 3 s.
@@ -132,7 +131,7 @@ def write_recording(folder: str | os.PathLike[str], key: str, recording: Recordi
     """Store `recording` as ``<key>.mp4`` + ``<key>.json`` in `folder` (video first, atomically)."""
     directory = Path(folder)
     try:
-        make_folder(directory)
+        directory.mkdir(parents=True, exist_ok=True)
         write_bytes_atomically(directory / f"{key}.mp4", recording.video)
         sidecar = {
             "version": RECORDING_VERSION,
