@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     from paretoscope.runs.run import sniff_run
 
     settings = settings_from_args(SweepSettings, args)
-    store = ResultsStore(make_folder(Path(args.out)))
+    store = ResultsStore(Path(args.out))
     location = Path(args.agent)
     if location.is_dir() and sniff_run(location) is not None:
         return evaluate_run(args, location, settings, store)
@@ -104,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
     # The importer's answers are part of what the agent is (and so of its episodes' keys).
     answers = ImportAnswers(env_id=args.env, kind=args.kind, options=parse_options(args.options))
     agent = load_agent(args.agent, args.env, device=args.device, answers=answers)
+    make_folder(store.root)  # refused before the sweep runs, made once the agent is known
     table = sweep(
         agent, args.env, settings, store=store, agent_id=location.name, progress=not args.json
     )
@@ -121,10 +122,12 @@ def evaluate_run(
     """Sweep every snapshot of the run at `location` (`paretoscope.runs.sweep`) and print the
     metrics step by step, then the last step's summary."""
     from paretoscope.agents.importers import ImportAnswers, parse_options
+    from paretoscope.folders import make_folder
     from paretoscope.runs.run import open_run, with_answers
     from paretoscope.runs.sweep import sweep_run
 
     training_run = with_answers(open_run(location), args.env)
+    make_folder(store.root)
     answers = ImportAnswers(env_id=args.env, kind=args.kind, options=parse_options(args.options))
     result = sweep_run(
         training_run,
