@@ -23,6 +23,7 @@ from paretoscope.data.progress import counter_bar
 from paretoscope.data.trajectories import DatasetInfo, Trajectory
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.settings.limits import BATCH_SIZES, HORIZONS
 
 
 def collect(
@@ -58,8 +59,13 @@ def collect(
     spec = get_spec(env_id)
     if episodes < 1:
         raise ParetoscopeError(f"episodes must be >= 1, got {episodes}")
-    if batch_size < 1:
-        raise ParetoscopeError(f"batch size must be >= 1, got {batch_size}")
+    for name, value, bounds in (
+        ("batch_size", batch_size, BATCH_SIZES),
+        ("horizon", horizon, HORIZONS),
+    ):
+        problem = None if value is None else bounds.problem(int(value))
+        if problem is not None:
+            raise ParetoscopeError(f"{name}: {problem}")
     if distribution not in DISTRIBUTION_NAMES:
         raise ParetoscopeError(
             f"distribution {distribution!r}: expected one of {', '.join(DISTRIBUTION_NAMES)}"

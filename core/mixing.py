@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import briefly
 
 
 def one_env(entries: Iterable[tuple[str, str]], what: str = "fronts") -> str | None:
@@ -24,7 +25,9 @@ def one_env(entries: Iterable[tuple[str, str]], what: str = "fronts") -> str | N
     by_env: dict[str, list[str]] = {}
     for name, env_id in entries:
         if not isinstance(env_id, str) or not env_id:
-            raise ParetoscopeError(f"{what}: {name!r} has no environment id ({env_id!r})")
+            raise ParetoscopeError(
+                f"{what}: {briefly(name)} has no environment id ({briefly(env_id)})"
+            )
         by_env.setdefault(env_id, []).append(name)
     if len(by_env) > 1:
         listed = "; ".join(

@@ -42,6 +42,7 @@ from paretoscope.runs.fronts import (
 )
 from paretoscope.runs.run import LoggedFront, TrainingRun
 from paretoscope.sweeps import mean_per_preference
+from paretoscope.text import briefly
 
 __all__ = ["front", "objectives", "training"]
 
@@ -145,7 +146,7 @@ def objectives(
 
     if view not in ("scatter_matrix", "parallel_coordinates"):
         raise ParetoscopeError(
-            f"view: expected 'scatter_matrix' or 'parallel_coordinates', got {view!r}"
+            f"view: expected 'scatter_matrix' or 'parallel_coordinates', got {briefly(view)}"
         )
     table, spec = _results_table(sweep_or_table)
     agents = list(dict.fromkeys(table["agent"]))
@@ -218,7 +219,7 @@ def training(
         not one of the run's, or `view` is neither view.
     """
     if view not in ("front", "metrics"):
-        raise ParetoscopeError(f"view: expected 'front' or 'metrics', got {view!r}")
+        raise ParetoscopeError(f"view: expected 'front' or 'metrics', got {briefly(view)}")
     table = _run_table(run)
     if table is None:
         opened = _training_run(run, env)
@@ -327,7 +328,7 @@ def _reference(reference_point: Sequence[float] | None, spec: EnvSpec) -> tuple[
         values = tuple(float(value) for value in reference_point)
     except (TypeError, ValueError):
         raise ParetoscopeError(
-            f"reference_point: expected {spec.n_obj} numbers, got {reference_point!r}"
+            f"reference_point: expected {spec.n_obj} numbers, got {briefly(reference_point)}"
         ) from None
     if len(values) != spec.n_obj or not np.isfinite(values).all():
         raise ParetoscopeError(

@@ -21,6 +21,7 @@ from importlib import metadata
 from typing import Any, Generic, TypeVar, cast
 
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import briefly
 
 T = TypeVar("T")
 
@@ -60,11 +61,12 @@ class Registry(Generic[T]):
         """Add `value` as `name` (asked after the entries before it); ``"module:attribute"`` is
         imported when first used. A name already taken is refused unless `replace`."""
         if not isinstance(name, str) or not name:
-            raise ParetoscopeError(f"{self.what}: expected a non-empty name, got {name!r}")
+            raise ParetoscopeError(f"{self.what}: expected a non-empty name, got {briefly(name)}")
         with self._lock:
             if name in self._entries and not replace:
                 raise ParetoscopeError(
-                    f"{self.what} {name!r} is already registered (pass replace=True to replace it)"
+                    f"{self.what} {briefly(name)} is already registered (pass replace=True to "
+                    "replace it)"
                 )
             self._entries[name] = value
 
@@ -94,7 +96,7 @@ class Registry(Generic[T]):
             raise ParetoscopeError(
                 self._unknown(name, known)
                 if self._unknown is not None
-                else f"no {self.what} {name!r} (known: {', '.join(known) or 'none'})"
+                else f"no {self.what} {briefly(name)} (known: {', '.join(known) or 'none'})"
             )
         value = self._entries[name]
         if isinstance(value, str):
@@ -126,7 +128,7 @@ class Registry(Generic[T]):
             for entry in metadata.entry_points(group=self.entry_point_group):
                 problem = self._add_entry_point(entry)
                 if problem is not None:
-                    problems.append(f"entry point {entry.name!r}: {problem}")
+                    problems.append(f"entry point {briefly(entry.name)}: {problem}")
             for problem in problems:
                 warnings.warn(f"{self.entry_point_group}: {problem}", stacklevel=2)
             return problems
@@ -163,7 +165,8 @@ class Registry(Generic[T]):
                 found = getattr(found, part)
         except (ImportError, AttributeError, ValueError) as error:
             raise ParetoscopeError(
-                f"{self.what} {name!r}: cannot import {target!r} ({type(error).__name__}: {error})"
+                f"{self.what} {briefly(name)}: cannot import {briefly(target)} "
+                f"({type(error).__name__}: {error})"
             ) from None
         return cast(T, found)
 

@@ -104,7 +104,8 @@ def show_problem(kind: str, what: str, message: object) -> None:
     paths and user values): both inert, server folders cut."""
     folders = hidden_folders()
     subject = as_viewer_sees(what, folders)
-    text = as_viewer_sees(str(message), folders)
+    # Cut before the folders are: a message of megabytes is never searched or copied whole.
+    text = as_viewer_sees(str(message)[: 4 * MESSAGE_LIMIT], folders)
     # Core's message usually starts with the file it is about, which `what` names already.
     head, _, rest = text.partition(": ")
     if rest and (subject == head or subject.endswith(f" {head}")):

@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.bad_inputs import cli_arguments, cli_checkpoints, cli_datasets, cli_store
+from tests.bad_inputs import (
+    cli_arguments,
+    cli_checkpoints,
+    cli_datasets,
+    cli_messages,
+    cli_store,
+)
 from tests.bad_inputs.cli_harness import CliCase, check_refusal, run_case
 
 CASES = [
@@ -17,6 +23,7 @@ CASES = [
     *cli_datasets.CASES,
     *cli_arguments.CASES,
     *cli_store.CASES,
+    *cli_messages.CASES,
 ]
 
 

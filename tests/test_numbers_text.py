@@ -51,3 +51,27 @@ def test_signed_and_lists() -> None:
     assert numbers([1, 0.5]) == "1, 0.5"
     # A thousands separator would read as a list separator: the list is joined by "; ".
     assert numbers([1200, 0.5]) == "1,200; 0.5"
+
+
+def test_a_collection_is_named_by_a_few_items_and_a_count() -> None:
+    from paretoscope.text import listed
+
+    assert listed(["a", "b"]) == "'a', 'b'"
+    assert listed(range(1_000_000)) == "0, 1, 2, 3, 4 and 999,995 more"
+
+
+def test_a_message_is_cut_for_the_terminal_saying_how_much_more_it_had() -> None:
+    from paretoscope.text import MESSAGE_LIMIT, terminal_message
+
+    assert terminal_message("short\x1b") == "short\\x1b"
+    cut = terminal_message("x" * 10_000_000)
+    assert cut == "x" * MESSAGE_LIMIT + f"… ({10_000_000 - MESSAGE_LIMIT:,} more characters)"
+    # Escapes lengthen a text: the cut counts what is shown.
+    assert len(terminal_message("\x1b" * 10_000)) < MESSAGE_LIMIT + 40
+
+
+def test_printable_escapes_only_what_it_shows() -> None:
+    from paretoscope.text import printable
+
+    assert printable("\x1b" * 10, 5) == "\\x1b…"
+    assert printable("ab", 2) == "ab" and printable("abc", 2) == "a…"

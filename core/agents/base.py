@@ -34,7 +34,7 @@ import numpy as np
 
 from paretoscope.envs import EnvSpec, get_spec
 from paretoscope.errors import ParetoscopeError
-from paretoscope.text import quoted
+from paretoscope.text import briefly, quoted
 
 AgentKind = Literal[
     "morvs",
@@ -124,7 +124,8 @@ def check_config_fits_env(config: Mapping[str, Any], where: str) -> EnvSpec:
     ):
         if config.get(field) != expected:
             raise ParetoscopeError(
-                f"{where}: {field} is {config.get(field)!r}, but {env_id} has {field}={expected}"
+                f"{where}: {field} is {briefly(config.get(field))}, but {env_id} has "
+                f"{field}={expected}"
             )
     return env
 

@@ -25,6 +25,7 @@ import numpy as np
 from paretoscope.agents.base import Agent, AgentSpec
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import briefly
 
 QUALITIES: tuple[str, ...] = ("expert", "amateur")
 KEEP_PROBABILITY = 0.35
@@ -110,12 +111,13 @@ def check_behaviour(quality: str, action_noise: float = 0.0) -> float:
     non-finite noise, or noise on an amateur set (D4MORL's amateur has its own)."""
     if quality not in QUALITIES:
         raise ParetoscopeError(
-            f"behaviour quality {quality!r}: expected one of {', '.join(QUALITIES)}"
+            f"behaviour quality {briefly(quality)}: expected one of {', '.join(QUALITIES)}"
         )
     value = float(action_noise)
     if not np.isfinite(value) or value < 0:
         raise ParetoscopeError(
-            f"action noise {action_noise!r}: expected a finite fraction of the action range >= 0"
+            f"action noise {briefly(action_noise)}: expected a finite fraction of the action "
+            "range >= 0"
         )
     if value and quality != "expert":
         raise ParetoscopeError("action noise applies to expert quality only")

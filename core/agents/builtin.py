@@ -22,6 +22,7 @@ from paretoscope.agents.base import Agent
 from paretoscope.agents.random_agent import RANDOM_AGENT, RandomAgent
 from paretoscope.errors import ParetoscopeError
 from paretoscope.registry import Registry
+from paretoscope.text import briefly
 
 if TYPE_CHECKING:
     from paretoscope.agents.importers import ImportAnswers
@@ -47,7 +48,7 @@ class NamedAgent:
 
 
 def _unknown_agent(name: object, known: list[str]) -> str:
-    return f"no agent named {name!r} (named agents: {', '.join(known)})"
+    return f"no agent named {briefly(name)} (named agents: {', '.join(known)})"
 
 
 def _agent_from_entry_point(name: str, value: Any) -> NamedAgent | None:
@@ -119,7 +120,7 @@ def builtin_agent(name: str, env_id: str) -> Agent:
     agent = named_agent(name)
     if not agent.serves(env_id):
         raise ParetoscopeError(
-            f"agent {name!r} serves {', '.join(agent.env_ids or ())}, not {env_id}"
+            f"agent {briefly(name)} serves {', '.join(agent.env_ids or ())}, not {env_id}"
         )
     return agent.build(env_id)
 
@@ -186,7 +187,7 @@ def _load_agent(
         _refuse_answers(name_or_path, answers)
         if env_id is None:
             raise ParetoscopeError(
-                f"agent {str(name_or_path)!r} is built for an environment: name its env id"
+                f"agent {briefly(str(name_or_path))} is built for an environment: name its env id"
             )
         if is_builtin(name_or_path):
             return builtin_agent(str(name_or_path), env_id)

@@ -51,7 +51,7 @@ from paretoscope.errors import ParetoscopeError
 from paretoscope.folders import make_folder
 from paretoscope.jsonfile import loads
 from paretoscope.registry import Registry
-from paretoscope.text import quoted
+from paretoscope.text import briefly, quoted
 
 PathLike = str | os.PathLike[str]
 # (checkpoint path as given, its parsed config, device) -> agent
@@ -105,15 +105,17 @@ def read_config(path: PathLike) -> dict[str, Any]:
 def check_common_config(config: Mapping[str, Any], where: str) -> None:
     """Format, version, kind and the env dims; raises naming the first field that is wrong."""
     if config.get("format") != FORMAT:
-        raise ParetoscopeError(f"{where}: format is {config.get('format')!r}, expected {FORMAT!r}")
+        raise ParetoscopeError(
+            f"{where}: format is {briefly(config.get('format'))}, expected {FORMAT!r}"
+        )
     if config.get("format_version") != FORMAT_VERSION:
         raise ParetoscopeError(
-            f"{where}: format_version is {config.get('format_version')!r}; this paretoscope "
+            f"{where}: format_version is {briefly(config.get('format_version'))}; this paretoscope "
             f"reads version {FORMAT_VERSION}"
         )
     kind = config.get("kind")
     if kind not in KIND_LOADERS:
-        raise ParetoscopeError(f"{where}: kind is {kind!r}, expected one of {known_kinds()}")
+        raise ParetoscopeError(f"{where}: kind is {briefly(kind)}, expected one of {known_kinds()}")
     check_config_fits_env(config, where)
     if not isinstance(config.get("conditioning"), Mapping):
         raise ParetoscopeError(f"{where}: conditioning must be an object")
@@ -329,15 +331,16 @@ def check_weights(
         tensor = tensors[name]
         if tuple(tensor.shape) != tuple(reference.shape):
             raise ParetoscopeError(
-                f"{source}: tensor {name!r} has shape {list(tensor.shape)}, the architecture "
+                f"{source}: tensor {briefly(name)} has shape {list(tensor.shape)}, the "
+                "architecture "
                 f"in the config needs {list(reference.shape)}"
             )
         if not tensor.is_floating_point():
             raise ParetoscopeError(
-                f"{source}: tensor {name!r} has dtype {tensor.dtype}, expected floats"
+                f"{source}: tensor {briefly(name)} has dtype {tensor.dtype}, expected floats"
             )
         if not torch.isfinite(tensor).all():
-            raise ParetoscopeError(f"{source}: tensor {name!r} holds NaN or infinite values")
+            raise ParetoscopeError(f"{source}: tensor {briefly(name)} holds NaN or infinite values")
 
 
 def _load_checked(
@@ -423,7 +426,7 @@ def _field(config: Mapping[str, Any], name: str, where: str) -> Any:
 def _number(config: Mapping[str, Any], name: str, where: str) -> float:
     value = _field(config, name, where)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ParetoscopeError(f"{where}: {name} must be a number, got {value!r}")
+        raise ParetoscopeError(f"{where}: {name} must be a number, got {briefly(value)}")
     return float(value)
 
 

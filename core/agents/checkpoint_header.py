@@ -16,6 +16,7 @@ from typing import Any
 from paretoscope.agents.header import AgentHeader
 from paretoscope.errors import ParetoscopeError
 from paretoscope.jsonfile import loads, read_json_object
+from paretoscope.text import briefly
 
 FORMAT = "paretoscope-agent"
 FORMAT_VERSION = 1
@@ -89,7 +90,7 @@ def sniff_checkpoint(path: Path) -> AgentHeader | None:
     where = str(path)
     if config.get("format") != FORMAT:
         raise ParetoscopeError(
-            f"{where}: not a paretoscope agent (format {config.get('format')!r})"
+            f"{where}: not a paretoscope agent (format {briefly(config.get('format'))})"
         )
     env_id = check_config_fits_env(config, where).id
     conditioning = config.get("conditioning")

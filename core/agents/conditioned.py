@@ -46,6 +46,7 @@ from paretoscope.agents.networks import DecisionTransformer
 from paretoscope.agents.target_model import LinearTargetModel
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import briefly
 
 # PEDA divides returns and rewards by this before they reach a network.
 DEFAULT_RTG_SCALE = 1000.0
@@ -151,7 +152,9 @@ class ConditionedAgent:
         device: str | torch.device = "cpu",
     ) -> None:
         if spec.kind != self.kind:
-            raise ParetoscopeError(f"spec.kind: {spec.kind!r}, expected {self.kind!r}")
+            raise ParetoscopeError(
+                f"spec.kind: {briefly(spec.kind)}, expected {briefly(self.kind)}"
+            )
         if not isinstance(architecture, self.architecture_type):
             raise ParetoscopeError(
                 f"architecture: a {type(architecture).__name__} cannot describe a {self.kind} agent"
@@ -199,7 +202,9 @@ class ConditionedAgent:
     def reset(self, batch_size: int) -> None:
         """Start `batch_size` new episodes: forget all history, step counter back to 0."""
         if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
-            raise ParetoscopeError(f"batch_size: expected a positive integer, got {batch_size!r}")
+            raise ParetoscopeError(
+                f"batch_size: expected a positive integer, got {briefly(batch_size)}"
+            )
         if batch_size < 1:
             raise ParetoscopeError(f"batch_size: expected a positive integer, got {batch_size}")
         self._batch_size = int(batch_size)
@@ -514,7 +519,7 @@ def create_agent(
     """
     cls = AGENT_CLASSES.get(kind)
     if cls is None:
-        raise ParetoscopeError(f"kind: {kind!r}, expected one of {sorted(AGENT_CLASSES)}")
+        raise ParetoscopeError(f"kind: {briefly(kind)}, expected one of {sorted(AGENT_CLASSES)}")
     env = get_spec(env_id)
     if architecture is None:
         if kind == "modt":

@@ -12,7 +12,7 @@ import torch
 
 from paretoscope.agents.base import Agent
 from paretoscope.errors import ParetoscopeError
-from paretoscope.text import printable
+from paretoscope.text import briefly, printable
 
 
 def resolve_device(device: str | torch.device) -> torch.device:
@@ -35,6 +35,6 @@ def check_device_used(agent: Agent, device: torch.device, source: object) -> Non
     if device.type == "cpu" or getattr(agent, "device", None) == device:
         return
     raise ParetoscopeError(
-        f"device: {str(device)!r} cannot apply to {printable(str(source), 200)}: a "
+        f"device: {briefly(str(device))} cannot apply to {printable(str(source), 200)}: a "
         f"{agent.spec.kind} agent acts on the CPU only (leave --device out)"
     )

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from paretoscope.errors import ParetoscopeError
 from paretoscope.registry import Registry, with_members
+from paretoscope.text import briefly
 
 if TYPE_CHECKING:
     from paretoscope.agents.base import Agent
@@ -178,11 +179,13 @@ def complete_answers(plan: ImportPlan, answers: ImportAnswers) -> ImportAnswers:
     question, a kind the importer does not read, or a refused (untrusted) file."""
     if answers.kind is not None and plan.kinds and answers.kind not in plan.kinds:
         raise ParetoscopeError(
-            f"kind {answers.kind!r}: the {plan.format} importer reads {', '.join(plan.kinds)}"
+            f"kind {briefly(answers.kind)}: the {plan.format} importer reads "
+            f"{', '.join(plan.kinds)}"
         )
     if answers.kind is not None and plan.kind is not None and answers.kind != plan.kind:
         raise ParetoscopeError(
-            f"--kind {answers.kind}: {plan.description} holds a {plan.kind!r} model (its keys "
+            f"--kind {answers.kind}: {plan.description} holds a {briefly(plan.kind)} model (its "
+            "keys "
             "say so); leave --kind out"
         )
     if plan.needs_trust and not answers.trust:
@@ -236,7 +239,7 @@ def parse_options(pairs: list[str] | None) -> dict[str, str]:
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise ParetoscopeError(f"--set {pair!r}: expected NAME=VALUE")
+            raise ParetoscopeError(f"--set {briefly(pair)}: expected NAME=VALUE")
         options[key.strip()] = value.strip()
     return options
 
@@ -277,7 +280,9 @@ def option_number(
     try:
         value = cast(text)
     except ValueError:
-        raise ParetoscopeError(f"--set {name}={text!r}: expected a {cast.__name__}") from None
+        raise ParetoscopeError(
+            f"--set {name}={briefly(text)}: expected a {cast.__name__}"
+        ) from None
     if minimum is not None and value < minimum:
-        raise ParetoscopeError(f"--set {name}={text}: expected at least {minimum:g}")
+        raise ParetoscopeError(f"--set {name}={briefly(text)}: expected at least {minimum:g}")
     return value

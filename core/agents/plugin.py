@@ -34,6 +34,7 @@ import numpy as np
 from paretoscope.agents.base import AgentSpec, Conditioning
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import briefly
 
 PLUGIN_PREFIX = "py:"
 _DEFAULT_CONDITIONING = Conditioning(preference_in_state=True, return_conditioned=False)
@@ -50,7 +51,8 @@ def parse_plugin(name: str) -> tuple[str, str]:
     valid = all(part.isidentifier() for part in [*module.split("."), *attribute.split(".")])
     if not sep or not module or not attribute or not valid:
         raise ParetoscopeError(
-            f"{name!r}: a plug-in is named py:module.path:callable (e.g. py:my_pkg.policies:make)"
+            f"{briefly(name)}: a plug-in is named py:module.path:callable (e.g. "
+            "py:my_pkg.policies:make)"
         )
     return module, attribute
 
@@ -62,14 +64,16 @@ def resolve_factory(name: str) -> Callable[[str], Any]:
         target: Any = importlib.import_module(module_name)
     except Exception as error:  # noqa: BLE001 - a user's module may fail to import in any way
         raise ParetoscopeError(
-            f"{name}: cannot import {module_name!r} ({type(error).__name__}: {error})"
+            f"{name}: cannot import {briefly(module_name)} ({type(error).__name__}: {error})"
         ) from None
     for part in attribute.split("."):
         if not hasattr(target, part):
-            raise ParetoscopeError(f"{name}: {module_name!r} has no attribute {attribute!r}")
+            raise ParetoscopeError(
+                f"{name}: {briefly(module_name)} has no attribute {briefly(attribute)}"
+            )
         target = getattr(target, part)
     if not callable(target):
-        raise ParetoscopeError(f"{name}: {attribute!r} is not callable")
+        raise ParetoscopeError(f"{name}: {briefly(attribute)} is not callable")
     factory: Callable[[str], Any] = target
     return factory
 
@@ -81,7 +85,7 @@ def load_plugin(name: str, env_id: str) -> PluginAgent:
 
 def build_plugin(name: str, factory: Callable[[str], Any], env_id: str) -> PluginAgent:
     spec = get_spec(env_id)
-    policy = user_call(name, f"calling it with {spec.id!r}", factory, spec.id)
+    policy = user_call(name, f"calling it with {briefly(spec.id)}", factory, spec.id)
     if not callable(getattr(policy, "act", None)):
         raise ParetoscopeError(
             f"{name}: returned a {type(policy).__name__} without act(observations, "

@@ -31,7 +31,9 @@ from paretoscope.agents.base import AgentSpec, Conditioning, check_config_fits_e
 from paretoscope.atomic import write_bytes_atomically
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.folders import make_folder
 from paretoscope.jsonfile import loads
+from paretoscope.text import briefly
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -244,7 +246,9 @@ class PolicySetAgent:
     ) -> PolicySetAgent:
         """Rebuild from a config dict and its tensors; anything missing or malformed raises."""
         if config.get("kind") != KIND:
-            raise ParetoscopeError(f"{source}: kind is {config.get('kind')!r}, expected {KIND!r}")
+            raise ParetoscopeError(
+                f"{source}: kind is {briefly(config.get('kind'))}, expected {KIND!r}"
+            )
         env_id = check_config_fits_env(config, source).id
         members = config.get("members")
         if not isinstance(members, list) or not members:
@@ -288,7 +292,7 @@ def save_policy_set(agent: PolicySetAgent, directory: str | os.PathLike[str]) ->
     from safetensors.numpy import save as save_tensors
 
     folder = Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folder(folder)
     payload = save_tensors(agent.checkpoint_tensors())
     config = agent.checkpoint_config()
     config["weights"] = {"file": WEIGHTS_FILE, "sha256": hashlib.sha256(payload).hexdigest()}
@@ -313,8 +317,8 @@ def load_policy_set(directory: str | os.PathLike[str]) -> PolicySetAgent:
         raise ParetoscopeError(f"{config_path}: expected a JSON object")
     if config.get("format") != FORMAT or config.get("format_version") != FORMAT_VERSION:
         raise ParetoscopeError(
-            f"{config_path}: format {config.get('format')!r} version "
-            f"{config.get('format_version')!r}, expected {FORMAT!r} version {FORMAT_VERSION}"
+            f"{config_path}: format {briefly(config.get('format'))} version "
+            f"{briefly(config.get('format_version'))}, expected {FORMAT!r} version {FORMAT_VERSION}"
         )
     payload = weights_path.read_bytes()
     weights_info = config.get("weights") or {}

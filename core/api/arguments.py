@@ -7,16 +7,17 @@ from __future__ import annotations
 import operator
 
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import briefly
 
 
 def integer(name: str, value: object) -> int:
     """`value` as an int (numpy integers too; not bools or floats), else a ParetoscopeError."""
     if isinstance(value, bool):
-        raise ParetoscopeError(f"{name}: expected an integer, got {value!r}")
+        raise ParetoscopeError(f"{name}: expected an integer, got {briefly(value)}")
     try:
         return operator.index(value)  # type: ignore[arg-type]
     except TypeError:
-        raise ParetoscopeError(f"{name}: expected an integer, got {value!r}") from None
+        raise ParetoscopeError(f"{name}: expected an integer, got {briefly(value)}") from None
 
 
 def count(name: str, value: object) -> int:

@@ -47,6 +47,7 @@ from paretoscope.agents.plugin import is_plugin, resolve_factory
 from paretoscope.catalog import AGENTS_DIR, default_assets_dir, describe_agent, discover_assets
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import briefly
 
 HOST = "127.0.0.1"
 # The server starts Streamlit and warms imports (torch, plotly) before it answers: seconds on
@@ -202,10 +203,10 @@ def _named(name: str, env_id: str | None, workdir: Path) -> _Served:
     """A named agent (``random``, an installed package's), offered by the dashboard for every
     env it serves."""
     if env_id is None:
-        raise ParetoscopeError(f"explore({name!r}): name the env to open it on (env=...)")
+        raise ParetoscopeError(f"explore({briefly(name)}): name the env to open it on (env=...)")
     agent = named_agent(name)
     if not agent.serves(env_id):
-        raise ParetoscopeError(f"agent {name!r} does not serve {env_id}")
+        raise ParetoscopeError(f"agent {briefly(name)} does not serve {env_id}")
     return _Served(_default_assets(workdir), name, env_id, ("named", name, env_id))
 
 
@@ -215,7 +216,9 @@ def _plugin(source: str, env_id: str | None, workdir: Path) -> _Served:
     served = getattr(factory, "env_ids", None)
     if env_id is None:
         if not served:
-            raise ParetoscopeError(f"explore({source!r}): name the env to open it on (env=...)")
+            raise ParetoscopeError(
+                f"explore({briefly(source)}): name the env to open it on (env=...)"
+            )
         env_id = get_spec(str(next(iter(served)))).id
     elif served and env_id not in served:
         raise ParetoscopeError(f"{source} serves {', '.join(served)}, not {env_id}")

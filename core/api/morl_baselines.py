@@ -16,6 +16,7 @@ from typing import Any
 from paretoscope.agents.base import Agent
 from paretoscope.agents.morlb.algorithms import Algorithm
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import briefly
 
 # The keywords each algorithm takes (the file importer's ``--set`` options), with their meaning.
 _KEYWORDS: dict[str, dict[str, str]] = {
@@ -120,20 +121,24 @@ def _option_texts(algorithm: Algorithm, n_obj: int, options: dict[str, Any]) -> 
 def _text(name: str, kind: str, value: Any, n_obj: int) -> str:
     if kind == "bool":
         if not isinstance(value, bool):
-            raise ParetoscopeError(f"{name}={value!r}: expected True or False")
+            raise ParetoscopeError(f"{name}={briefly(value)}: expected True or False")
         return "true" if value else "false"
     if kind == "members":
         if value not in _MEMBERS:
-            raise ParetoscopeError(f"members={value!r}: expected one of {', '.join(_MEMBERS)}")
+            raise ParetoscopeError(
+                f"members={briefly(value)}: expected one of {', '.join(_MEMBERS)}"
+            )
         return str(value)
     if kind == "horizon":
         if isinstance(value, bool) or not isinstance(value, Real) or not float(value) >= 1:
-            raise ParetoscopeError(f"horizon={value!r}: expected a number of steps, at least 1")
+            raise ParetoscopeError(
+                f"horizon={briefly(value)}: expected a number of steps, at least 1"
+            )
         return repr(float(value))
     numbers = _numbers(value)
     if numbers is None or len(numbers) != n_obj:
         raise ParetoscopeError(
-            f"{name}={value!r}: expected {n_obj} finite numbers, one per objective"
+            f"{name}={briefly(value)}: expected {n_obj} finite numbers, one per objective"
         )
     return ",".join(repr(number) for number in numbers)
 

@@ -12,6 +12,7 @@ from paretoscope.agents.builtin import BUILTIN_FORMAT, PLUGIN_FORMAT
 from paretoscope.catalog.manifest import SweepPlan, default_sweep_plan
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import briefly
 
 # The format of an asset that is a whole training run (`paretoscope.runs`), not one checkpoint.
 RUN_FORMAT = "run"
@@ -142,7 +143,8 @@ class AssetCatalog:
             if agent.name == name:
                 return agent
         raise ParetoscopeError(
-            f"no agent named {name!r} for {env_id} in the assets ({self._where()}) or built in"
+            f"no agent named {briefly(name)} for {env_id} in the assets ({self._where()}) or "
+            "built in"
         )
 
     def pending_agents(self) -> list[AgentAsset]:
@@ -156,13 +158,13 @@ class AssetCatalog:
         for agent in self.agents:
             if agent.name == name:
                 return agent
-        raise ParetoscopeError(f"no agent named {name!r} in the assets ({self._where()})")
+        raise ParetoscopeError(f"no agent named {briefly(name)} in the assets ({self._where()})")
 
     def dataset(self, name: str) -> DatasetAsset:
         for dataset in self.datasets:
             if dataset.name == name:
                 return dataset
-        raise ParetoscopeError(f"no dataset named {name!r} in the assets ({self._where()})")
+        raise ParetoscopeError(f"no dataset named {briefly(name)} in the assets ({self._where()})")
 
     def _where(self) -> str:
         return ", ".join(str(root) for root in self.roots) or "no folder"

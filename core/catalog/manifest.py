@@ -27,6 +27,7 @@ from typing import Any
 
 from paretoscope.errors import ParetoscopeError
 from paretoscope.jsonfile import read_json_object
+from paretoscope.text import briefly
 
 MANIFEST_FILE = "manifest.json"
 MANIFEST_FORMAT = "paretoscope-assets"
@@ -44,7 +45,7 @@ class SweepPlan:
     def __post_init__(self) -> None:
         if isinstance(self.granularity, bool) or not isinstance(self.granularity, int):
             raise ParetoscopeError(
-                f"sweep.granularity: expected an integer, got {self.granularity!r}"
+                f"sweep.granularity: expected an integer, got {briefly(self.granularity)}"
             )
         if self.granularity < 1:
             raise ParetoscopeError(f"sweep.granularity: expected >= 1, got {self.granularity}")
@@ -71,12 +72,12 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     data = read_json_object(path)
     if data.get("format", MANIFEST_FORMAT) != MANIFEST_FORMAT:
         raise ParetoscopeError(
-            f"{path}: format is {data.get('format')!r}, expected {MANIFEST_FORMAT!r}"
+            f"{path}: format is {briefly(data.get('format'))}, expected {MANIFEST_FORMAT!r}"
         )
     version = data.get("version", MANIFEST_VERSION)
     if version != MANIFEST_VERSION:
         raise ParetoscopeError(
-            f"{path}: version {version!r}; this paretoscope reads version {MANIFEST_VERSION}"
+            f"{path}: version {briefly(version)}; this paretoscope reads version {MANIFEST_VERSION}"
         )
     return data
 

@@ -12,11 +12,11 @@ import importlib
 import sys
 import warnings
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from paretoscope import __version__
 from paretoscope.errors import ParetoscopeError, ParetoscopeWarning
-from paretoscope.text import for_terminal
+from paretoscope.text import terminal_message
 
 # Sub-command modules, in the order `--help` lists them.
 _COMMAND_MODULES = (
@@ -32,8 +32,17 @@ _COMMAND_MODULES = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser whose refusals (they quote the value given) are cut as the CLI's own
+    messages are; its sub-command parsers are of the same class."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {terminal_message(message)}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="paretoscope",
         description="Explore the Pareto fronts of multi-objective RL agents and datasets.",
     )
@@ -56,7 +65,7 @@ def _show_warning(
 ) -> None:
     """paretoscope's own warnings as one line (like its errors); others as Python shows them."""
     if issubclass(category, ParetoscopeWarning):
-        print(f"paretoscope: warning: {for_terminal(str(message))}", file=sys.stderr)
+        print(f"paretoscope: warning: {terminal_message(message)}", file=sys.stderr)
     else:
         default(message, category, filename, lineno, file, line)
 
@@ -71,8 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except ParetoscopeError as error:
-        # Messages quote file names and fields: no terminal escape from a file reaches the tty.
-        print(f"paretoscope: error: {for_terminal(error)}", file=sys.stderr)
+        # Messages quote file names and fields: no terminal escape from a file reaches the tty,
+        # and no message runs to megabytes (`terminal_message` cuts it).
+        print(f"paretoscope: error: {terminal_message(error)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("paretoscope: interrupted", file=sys.stderr)

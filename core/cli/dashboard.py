@@ -28,6 +28,7 @@ from paretoscope.dashboard.limits import (
     WORKERS_ENV_VAR,
 )
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import briefly
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8501
@@ -218,7 +219,7 @@ def plugins_environment(sources: list[str]) -> dict[str, str]:
         text = str(source).strip()
         if not is_plugin(text):
             raise ParetoscopeError(
-                f"--agent {source!r}: expected a plug-in, py:module.path:callable "
+                f"--agent {briefly(source)}: expected a plug-in, py:module.path:callable "
                 "(agent files go in the assets folder)"
             )
         parse_plugin(text)

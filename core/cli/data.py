@@ -11,7 +11,8 @@ from typing import Any
 
 from paretoscope.cli import options
 from paretoscope.errors import ParetoscopeError
-from paretoscope.text import for_terminal, number, numbers
+from paretoscope.settings.limits import BATCH_SIZES, HORIZONS
+from paretoscope.text import briefly, for_terminal, number, numbers
 
 
 def register(subparsers: Any) -> None:
@@ -84,8 +85,17 @@ def register(subparsers: Any) -> None:
         "--d4morl-out", type=options.path_text, metavar="FILE", help="also write a D4MORL .pkl"
     )
     collect.add_argument("--seed", type=options.seed, default=0)
-    collect.add_argument("--batch-size", type=int, default=16, help="episodes run in lockstep")
-    collect.add_argument("--horizon", type=int, help="steps per episode (default: the env's)")
+    collect.add_argument(
+        "--batch-size",
+        type=options.whole_number(BATCH_SIZES),
+        default=16,
+        help="episodes run in lockstep",
+    )
+    collect.add_argument(
+        "--horizon",
+        type=options.whole_number(HORIZONS),
+        help="steps per episode (default: the env's)",
+    )
     collect.add_argument(
         "--preference-bounds",
         metavar="LOW:HIGH,...",
@@ -234,7 +244,7 @@ def parse_bounds(text: str | None) -> list[list[float]] | None:
         return [[float(part) for part in pair.split(":", 1)] for pair in text.split(",")]
     except ValueError:
         raise ParetoscopeError(
-            f"--preference-bounds {text!r}: expected LOW:HIGH pairs separated by commas"
+            f"--preference-bounds {briefly(text)}: expected LOW:HIGH pairs separated by commas"
         ) from None
 
 

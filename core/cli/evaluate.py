@@ -19,7 +19,7 @@ from paretoscope.cli.options import (
 )
 from paretoscope.errors import ParetoscopeError
 from paretoscope.settings import SweepSettings
-from paretoscope.text import number
+from paretoscope.text import briefly, number
 
 if TYPE_CHECKING:
     from paretoscope.results_store import ResultsStore
@@ -79,7 +79,7 @@ def _steps(text: str) -> list[int]:
         steps = [int(part) for part in text.replace(" ", "").split(",") if part]
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected steps such as 1000,2000, got {text!r}"
+            f"expected steps such as 1000,2000, got {briefly(text)}"
         ) from None
     if not steps:
         raise argparse.ArgumentTypeError("expected at least one step")
@@ -90,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
     from paretoscope.agents.builtin import load_agent
     from paretoscope.agents.importers import ImportAnswers, parse_options
     from paretoscope.evaluate import summary_record, sweep
+    from paretoscope.folders import make_folder
     from paretoscope.results_store import ResultsStore
     from paretoscope.runs.run import sniff_run
 
@@ -103,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
     # The importer's answers are part of what the agent is (and so of its episodes' keys).
     answers = ImportAnswers(env_id=args.env, kind=args.kind, options=parse_options(args.options))
     agent = load_agent(args.agent, args.env, device=args.device, answers=answers)
+    make_folder(store.root)  # refused before the sweep runs, made once the agent is known
     table = sweep(
         agent, args.env, settings, store=store, agent_id=location.name, progress=not args.json
     )
@@ -120,10 +122,12 @@ def evaluate_run(
     """Sweep every snapshot of the run at `location` (`paretoscope.runs.sweep`) and print the
     metrics step by step, then the last step's summary."""
     from paretoscope.agents.importers import ImportAnswers, parse_options
+    from paretoscope.folders import make_folder
     from paretoscope.runs.run import open_run, with_answers
     from paretoscope.runs.sweep import sweep_run
 
     training_run = with_answers(open_run(location), args.env)
+    make_folder(store.root)
     answers = ImportAnswers(env_id=args.env, kind=args.kind, options=parse_options(args.options))
     result = sweep_run(
         training_run,

@@ -19,7 +19,7 @@ import numpy as np
 from paretoscope.cli import options
 from paretoscope.cli.options import add_json_option
 from paretoscope.errors import ParetoscopeError
-from paretoscope.text import number, signed
+from paretoscope.text import briefly, number, signed
 
 
 def register(subparsers: Any) -> None:
@@ -55,13 +55,15 @@ def _stored_envs(root: Path) -> list[str]:
     from paretoscope.results_store import ResultsStore
 
     if not root.is_dir():
-        raise ParetoscopeError(f"RESULTS_DIR: expected a results folder, {str(root)!r} is none")
+        raise ParetoscopeError(
+            f"RESULTS_DIR: expected a results folder, {briefly(str(root))} is none"
+        )
     store = ResultsStore(root)
     folders = sorted(path.name for path in root.iterdir() if path.is_dir())
     envs = [name for name in folders if len(store.read(name))]
     if not envs:
         raise ParetoscopeError(
-            f"RESULTS_DIR: no stored episodes under {str(root)!r} "
+            f"RESULTS_DIR: no stored episodes under {briefly(str(root))} "
             "(`paretoscope evaluate --out` writes them)"
         )
     return envs
@@ -77,7 +79,9 @@ def _choose(option: str, given: str | None, choices: list[str], what: str) -> st
             f"{option}: {what} has {len(choices)} to choose from, pick one of: {listed}"
         )
     if given not in choices:
-        raise ParetoscopeError(f"{option}: no episodes for {given!r} in {what}; stored: {listed}")
+        raise ParetoscopeError(
+            f"{option}: no episodes for {briefly(given)} in {what}; stored: {listed}"
+        )
     return given
 
 
@@ -103,7 +107,7 @@ def load_front(root: Path, env: str | None, agent: str | None, gamma: float | No
     plain = env is not None and Path(env).name == env and env not in (".", "..")
     table = ResultsStore(root).read(str(env)) if plain and root.is_dir() else None
     if table is None or len(table) == 0:
-        env = _choose("--env", env, _stored_envs(root), f"results folder {str(root)!r}")
+        env = _choose("--env", env, _stored_envs(root), f"results folder {briefly(str(root))}")
         table = ResultsStore(root).read(env)
     env_id = str(env)
     spec = get_spec(env_id)

@@ -15,6 +15,7 @@ from paretoscope.cli.options import (
 )
 from paretoscope.errors import ParetoscopeError
 from paretoscope.settings import RecordingSettings
+from paretoscope.text import briefly
 
 
 def register(subparsers: Any) -> None:
@@ -59,7 +60,7 @@ def parse_vector(text: str, option: str, length: int) -> list[float]:
         values = [float(part) for part in parts]
     except ValueError:
         raise ParetoscopeError(
-            f"{option}: expected {length} comma-separated numbers, got {text!r}"
+            f"{option}: expected {length} comma-separated numbers, got {briefly(text)}"
         ) from None
     return check_vector(values, length, option, repr(text))
 

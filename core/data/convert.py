@@ -21,6 +21,7 @@ from paretoscope.data.formats import (
     writable_formats,
 )
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import briefly
 
 
 def target_format(destination: str | Path, to: str | None = None) -> str:
@@ -29,7 +30,9 @@ def target_format(destination: str | Path, to: str | None = None) -> str:
     names = writable_formats()
     if to is not None:
         if to not in names:
-            raise ParetoscopeError(f"output format {to!r}: expected one of {', '.join(names)}")
+            raise ParetoscopeError(
+                f"output format {briefly(to)}: expected one of {', '.join(names)}"
+            )
         return to
     text = str(destination)
     for name in names:

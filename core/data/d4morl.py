@@ -34,6 +34,7 @@ from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
 from paretoscope.folders import make_folder
 from paretoscope.safe_pickle import load_restricted
+from paretoscope.text import briefly
 
 # Keys of one trajectory, in the order PEDA's collection script writes them.
 D4MORL_KEYS = (
@@ -167,21 +168,25 @@ def _trajectory_from_entry(entry: Any, where: str) -> Trajectory:
         value = entry[key]
         if not isinstance(value, np.ndarray):
             raise ParetoscopeError(
-                f"{where}: {key!r} is a {type(value).__name__}, expected a numpy array"
+                f"{where}: {briefly(key)} is a {type(value).__name__}, expected a numpy array"
             )
         if value.dtype.kind not in "biuf":
-            raise ParetoscopeError(f"{where}: {key!r} has dtype {value.dtype}, expected numbers")
+            raise ParetoscopeError(
+                f"{where}: {briefly(key)} has dtype {value.dtype}, expected numbers"
+            )
         expected_ndim = 1 if key == "terminals" else 2
         if value.ndim != expected_ndim:
             raise ParetoscopeError(
-                f"{where}: {key!r} has shape {value.shape}, expected {expected_ndim} dimension(s)"
+                f"{where}: {briefly(key)} has shape {value.shape}, expected {expected_ndim} "
+                "dimension(s)"
             )
         arrays[key] = value
     length = arrays["observations"].shape[0]
     for key, value in arrays.items():
         if value.shape[0] != length:
             raise ParetoscopeError(
-                f"{where}: {key!r} has {value.shape[0]} steps but 'observations' has {length}"
+                f"{where}: {briefly(key)} has {value.shape[0]} steps but 'observations' has "
+                f"{length}"
             )
     if length == 0:
         raise ParetoscopeError(f"{where}: the trajectory has no steps")

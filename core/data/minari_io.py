@@ -25,7 +25,7 @@ from paretoscope.data.progress import progress_bar
 from paretoscope.data.trajectories import DatasetInfo, Trajectories, Trajectory, check_trajectory
 from paretoscope.envs import REGISTRY, get_spec
 from paretoscope.errors import ParetoscopeError
-from paretoscope.text import printable
+from paretoscope.text import briefly, printable
 
 MINARI_PREFIX = "minari:"
 _METADATA_KEY = "paretoscope"
@@ -176,7 +176,7 @@ def _info_from_metadata(
         if recorded is None or recorded not in REGISTRY:
             raise ParetoscopeError(
                 f"{source}: cannot tell which paretoscope environment this Minari dataset is for "
-                f"(it records {recorded!r}); give the env id (--env)"
+                f"(it records {briefly(recorded)}); give the env id (--env)"
             )
         env_id = recorded
     return DatasetInfo.for_env(env_id, source=f"minari:{source}")

@@ -31,7 +31,7 @@ from paretoscope.data.trajectories import (
 )
 from paretoscope.errors import ParetoscopeError
 from paretoscope.folders import make_folder
-from paretoscope.text import printable
+from paretoscope.text import QUOTE_LIMIT, briefly, printable
 
 FORMAT_NAME = "paretoscope-trajectories"
 FORMAT_VERSION = 1
@@ -405,7 +405,7 @@ def read_header(path: str | Path) -> dict[str, Any]:
     version = header.get("version")
     if not isinstance(version, int) or version > FORMAT_VERSION:
         raise ParetoscopeError(
-            f"{header_path}: format version {version!r}; this paretoscope reads up to "
+            f"{header_path}: format version {briefly(version)}; this paretoscope reads up to "
             f"{FORMAT_VERSION} (upgrade paretoscope)"
         )
     if not isinstance(header.get("info"), dict):
@@ -456,21 +456,23 @@ def _check_column_entry(path: Path, header_path: Path, name: str, entry: Any) ->
 def _open_column(path: Path, name: str, header: dict[str, Any]) -> np.ndarray:
     entry = header["columns"][name]
     file_path = path / entry["file"]
+    where = printable(file_path, QUOTE_LIMIT)  # the file's name is the header's text
     try:
         array = np.load(file_path, mmap_mode="r", allow_pickle=False)
     except OSError as error:
         raise ParetoscopeError(
-            f"{file_path}: cannot open column {name!r} ({error.strerror or error})"
+            f"{where}: cannot open column {name!r} ({error.strerror or error})"
         ) from None
     except ValueError:  # a pickle, Python objects, or a shape larger than the file
         raise ParetoscopeError(
-            f"{file_path}: column {name!r} is not plain numbers in a .npy file that holds "
+            f"{where}: column {name!r} is not plain numbers in a .npy file that holds "
             "its whole shape"
         ) from None
     if list(array.shape) != list(entry["shape"]) or array.dtype.str != entry["dtype"]:
         raise ParetoscopeError(
-            f"{file_path}: column {name!r} is {array.dtype.str} {list(array.shape)}, the header "
-            f"says {entry['dtype']} {entry['shape']} (the dataset is damaged)"
+            f"{where}: column {name!r} is {array.dtype.str} {list(array.shape)}, the header "
+            f"says {printable(entry['dtype'], QUOTE_LIMIT)} {briefly(entry['shape'])} (the dataset "
+            "is damaged)"
         )
     return array
 

@@ -16,6 +16,7 @@ from typing import Literal
 import numpy as np
 
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import briefly
 
 Distribution = Literal["uniform", "wide", "narrow"]
 DISTRIBUTION_NAMES: tuple[str, ...] = ("uniform", "wide", "narrow")
@@ -56,7 +57,7 @@ def sample_preferences(
     """(count, n_obj) preferences drawn from a D4MORL distribution (see module docstring)."""
     if distribution not in DISTRIBUTION_NAMES:
         raise ParetoscopeError(
-            f"preference distribution {distribution!r}: "
+            f"preference distribution {briefly(distribution)}: "
             f"expected one of {', '.join(DISTRIBUTION_NAMES)}"
         )
     if count < 0:

@@ -14,6 +14,7 @@ import numpy as np
 
 from paretoscope.data.trajectories import DatasetInfo, Trajectories, Trajectory
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import briefly
 
 # Bump when the summary's content or its computation changes: cached summaries are then redone.
 SUMMARY_VERSION = 1
@@ -131,7 +132,7 @@ class DatasetSummary:
     ) -> DatasetSummary:
         if data.get("summary_version") != SUMMARY_VERSION:
             raise ParetoscopeError(
-                f"summary version {data.get('summary_version')!r} is not {SUMMARY_VERSION}"
+                f"summary version {briefly(data.get('summary_version'))} is not {SUMMARY_VERSION}"
             )
 
         def floats(key: str) -> tuple[float, ...]:
@@ -171,7 +172,7 @@ def summarize(
     from paretoscope.metrics import hypervolume, non_dominated
 
     if len(table) == 0:
-        raise ParetoscopeError(f"{info.source or info.env_id}: the dataset holds no trajectories")
+        raise ParetoscopeError(f"{info.named}: the dataset holds no trajectories")
     reference_point = tuple(float(value) for value in info.spec.reference_point)
     returns = table.returns
     front_mask = non_dominated(returns)

@@ -15,6 +15,7 @@ import numpy as np
 
 from paretoscope.envs import EnvSpec, get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import QUOTE_LIMIT, printable
 
 # Preference rows must sum to 1 within this absolute tolerance.
 PREFERENCE_SUM_TOLERANCE = 1e-6
@@ -39,6 +40,12 @@ class DatasetInfo:
         """Info for a registered env, objective names taken from its spec."""
         spec = get_spec(env_id)
         return cls(env_id=env_id, objective_names=spec.objective_names, **fields)
+
+    @property
+    def named(self) -> str:
+        """The dataset as a message names it: its source (else its env id), cut to a quote's
+        length (a source is a file's text)."""
+        return printable(self.source or self.env_id, QUOTE_LIMIT)
 
     @property
     def n_obj(self) -> int:
@@ -232,7 +239,7 @@ class Trajectories:
     def _check_layout(self) -> None:
         """Cheap consistency checks (no pass over the step data)."""
         n, steps = self.n_trajectories, self.n_steps
-        where = f"dataset {self.info.source or self.info.env_id}"
+        where = f"dataset {self.info.named}"
         if self.offsets.ndim != 1 or len(self.offsets) < 1 or self.offsets[0] != 0:
             raise ParetoscopeError(f"{where}: offsets must start at 0")
         if (np.diff(self.offsets) <= 0).any():

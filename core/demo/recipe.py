@@ -26,6 +26,7 @@ from paretoscope.settings import (
     NetworkSettings,
     OfflineTrainingSettings,
 )
+from paretoscope.text import briefly
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,7 @@ class DemoRecipe:
                 if agent.dataset not in suffixes:
                     raise ParetoscopeError(
                         f"recipe {self.name}: {env.env_id} agent {agent.kind} trains on "
-                        f"{agent.dataset!r}, which the recipe does not collect ({suffixes})"
+                        f"{briefly(agent.dataset)}, which the recipe does not collect ({suffixes})"
                     )
             if env.behaviour.preferences is not None:
                 for row in env.behaviour.preferences:
@@ -214,7 +215,7 @@ class DemoRecipe:
         for env in self.envs:
             if env.env_id == env_id:
                 return env
-        raise ParetoscopeError(f"recipe {self.name}: no env {env_id!r}")
+        raise ParetoscopeError(f"recipe {self.name}: no env {briefly(env_id)}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

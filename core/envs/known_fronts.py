@@ -31,6 +31,7 @@ from paretoscope.discount import check_gamma
 from paretoscope.envs.episode_random import global_numpy_random
 from paretoscope.errors import ParetoscopeError
 from paretoscope.metrics.comparison import FrontComparison, compare_with_front
+from paretoscope.text import briefly
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -152,7 +153,7 @@ def known_front(env_id: str, gamma: float = 1.0) -> KnownFront | None:
     A gamma outside (0, 1] or a non-string id raises ParetoscopeError.
     """
     if not isinstance(env_id, str):
-        raise ParetoscopeError(f"env_id: expected an environment id string, got {env_id!r}")
+        raise ParetoscopeError(f"env_id: expected an environment id string, got {briefly(env_id)}")
     value = check_gamma(gamma)
     source = _SOURCES.get(env_id)
     if source is None:

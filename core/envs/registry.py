@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from paretoscope.envs.spec import EnvSpec, Family
 from paretoscope.errors import ParetoscopeError
 from paretoscope.registry import Registry
-from paretoscope.text import QUOTE_LIMIT, quoted
+from paretoscope.text import QUOTE_LIMIT, briefly, quoted
 
 if TYPE_CHECKING:
     import gymnasium as gym
@@ -87,11 +87,13 @@ def register(
     `mo_gymnasium.make(env_id, ...)`. An id registered twice is refused unless `replace`.
     """
     if not isinstance(env_id, str) or not env_id:
-        raise ParetoscopeError(f"register: expected a non-empty id, got {env_id!r}")
+        raise ParetoscopeError(f"register: expected a non-empty id, got {briefly(env_id)}")
     if isinstance(spec, EnvSpec):
         family = spec.family
     elif family is None:
-        raise ParetoscopeError(f"register: {env_id!r} needs its family when the spec is lazy")
+        raise ParetoscopeError(
+            f"register: {briefly(env_id)} needs its family when the spec is lazy"
+        )
     REGISTRY.register(env_id, Registration(env_id, family, spec, make), replace=replace)
 
 

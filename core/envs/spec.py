@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from paretoscope.settings.limits import MAX_HORIZON
+
 Family = Literal["d4morl", "mo-gymnasium"]
 # Where a spec's horizon comes from: the env's registered time limit, or paretoscope's default
 # for an env that registers none (the user may then ask for longer episodes, up to MAX_HORIZON).
 HorizonSource = Literal["registry", "default"]
 DEFAULT_HORIZON = 1000
-MAX_HORIZON = 100_000
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ import threading
 from typing import Any
 
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import briefly
 
 # Tried in this order when MUJOCO_GL is unset: EGL is the fast path (GPU drivers and Mesa's
 # software EGL); OSMesa is pure software and needs no device at all.
@@ -139,7 +140,7 @@ def _requested_backend_problem(requested: str) -> str | None:
     if requested in ("wgl", "cgl"):  # Windows and macOS contexts
         return None
     return (
-        f"rendering unavailable: MUJOCO_GL={requested!r} is not a backend MuJoCo knows; "
+        f"rendering unavailable: MUJOCO_GL={briefly(requested)} is not a backend MuJoCo knows; "
         "use egl or osmesa (headless) or glfw (with a display)."
     )
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from paretoscope.errors import ParetoscopeError
 from paretoscope.settings.fields import check_bounds, frozen, setting
 from paretoscope.settings.forms import format_numbers, parse_auto_or_number, parse_numbers
-from paretoscope.settings.limits import EPISODES, MEMBERS, SEEDS
+from paretoscope.settings.limits import EPISODES, HORIZONS, MEMBERS, SEEDS
 
 Rows = tuple[tuple[float, ...], ...]
 
@@ -94,7 +94,9 @@ class BehaviourTrainingSettings:
     workers: int | None = setting(None, "worker processes (default: all cores)")
     seed: int = setting(0, "random seed (default 0)", bounds=SEEDS)
     ars: ARSConfig = setting(default_factory=ARSConfig, help="ARS hyper-parameters")
-    horizon: int | None = setting(None, "episode length (default: the env's horizon)")
+    horizon: int | None = setting(
+        None, "episode length (default: the env's horizon)", bounds=HORIZONS
+    )
     eval_episodes: int = setting(
         5, "episodes that measure each member's mean return (default 5)", bounds=EPISODES
     )

@@ -12,6 +12,10 @@ MAX_SEED = 2**32 - 1
 # Episodes per preference (evaluate) or per collection (data collect): their seed lists and
 # preference draws are built up front.
 MAX_EPISODES = 100_000
+# Steps of an episode (`--horizon`; an env with a registered time limit allows at most that).
+MAX_HORIZON = 100_000
+# Episodes stepped in lockstep (`--batch-size`): each holds its own environment.
+MAX_BATCH_SIZE = 1_024
 # Members of a behaviour set (train behaviour --preferences).
 MAX_MEMBERS = 1_000
 # An offline network's shape: its layers (or transformer blocks), widths, heads and context.
@@ -46,6 +50,8 @@ class Bounds:
 SEEDS = Bounds(0, MAX_SEED)
 EPISODES = Bounds(1, MAX_EPISODES)
 MEMBERS = Bounds(1, MAX_MEMBERS)
+HORIZONS = Bounds(1, MAX_HORIZON)
+BATCH_SIZES = Bounds(1, MAX_BATCH_SIZE)
 LAYERS = Bounds(1, MAX_LAYERS)
 WIDTHS = Bounds(1, MAX_WIDTH)
 HEADS = Bounds(1, MAX_HEADS)

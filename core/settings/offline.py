@@ -11,7 +11,7 @@ from typing import Any
 
 from paretoscope.errors import ParetoscopeError
 from paretoscope.settings.fields import check_bounds, setting
-from paretoscope.settings.limits import CONTEXTS, HEADS, LAYERS, SEEDS, WIDTHS
+from paretoscope.settings.limits import CONTEXTS, HEADS, HORIZONS, LAYERS, SEEDS, WIDTHS
 
 # PEDA warms the learning rate up over 10k of its 500k steps; shorter runs warm up over a tenth.
 PEDA_WARMUP_STEPS = 10_000
@@ -49,6 +49,7 @@ class NetworkSettings:
         None,
         "episode length the goal divides by (default: the dataset's)",
         only_for=("morvs",),
+        bounds=HORIZONS,
     )
 
     def __post_init__(self) -> None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from paretoscope.errors import ParetoscopeError
 from paretoscope.settings.fields import check_bounds, frozen, setting
 from paretoscope.settings.forms import parse_size
-from paretoscope.settings.limits import SEEDS
+from paretoscope.settings.limits import HORIZONS, SEEDS
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class RecordingSettings:
         "playback speed vs real time (default 1; discrete actions play at 30 fps at most, and "
         "a video lasts at least 3 s)",
     )
-    horizon: int | None = setting(None, "steps (default: env's)")
+    horizon: int | None = setting(None, "steps (default: env's)", bounds=HORIZONS)
     shadows: bool = setting(False, "shadows and reflections (3-5x slower on CPU)")
     caption: bool = setting(False, "write preference, target and return on frames")
 

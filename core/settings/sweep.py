@@ -7,7 +7,7 @@ from typing import Literal
 
 from paretoscope.errors import ParetoscopeError
 from paretoscope.settings.fields import check_bounds, frozen, setting
-from paretoscope.settings.limits import EPISODES, MAX_SEED, SEEDS
+from paretoscope.settings.limits import BATCH_SIZES, EPISODES, HORIZONS, MAX_SEED, SEEDS
 
 Backend = Literal["local", "ray"]
 BACKENDS: tuple[Backend, ...] = ("local", "ray")
@@ -42,7 +42,7 @@ class SweepSettings:
         None, "the episode seeds (instead of the first seed and the count)", command_line=False
     )
     gamma: float = setting(1.0, "discount of the returns, in (0, 1] (default 1: undiscounted)")
-    horizon: int | None = setting(None, "steps per episode (default: env)")
+    horizon: int | None = setting(None, "steps per episode (default: env)", bounds=HORIZONS)
     backend: Backend = setting(
         "local", "where batches run: local processes, or a Ray cluster (default local)"
     )
@@ -52,6 +52,7 @@ class SweepSettings:
         64,
         "episodes stepped in lockstep with one agent call per step (default 64); 1 makes "
         "every episode replay exactly as a single rollout, whatever the agent's arithmetic",
+        bounds=BATCH_SIZES,
     )
 
     def __post_init__(self) -> None:
@@ -69,8 +70,6 @@ class SweepSettings:
             raise ParetoscopeError(f"backend: expected 'local' or 'ray', got {self.backend!r}")
         if self.workers is not None and self.workers < 1:
             raise ParetoscopeError(f"workers: expected at least 1, got {self.workers}")
-        if self.batch_size < 1:
-            raise ParetoscopeError(f"batch_size: expected at least 1, got {self.batch_size}")
         check_bounds(self)
         if self.seeds is not None:
             if len(self.seeds) > EPISODES.high:

@@ -50,10 +50,7 @@ class TrainingData:
     def from_trajectories(cls, trajectories: Trajectories) -> TrainingData:
         """Lay out `trajectories` for sampling; computes the returns-to-go (one pass)."""
         if trajectories.n_trajectories == 0:
-            raise ParetoscopeError(
-                f"dataset {trajectories.info.source or trajectories.info.env_id}: "
-                "it holds no trajectories"
-            )
+            raise ParetoscopeError(f"dataset {trajectories.info.named}: it holds no trajectories")
         offsets = np.asarray(trajectories.offsets, dtype=np.int64)
         return cls(
             observations=trajectories.observations,

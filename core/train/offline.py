@@ -72,9 +72,11 @@ from paretoscope.data.sources import open_dataset
 from paretoscope.data.trajectories import Trajectories
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.folders import make_folder
 from paretoscope.jsonfile import read_json_object
 from paretoscope.settings import NetworkSettings, OfflineTrainingSettings
 from paretoscope.settings.fields import setting_fields
+from paretoscope.text import QUOTE_LIMIT, changes, printable
 from paretoscope.torch_files import load_tensors
 from paretoscope.train.batches import (
     BATCH_BUILDERS,
@@ -213,8 +215,9 @@ def train_offline(
     if DEFAULT_CONDITIONING[kind].return_conditioned:
         if trajectories.n_trajectories < 2:
             raise ParetoscopeError(
-                f"dataset {dataset_record['file']}: a {kind} agent fits its initial target on "
-                f"at least 2 trajectories, the dataset has {trajectories.n_trajectories}"
+                f"dataset {printable(dataset_record['file'], QUOTE_LIMIT)}: a {kind} agent fits "
+                "its initial target on at least 2 trajectories, the dataset has "
+                f"{trajectories.n_trajectories}"
             )
         target_model = fit_linear_target_model(
             trajectories.preferences,
@@ -334,7 +337,7 @@ def _open_training_data(
     """The dataset as `Trajectories`, checked against `env_id` and the env's dims."""
     if isinstance(data, Trajectories):
         trajectories = data
-        where = f"dataset {data.info.source or data.info.env_id}"
+        where = f"dataset {data.info.named}"
     else:
         path = Path(data)
         named = parse_d4morl_name(path.name)
@@ -451,7 +454,7 @@ def _existing_run(folder: Path, resume: bool) -> dict[str, Any] | None:
 
 
 def _start_run(folder: Path, run: dict[str, Any]) -> None:
-    (folder / TRAINING_DIR).mkdir(parents=True, exist_ok=True)
+    make_folder(folder / TRAINING_DIR)
     _write_atomically(folder / TRAINING_DIR / RUN_FILE, json.dumps(run, indent=2).encode("utf-8"))
 
 
@@ -464,9 +467,7 @@ def _check_same_settings(folder: Path, previous: dict[str, Any], run: dict[str, 
         if key not in ignored and previous.get(key) != run.get(key)
     )
     if different:
-        details = "; ".join(
-            f"{key}: was {previous.get(key)!r}, now {run.get(key)!r}" for key in different
-        )
+        details = changes(previous, run, different)
         raise ParetoscopeError(
             f"{folder}: cannot resume with other settings ({details}); resume with the same "
             "ones or choose another output directory"

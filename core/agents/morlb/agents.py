@@ -42,6 +42,7 @@ from paretoscope.agents.morlb.layers import SequentialLayout, check_tensors
 from paretoscope.agents.networks import tanh
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import briefly
 
 _WEIGHT_CONDITIONED = Conditioning(preference_in_state=True, return_conditioned=False)
 _SELECTED_BY_PREFERENCE = Conditioning(preference_in_state=False, return_conditioned=False)
@@ -291,7 +292,9 @@ class PCNAgent(MorlbAgent):
         _expect(_layout(member, "fc").output_width, outputs, "fc outputs")
         horizon = self.behaviour.get("horizon")
         if isinstance(horizon, bool) or not isinstance(horizon, (int, float)) or horizon < 1:
-            raise ParetoscopeError(f"behaviour.horizon must be a number >= 1, got {horizon!r}")
+            raise ParetoscopeError(
+                f"behaviour.horizon must be a number >= 1, got {briefly(horizon)}"
+            )
         for name in ("max_return", "command_front"):
             value = self.behaviour.get(name)
             if value is not None:

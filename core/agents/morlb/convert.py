@@ -21,6 +21,7 @@ from paretoscope.agents.morlb.algorithms import Algorithm
 from paretoscope.agents.morlb.layers import SequentialLayout, read_layout
 from paretoscope.envs import EnvSpec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import QUOTE_LIMIT, briefly, printable
 from paretoscope.torch_files import Skipped, read_torch_file
 
 Tensors = dict[str, torch.Tensor]
@@ -135,7 +136,9 @@ def _state_dict(data: Mapping[str, Any], key: str, where: str) -> Tensors:
     tensors = {f"{key}.{name}": tensor for name, tensor in value.items()}
     for name, tensor in tensors.items():
         if not isinstance(tensor, torch.Tensor):
-            raise ParetoscopeError(f"{where}: {name!r} is a {type(tensor).__name__}, not a tensor")
+            raise ParetoscopeError(
+                f"{where}: {briefly(name)} is a {type(tensor).__name__}, not a tensor"
+            )
     return tensors
 
 
@@ -158,10 +161,10 @@ def _head(tensors: Tensors, key: str, inputs: int, outputs: int, what: str, wher
     weight = tensors.get(f"{key}.weight")
     bias = tensors.get(f"{key}.bias")
     if weight is None or bias is None:
-        raise ParetoscopeError(f"{where}: tensor {key + '.weight'!r} or its bias is missing")
+        raise ParetoscopeError(f"{where}: tensor {briefly(key + '.weight')} or its bias is missing")
     if list(weight.shape) != [outputs, inputs] or list(bias.shape) != [outputs]:
         raise ParetoscopeError(
-            f"{where}: tensor {key + '.weight'!r} has shape {list(weight.shape)}; the layer "
+            f"{where}: tensor {briefly(key + '.weight')} has shape {list(weight.shape)}; the layer "
             f"before gives {inputs} and {what} needs {outputs} outputs"
         )
 
@@ -169,10 +172,10 @@ def _head(tensors: Tensors, key: str, inputs: int, outputs: int, what: str, wher
 def _buffer(tensors: Tensors, key: str, width: int, what: str, where: str) -> torch.Tensor:
     tensor = tensors.get(key)
     if tensor is None:
-        raise ParetoscopeError(f"{where}: tensor {key!r} is missing")
+        raise ParetoscopeError(f"{where}: tensor {briefly(key)} is missing")
     if list(tensor.shape) != [width]:
         raise ParetoscopeError(
-            f"{where}: tensor {key!r} has shape {list(tensor.shape)}, {what} needs [{width}]"
+            f"{where}: tensor {briefly(key)} has shape {list(tensor.shape)}, {what} needs [{width}]"
         )
     return tensor
 
@@ -319,7 +322,9 @@ def _read_gpi(data: Any, env: EnvSpec, options: Mapping[str, str], where: str) -
         named.update(_as_member(position, member_tensors))
     use_gpi = options.get("use_gpi", "true").lower()
     if use_gpi not in ("true", "false"):
-        raise ParetoscopeError(f"--set use_gpi={use_gpi}: expected true or false")
+        raise ParetoscopeError(
+            f"--set use_gpi={printable(use_gpi, QUOTE_LIMIT)}: expected true or false"
+        )
     return members, named, {"use_gpi": use_gpi == "true"}
 
 
@@ -390,7 +395,9 @@ def _numbers(text: str, count: int, name: str) -> list[float]:
     except ValueError:
         values = []
     if len(values) != count or not all(np.isfinite(values)):
-        raise ParetoscopeError(f"--set {name}={text}: expected {count} numbers, comma-separated")
+        raise ParetoscopeError(
+            f"--set {name}={briefly(text)}: expected {count} numbers, comma-separated"
+        )
     return values
 
 
@@ -406,10 +413,14 @@ def _read_morld(data: Any, env: EnvSpec, options: Mapping[str, str], where: str)
     """MORL/D: ``archive_policy_<i>`` (+ ``_eval``) and ``population_policy_<i>`` MOSAC dicts."""
     sample = options.get("sample", "false").lower()
     if sample not in ("true", "false"):
-        raise ParetoscopeError(f"--set sample={sample}: expected true or false")
+        raise ParetoscopeError(
+            f"--set sample={printable(sample, QUOTE_LIMIT)}: expected true or false"
+        )
     which = options.get("members", "archive")
     if which not in ("archive", "population", "all"):
-        raise ParetoscopeError(f"--set members={which}: expected archive, population or all")
+        raise ParetoscopeError(
+            f"--set members={printable(which, QUOTE_LIMIT)}: expected archive, population or all"
+        )
     groups = ("archive", "population") if which == "all" else (which,)
     keys = [
         key
@@ -426,7 +437,7 @@ def _read_morld(data: Any, env: EnvSpec, options: Mapping[str, str], where: str)
     for position, key in enumerate(keys):
         policy = data[key]
         if not isinstance(policy, Mapping):
-            raise ParetoscopeError(f"{where}: {key!r} is not a MOSAC save dict")
+            raise ParetoscopeError(f"{where}: {briefly(key)} is not a MOSAC save dict")
         tensors = _state_dict(policy, "actor_state_dict", f"{where}: {key}")
         parts, member = _actor(
             tensors,
@@ -487,7 +498,9 @@ def _vector(value: Any, count: int, name: str, where: str) -> list[float]:
         value.numpy() if isinstance(value, torch.Tensor) else value, dtype=np.float64
     )
     if array.shape != (count,) or not np.isfinite(array).all():
-        raise ParetoscopeError(f"{where}: {name} must be {count} finite numbers, got {value!r}")
+        raise ParetoscopeError(
+            f"{where}: {name} must be {count} finite numbers, got {briefly(value)}"
+        )
     return [float(number) for number in array]
 
 

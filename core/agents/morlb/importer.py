@@ -30,6 +30,7 @@ from paretoscope.agents.morlb.algorithms import ALGORITHMS
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
 from paretoscope.pickle_scan import PickleScan, check_torch_signature, scan_torch_file
+from paretoscope.text import QUOTE_LIMIT, printable
 
 SUFFIXES = (".tar", ".pt", ".pth")
 PCN_MODELS = (
@@ -137,7 +138,8 @@ class MorlBaselinesImporter:
         unknown = sorted(set(answers.options) - known)
         if unknown:
             raise ParetoscopeError(
-                f"--set {unknown[0]}: the MORL-Baselines importer takes {', '.join(sorted(known))}"
+                f"--set {printable(unknown[0], QUOTE_LIMIT)}: the MORL-Baselines importer takes "
+                f"{', '.join(sorted(known))}"
             )
         options = dict(answers.options)
         if answers.kind == "pcn":

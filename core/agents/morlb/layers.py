@@ -21,6 +21,7 @@ from torch import nn
 
 from paretoscope.agents.networks import LayerNorm, Linear, LogSoftmax, Sigmoid, Tanh
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import briefly
 
 # One Sequential slot: ("linear", in, out), ("layernorm", width), or a parameterless one:
 # ("relu",), ("tanh",), ("dropout",), ("sigmoid",), ("log_softmax",).
@@ -61,13 +62,13 @@ class SequentialLayout:
         slots: list[Slot] = []
         for item in data:
             if not isinstance(item, list) or not item or not isinstance(item[0], str):
-                raise ParetoscopeError(f"{where}: layer {item!r} is not [name, sizes...]")
+                raise ParetoscopeError(f"{where}: layer {briefly(item)} is not [name, sizes...]")
             name, sizes = item[0], item[1:]
             expected = {"linear": 2, "layernorm": 1}.get(name, 0)
             if name not in ("linear", "layernorm", *_PARAMETERLESS) or len(sizes) != expected:
-                raise ParetoscopeError(f"{where}: unknown layer {item!r}")
+                raise ParetoscopeError(f"{where}: unknown layer {briefly(item)}")
             if not all(isinstance(size, int) and size > 0 for size in sizes):
-                raise ParetoscopeError(f"{where}: layer {item!r} needs positive sizes")
+                raise ParetoscopeError(f"{where}: layer {briefly(item)} needs positive sizes")
             slots.append((name, *sizes))
         if slots[0][0] != "linear":
             raise ParetoscopeError(f"{where}: the first layer must be linear")
@@ -126,7 +127,7 @@ def read_layout(
             out_features, in_features = shape
             if width is not None and in_features != width:
                 raise ParetoscopeError(
-                    f"{where}: tensor {key!r} takes {in_features} inputs, but "
+                    f"{where}: tensor {briefly(key)} takes {in_features} inputs, but "
                     f"{_what_feeds(prefix, index, found, input_what)} gives {width}"
                 )
             slots[index] = ("linear", in_features, out_features)
@@ -134,12 +135,15 @@ def read_layout(
         elif len(shape) == 1:
             if width is not None and shape[0] != width:
                 raise ParetoscopeError(
-                    f"{where}: tensor {key!r} normalises {shape[0]} values, the layer before "
+                    f"{where}: tensor {briefly(key)} normalises {shape[0]} values, the layer "
+                    "before "
                     f"gives {width}"
                 )
             slots[index] = ("layernorm", shape[0])
         else:
-            raise ParetoscopeError(f"{where}: tensor {key!r} has shape {shape}, expected 1 or 2-D")
+            raise ParetoscopeError(
+                f"{where}: tensor {briefly(key)} has shape {shape}, expected 1 or 2-D"
+            )
         if bias is None or list(bias.shape) != [shape[0]]:
             raise ParetoscopeError(
                 f"{where}: tensor {key[: -len('weight')] + 'bias'!r} is missing or not [{shape[0]}]"
@@ -208,16 +212,19 @@ def check_tensors(
     for name, reference in expected.items():
         tensor = chosen.get(name)
         if tensor is None:
-            raise ParetoscopeError(f"{where}: tensor {prefix + name!r} is missing")
+            raise ParetoscopeError(f"{where}: tensor {briefly(prefix + name)} is missing")
         if not isinstance(tensor, torch.Tensor) or not tensor.is_floating_point():
-            raise ParetoscopeError(f"{where}: {prefix + name!r} is not a float tensor")
+            raise ParetoscopeError(f"{where}: {briefly(prefix + name)} is not a float tensor")
         if tuple(tensor.shape) != tuple(reference.shape):
             raise ParetoscopeError(
-                f"{where}: tensor {prefix + name!r} has shape {list(tensor.shape)}, expected "
+                f"{where}: tensor {briefly(prefix + name)} has shape {list(tensor.shape)}, "
+                "expected "
                 f"{list(reference.shape)}"
             )
         if not torch.isfinite(tensor).all():
-            raise ParetoscopeError(f"{where}: tensor {prefix + name!r} holds NaN or infinity")
+            raise ParetoscopeError(
+                f"{where}: tensor {briefly(prefix + name)} holds NaN or infinity"
+            )
     extra = sorted(set(chosen) - set(expected))
     if extra:
         raise ParetoscopeError(f"{where}: unexpected tensor(s) {[prefix + k for k in extra[:4]]}")

@@ -16,6 +16,7 @@ from paretoscope.agents.peda.signature import PEDA_SUFFIXES, PEDA_TYPES, env_in_
 from paretoscope.envs import list_ids
 from paretoscope.errors import ParetoscopeError
 from paretoscope.pickle_scan import check_torch_signature, scan_torch_file
+from paretoscope.text import QUOTE_LIMIT, printable
 
 
 class PedaImporter:
@@ -71,7 +72,8 @@ class PedaImporter:
         unknown = sorted(set(answers.options) - {"dataset", "n_head"})
         if unknown:
             raise ParetoscopeError(
-                f"--set {unknown[0]}: the PEDA importer takes dataset=FILE and n_head=N"
+                f"--set {printable(unknown[0], QUOTE_LIMIT)}: the PEDA importer takes "
+                "dataset=FILE and n_head=N"
             )
         n_head = option_number(answers, "n_head", int, 1) if "n_head" in answers.options else 1
         return import_peda(

@@ -31,6 +31,7 @@ from paretoscope.agents.target_model import (
 )
 from paretoscope.envs import EnvSpec, get_spec, list_specs
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import briefly
 from paretoscope.torch_files import load_tensors
 
 PathLike = str | os.PathLike[str]
@@ -149,7 +150,7 @@ def import_peda(
     """A paretoscope agent that acts exactly as PEDA's evaluator would with this checkpoint."""
     location = Path(path)
     if peda_type not in PEDA_KINDS:
-        raise ParetoscopeError(f"type: {peda_type!r}, expected one of {sorted(PEDA_KINDS)}")
+        raise ParetoscopeError(f"type: {briefly(peda_type)}, expected one of {sorted(PEDA_KINDS)}")
     env = get_spec(env_id)
     if env.family != "d4morl" or env.id not in PEDA_OBSERVATION_STATISTICS:
         raise ParetoscopeError(
@@ -183,12 +184,14 @@ def import_peda(
         tensor = tensors[peda_key]
         if list(tensor.shape) != expected[our_key]:
             raise ParetoscopeError(
-                f"{location}: tensor {peda_key!r} has shape {list(tensor.shape)}, but the "
+                f"{location}: tensor {briefly(peda_key)} has shape {list(tensor.shape)}, but the "
                 f"architecture read from the other tensors ({layout.describe()}) needs "
                 f"{expected[our_key]}"
             )
         if not tensor.is_floating_point():
-            raise ParetoscopeError(f"{location}: tensor {peda_key!r} has dtype {tensor.dtype}")
+            raise ParetoscopeError(
+                f"{location}: tensor {briefly(peda_key)} has dtype {tensor.dtype}"
+            )
         mapped[our_key] = tensor.to(torch.float32)
     with torch.device("meta"):
         network = build_network(spec, layout.architecture)

@@ -20,6 +20,7 @@ from gymnasium import spaces
 from paretoscope.envs.d4morl.physics import D4MORLPhysics
 from paretoscope.envs.spec import EnvSpec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import briefly, listed
 
 RENDER_MODES = ("rgb_array",)
 
@@ -38,7 +39,7 @@ class D4MORLEnv(gym.Env[np.ndarray, np.ndarray]):
     ) -> None:
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ParetoscopeError(
-                f"render_mode {render_mode!r} is not supported by {spec.id}; "
+                f"render_mode {briefly(render_mode)} is not supported by {spec.id}; "
                 f"use None or one of {RENDER_MODES}"
             )
         if width <= 0 or height <= 0:
@@ -161,10 +162,12 @@ def make_d4morl_env(spec: EnvSpec, render_mode: str | None = None, **kwargs: Any
     Accepted keyword arguments: ``width`` and ``height`` of rendered frames (default 480).
     """
     if spec.family != "d4morl":
-        raise ParetoscopeError(f"{spec.id!r} is a {spec.family} environment, not a D4MORL one")
+        raise ParetoscopeError(
+            f"{briefly(spec.id)} is a {spec.family} environment, not a D4MORL one"
+        )
     unknown = set(kwargs) - {"width", "height"}
     if unknown:
         raise ParetoscopeError(
-            f"{spec.id}: unknown option(s) {sorted(unknown)}; accepted: width, height"
+            f"{spec.id}: unknown option(s) {listed(sorted(unknown))}; accepted: width, height"
         )
     return D4MORLEnv(spec, render_mode=render_mode, **kwargs)

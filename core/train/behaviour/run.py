@@ -15,8 +15,10 @@ from paretoscope.agents.policy_set import PolicySetAgent, save_policy_set
 from paretoscope.atomic import write_bytes_atomically
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.folders import make_folder
 from paretoscope.metrics.dominance import check_margin
 from paretoscope.settings import BehaviourTrainingSettings
+from paretoscope.text import changes
 from paretoscope.train.ars import EpisodePool
 from paretoscope.train.behaviour.member import IterationCallback, train_member
 from paretoscope.train.behaviour.resolved import BehaviourRun, behaviour_run, member_budget
@@ -42,15 +44,13 @@ def prepare_run(out_dir: Path, run: BehaviourRun) -> None:
         keys = set(record) | set(previous)
         different = sorted(key for key in keys if previous.get(key) != record.get(key))
         if different:
-            details = "; ".join(
-                f"{key}: was {previous.get(key)!r}, now {record.get(key)!r}" for key in different
-            )
+            details = changes(previous, record, different)
             raise ParetoscopeError(
                 f"{out_dir} holds a run with other settings ({details}); resume with the same "
                 "settings or choose another output directory"
             )
         return
-    training_dir.mkdir(parents=True, exist_ok=True)
+    make_folder(training_dir)
     write_bytes_atomically(run_path, json.dumps(record, indent=2).encode("utf-8"))
 
 
