@@ -347,7 +347,7 @@ def test_a_damaged_member_state_is_reported(tmp_path: Path) -> None:
         ({"preferences": [[0.6, 0.6]]}, "sums to"),
         ({"preferences": [[1.0, 0.0], [1.0, 0.0]]}, "different preference"),
         ({"preferences": [[1.0, 0.0, 0.0]]}, "shape"),
-        ({"preferences": None, "members": 0}, "at least 1"),
+        ({"preferences": None, "members": 0}, "members: expected a whole number from 1 to 1000"),
         ({"horizon": 501}, "horizon"),
         ({"eval_episodes": 0}, "eval_episodes"),
         ({"workers": 0}, "workers"),

@@ -78,14 +78,10 @@ def check_bounds(settings: Any) -> None:
         if bounds is None or value is None or isinstance(value, bool):
             continue
         if not isinstance(value, int):
-            raise ParetoscopeError(f"{_spoken(field)}: expected {bounds.expected()}")
+            raise ParetoscopeError(f"{field.name}: expected {bounds.expected()}")
         problem = bounds.problem(value)
         if problem is not None:
-            raise ParetoscopeError(f"{_spoken(field)}: {problem}")
-
-
-def _spoken(field: dataclasses.Field[Any]) -> str:
-    return field.name.replace("_", "-")
+            raise ParetoscopeError(f"{field.name}: {problem}")
 
 
 def option_name(field: dataclasses.Field[Any]) -> str:
