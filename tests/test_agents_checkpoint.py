@@ -306,3 +306,10 @@ def test_policy_sets_load_through_the_same_entry_point(tmp_path: Path) -> None:
         agent.act(observations, preferences, np.zeros((2, 2))),
     )
     assert checkpoint.parameter_count(path) == members * 6 * 17
+
+
+@pytest.mark.parametrize("bound", ["x" * 100_000, [1.0] * 100_000, {"a": 1}])
+def test_an_action_bound_that_is_not_numbers_is_named_briefly(bound: object) -> None:
+    with pytest.raises(ParetoscopeError, match=r"^action_bound: expected 6 positive numbers") as e:
+        create_agent("bc", ENV, architecture=ARCHITECTURES["bc"], action_bound=bound, seed=0)
+    assert len(str(e.value)) < 400

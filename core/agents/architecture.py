@@ -23,6 +23,7 @@ from torch import nn
 from paretoscope.agents.base import AgentSpec
 from paretoscope.agents.networks import ACTIVATIONS, DecisionTransformer, MLPActor
 from paretoscope.errors import ParetoscopeError
+from paretoscope.text import briefly
 
 # The most weights (parameters and stored buffers) a network built from a checkpoint config may
 # have (docs/agents.md): 1 GiB as float32, some hundred times PEDA's published sizes.
@@ -56,7 +57,8 @@ class TransformerArchitecture:
             )
         if self.activation not in ACTIVATIONS:
             raise ParetoscopeError(
-                f"architecture.activation: {self.activation!r}, expected one of {ACTIVATIONS}"
+                f"architecture.activation: {briefly(self.activation)}, "
+                f"expected one of {ACTIVATIONS}"
             )
         _check_dropout(self.dropout)
 
@@ -110,14 +112,15 @@ def architecture_from_dict(kind: str, data: Mapping[str, Any]) -> Architecture:
     """The architecture of `kind` from a checkpoint config; unknown or mistyped fields raise."""
     cls = ARCHITECTURES.get(kind)
     if cls is None:
-        raise ParetoscopeError(f"kind: {kind!r} has no network architecture")
+        raise ParetoscopeError(f"kind: {briefly(kind)} has no network architecture")
     if not isinstance(data, Mapping):
         raise ParetoscopeError(f"architecture: expected an object, got {type(data).__name__}")
     known = {field.name: field for field in fields(cls)}
     unknown = sorted(set(data) - set(known))
     if unknown:
         raise ParetoscopeError(
-            f"architecture: unknown field(s) {unknown} for kind {kind!r}; known: {sorted(known)}"
+            f"architecture: unknown field(s) {briefly(unknown)} for kind {briefly(kind)}; "
+            f"known: {sorted(known)}"
         )
     values: dict[str, Any] = {}
     for name, value in data.items():
@@ -201,25 +204,25 @@ def _coerce(name: str, value: Any, default: Any) -> Any:
     """`value` converted to the type of `default`, or a ParetoscopeError naming the field."""
     if isinstance(default, bool):
         if not isinstance(value, bool):
-            raise ParetoscopeError(f"{name}: expected true or false, got {value!r}")
+            raise ParetoscopeError(f"{name}: expected true or false, got {briefly(value)}")
         return value
     if isinstance(default, int):
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ParetoscopeError(f"{name}: expected an integer, got {value!r}")
+            raise ParetoscopeError(f"{name}: expected an integer, got {briefly(value)}")
         return value
     if isinstance(default, float):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ParetoscopeError(f"{name}: expected a number, got {value!r}")
+            raise ParetoscopeError(f"{name}: expected a number, got {briefly(value)}")
         return float(value)
     if isinstance(default, str):
         if not isinstance(value, str):
-            raise ParetoscopeError(f"{name}: expected a string, got {value!r}")
+            raise ParetoscopeError(f"{name}: expected a string, got {briefly(value)}")
         return value
     if isinstance(default, tuple):
         if not isinstance(value, (list, tuple)) or not all(
             isinstance(item, int) and not isinstance(item, bool) for item in value
         ):
-            raise ParetoscopeError(f"{name}: expected a list of integers, got {value!r}")
+            raise ParetoscopeError(f"{name}: expected a list of integers, got {briefly(value)}")
         return tuple(value)
     raise AssertionError(f"unhandled field type for {name}")  # pragma: no cover
 
@@ -229,14 +232,15 @@ def _check_positive(architecture: object, names: tuple[str, ...]) -> None:
         value = getattr(architecture, name)
         if not isinstance(value, int) or value < 1:
             raise ParetoscopeError(
-                f"architecture.{name}: expected a positive integer, got {value!r}"
+                f"architecture.{name}: expected a positive integer, got {briefly(value)}"
             )
 
 
 def _check_hidden_sizes(sizes: tuple[int, ...]) -> None:
     if not sizes or any(not isinstance(size, int) or size < 1 for size in sizes):
         raise ParetoscopeError(
-            f"architecture.hidden_sizes: expected one or more positive integers, got {sizes!r}"
+            "architecture.hidden_sizes: expected one or more positive integers, "
+            f"got {briefly(sizes)}"
         )
 
 

@@ -165,10 +165,16 @@ class ConditionedAgent:
                 f"observation_normalization: {len(normalizer.mean)} values, "
                 f"obs_dim is {spec.obs_dim}"
             )
-        bound = np.asarray(action_bound, dtype=np.float64)
-        if bound.shape != (spec.act_dim,) or not np.isfinite(bound).all() or (bound <= 0).any():
+        bound = _numbers_or_none(action_bound)
+        if (
+            bound is None
+            or bound.shape != (spec.act_dim,)
+            or not np.isfinite(bound).all()
+            or (bound <= 0).any()
+        ):
             raise ParetoscopeError(
-                f"action_bound: expected {spec.act_dim} positive numbers, got {list(action_bound)}"
+                f"action_bound: expected {spec.act_dim} positive numbers, "
+                f"got {briefly(action_bound)}"
             )
         if spec.conditioning.return_conditioned and target_model is None:
             raise ParetoscopeError(
@@ -554,3 +560,11 @@ def create_agent(
         training=training,
         device=device,
     )
+
+
+def _numbers_or_none(values: object) -> np.ndarray | None:
+    """`values` as float64 numbers, or None where they are not numbers (text, objects)."""
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
