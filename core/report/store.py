@@ -71,8 +71,9 @@ def agents_from_results(
 ) -> StoredAgents:
     """The agents stored in `results_dir` for `env` (default: the only env stored), those of
     `names` in that order (default: all, sorted), their episodes at `gamma` (default: the one
-    discount stored). With `load`, each agent whose checkpoint the assets folder's agents/
-    holds (under the same name, with the fingerprint of its episodes) is loaded for videos."""
+    discount stored). Where the assets folder's agents/ holds an agent's checkpoint (under the
+    same name), its location names it in the sweep command and, with `load`, it is loaded
+    for videos (when its fingerprint is that of its episodes)."""
     root = Path(results_dir)
     store_root, assets_root = _folders(root)
     store = ResultsStore(store_root)
@@ -93,7 +94,7 @@ def agents_from_results(
         gamma = in_use[0]
     elif not any(math.isclose(value, gamma, abs_tol=1e-12) for value in in_use):
         raise ParetoscopeError(f"--gamma: no episodes at {gamma}; stored: {in_use}")
-    catalog = discover_assets(assets_root) if load and assets_root is not None else None
+    catalog = discover_assets(assets_root) if assets_root is not None else None
     agents = []
     for name in chosen:
         rows = table[table["agent"] == name]
@@ -101,20 +102,23 @@ def agents_from_results(
         if len(rows) == 0:
             raise ParetoscopeError(f"--agents: {name!r} has no episodes at gamma {gamma:g}")
         rows = _last_step(rows).reset_index(drop=True)
-        agents.append(_with_checkpoint(name, rows, env_id, catalog))
+        agents.append(_with_checkpoint(name, rows, env_id, catalog, load))
     return StoredAgents(env_id, float(gamma), agents, store_root)
 
 
 def _with_checkpoint(
-    name: str, rows: pd.DataFrame, env_id: str, catalog: AssetCatalog | None
+    name: str, rows: pd.DataFrame, env_id: str, catalog: AssetCatalog | None, load: bool
 ) -> ReportAgent:
-    """The agent `name` with its checkpoint loaded when the catalog holds one whose fingerprint
-    is that of its episodes (else a video would show another agent)."""
+    """The agent `name` with its checkpoint's location when the catalog holds one, and with
+    `load` the agent itself when its fingerprint is that of its episodes (else a video would
+    show another agent)."""
     if catalog is None:
         return ReportAgent(name, rows)
     asset = next((entry for entry in catalog.agents if entry.name == name), None)
     if asset is None:
         return ReportAgent(name, rows)
+    if not load:
+        return ReportAgent(name, rows, location=str(asset.path), label=asset.label)
     from paretoscope.asset_agents import load_asset_agent
 
     loaded = load_asset_agent(asset, env_id)
