@@ -843,3 +843,22 @@ def test_explore_opens_at_the_manifests_preference_unless_the_link_names_one(
     assert opened_at({**defaults, "preference": [0.33, 0.67]}) == pytest.approx([0.35, 0.65])
     assert opened_at({**defaults, "preference": ["a", None]}) == [0.5, 0.5]
     assert opened_at({**defaults, "preference": [-1, 2]}) == [0.5, 0.5]
+
+
+def test_compare_report_is_made_on_request(app_env: Path, assets: Path) -> None:
+    at = open_app()
+    at.switch_page("views/compare.py").run()
+    page_ok(at)
+
+    def report_buttons() -> list:
+        return [
+            button
+            for button in at.get("download_button")
+            if button.key.endswith("_report_download")
+        ]
+
+    assert not report_buttons()  # nothing made before it is asked for
+    at.button(key="compare_report_prepare").click().run()
+    page_ok(at)
+    (button,) = report_buttons()
+    assert button.label == "Download report"

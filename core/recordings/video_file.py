@@ -53,9 +53,12 @@ def render_video_file(
     settings: RecordingSettings,
     out: str | Path,
     progress: bool = True,
+    preset: str | None = None,
+    crf: int | None = None,
 ) -> VideoFile:
     """Roll `agent` out once at `preference` (and `target`) with `settings` and encode the
-    frames as they are drawn into `out`: an H.264 MP4, or a GIF when it ends in .gif.
+    frames as they are drawn into `out`: an H.264 MP4, or a GIF when it ends in .gif. An MP4's
+    x264 `preset` and `crf` default to `paretoscope.video.encode_mp4`'s.
 
     The video lasts at least `paretoscope.render.MIN_SECONDS` (a short episode is slowed
     down); `paretoscope.render.playback` says which steps are drawn and how fast they play."""
@@ -69,7 +72,7 @@ def render_video_file(
         playback_fps,
         playback_speed,
     )
-    from paretoscope.video import encode_gif, encode_mp4, lasting_fps
+    from paretoscope.video import DEFAULT_CRF, DEFAULT_PRESET, encode_gif, encode_mp4, lasting_fps
 
     path = check_video_path(out)
     spec = get_spec(env_id)
@@ -100,8 +103,17 @@ def render_video_file(
             yield frame.frame
 
     with contextlib.closing(frames), bar:
-        encode = encode_gif if path.suffix.lower() == ".gif" else encode_mp4
-        encode(frames_with_progress(), fps, path, min_seconds=MIN_SECONDS)
+        if path.suffix.lower() == ".gif":
+            encode_gif(frames_with_progress(), fps, path, min_seconds=MIN_SECONDS)
+        else:
+            encode_mp4(
+                frames_with_progress(),
+                fps,
+                path,
+                preset=preset or DEFAULT_PRESET,
+                crf=DEFAULT_CRF if crf is None else crf,
+                min_seconds=MIN_SECONDS,
+            )
         bar.total = last[0].step  # an episode that ended early is complete all the same
         bar.refresh()
     played_fps = lasting_fps(fps, count[0], MIN_SECONDS)  # as the encoder slowed it down

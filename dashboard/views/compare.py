@@ -26,6 +26,7 @@ from paretoscope.dashboard.tables import (
 )
 from paretoscope.dashboard.widgets import charts
 from paretoscope.dashboard.widgets.preference_control import preference_control
+from paretoscope.dashboard.widgets.report_button import report_button
 from paretoscope.envs import EnvSpec
 from paretoscope.envs.known_fronts import against_known
 from paretoscope.figures.attainment import eaf_difference_figure
@@ -33,6 +34,7 @@ from paretoscope.figures.front import FrontSeries, front_figure
 from paretoscope.figures.style import titled_by_meaning
 from paretoscope.figures.training import METRICS, runs_curve_figure
 from paretoscope.recordings import SideBySideRequest
+from paretoscope.report import ReportAgent
 from paretoscope.sweeps import mean_per_preference, objective_arrays
 from paretoscope.text import MISSING, number, numbers
 
@@ -228,6 +230,7 @@ if sidebar.need(ctx, agent=False):
         metrics: list[AgentMetrics] = []
         loaded_agents = {}
         episodes: dict[str, dict] = {}  # name -> every episode's preferences, returns, seeds
+        tables: dict[str, pd.DataFrame] = {}  # name -> its sweep's episodes (the report's)
         known = None
         for asset in assets:
             with guard(f"agent {asset.name}"):
@@ -236,6 +239,7 @@ if sidebar.need(ctx, agent=False):
                 loaded = loaders.loaded_agent(asset)
                 table = loaders.sweep_table(asset, ctx.catalog, gamma=ctx.gamma)
                 points = mean_per_preference(table, env_id)
+                tables[asset.name] = table
                 episodes[asset.name] = objective_arrays(table, env_id)
                 seeds = episodes[asset.name]["seeds"]
                 intervals = None
@@ -321,6 +325,24 @@ if sidebar.need(ctx, agent=False):
                 f"{uncertainty.CI_LEVEL:.0%} intervals across seeds "
                 f"({uncertainty.CI_RESAMPLES} resamples of the seeds, random seed "
                 f"{uncertainty.CI_RANDOM_SEED}); — for an agent swept with one seed only."
+            )
+
+        with guard("report"):
+            shown = [name for name in selected if name in loaded_agents and len(tables[name])]
+            report_button(
+                "compare",
+                env_id,
+                lambda: [
+                    ReportAgent(
+                        name,
+                        tables[name],
+                        loaded_agents[name].agent,
+                        location=str(by_name[name].path),
+                        label=labels[name],
+                    )
+                    for name in shown
+                ],
+                (shown, ctx.gamma),
             )
 
         run_assets = [asset for asset in assets if asset.is_run]

@@ -25,10 +25,12 @@ from paretoscope.dashboard.prerender import offer_grid
 from paretoscope.dashboard.widgets import charts
 from paretoscope.dashboard.widgets.front_chart import front_chart
 from paretoscope.dashboard.widgets.preference_control import preference_control
+from paretoscope.dashboard.widgets.report_button import report_button
 from paretoscope.decision import aspiration_pick
 from paretoscope.envs.known_fronts import against_known
 from paretoscope.figures.front import FrontSeries, Marker, front_figure, target_grid
 from paretoscope.figures.style import titled_by_meaning
+from paretoscope.report import ReportAgent
 
 st.title("Explore")
 st.caption(
@@ -247,6 +249,21 @@ def explore() -> None:
                     )
             if against is not None:
                 st.caption(describe_front(against.front) + ". " + indicators_text(against) + ".")
+            with guard("report"):
+                report_button(
+                    "explore",
+                    request.env_id,
+                    lambda: [
+                        ReportAgent(
+                            asset.name,
+                            loaders.sweep_table(asset, ctx.catalog, gamma=front_gamma),
+                            loaded.agent,
+                            location=str(asset.path),
+                            label=asset.label,
+                        )
+                    ],
+                    (asset.name, front_gamma),
+                )
             for series_index, row in charts.clicked_points(figure, event)[:1]:
                 widgets: dict[str, object] = {}
                 new_target = None
