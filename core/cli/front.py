@@ -12,7 +12,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,6 +20,9 @@ from paretoscope.cli import options
 from paretoscope.cli.options import add_json_option
 from paretoscope.errors import ParetoscopeError
 from paretoscope.text import number, signed
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def register(subparsers: Any) -> None:
@@ -81,6 +84,27 @@ def _choose(option: str, given: str | None, choices: list[str], what: str) -> st
     return given
 
 
+def at_gamma(table: pd.DataFrame, gamma: float | None, what: str) -> tuple[pd.DataFrame, float]:
+    """The rows of `table` at the discount `gamma` (default: the only one stored) and that
+    discount; `what` names the episodes in the message when there is no such one."""
+    discounts = table["gamma"].fillna(1.0) if "gamma" in table else None
+    stored = sorted({1.0} if discounts is None else {float(value) for value in discounts})
+    if gamma is None:
+        if len(stored) > 1:
+            raise ParetoscopeError(
+                f"--gamma: {what} was evaluated at several discounts {stored}; pick one"
+            )
+        chosen = stored[0]
+    else:
+        matches = [value for value in stored if math.isclose(value, gamma, abs_tol=1e-12)]
+        if not matches:
+            raise ParetoscopeError(f"--gamma: no episodes of {what} at {gamma}; stored: {stored}")
+        chosen = matches[0]
+    if discounts is not None:
+        table = table[np.isclose(discounts.to_numpy(dtype=np.float64), chosen, atol=1e-12)]
+    return table, chosen
+
+
 @dataclass(frozen=True)
 class FrontReport:
     """The mean point per preference of one agent's sweep, sorted, and their names."""
@@ -112,24 +136,7 @@ def load_front(root: Path, env: str | None, agent: str | None, gamma: float | No
     agents = sorted(str(name) for name in table["agent"].unique())
     agent_name = _choose("--agent", agent, agents, f"the results for {env_id}")
     table = table[table["agent"].astype(str) == agent_name]
-    discounts = table["gamma"].fillna(1.0) if "gamma" in table else None
-    stored = sorted({1.0} if discounts is None else {float(value) for value in discounts})
-    if gamma is None:
-        if len(stored) > 1:
-            raise ParetoscopeError(
-                f"--gamma: {agent_name} on {env_id} was evaluated at several discounts "
-                f"{stored}; pick one"
-            )
-        chosen = stored[0]
-    else:
-        matches = [value for value in stored if math.isclose(value, gamma, abs_tol=1e-12)]
-        if not matches:
-            raise ParetoscopeError(
-                f"--gamma: no episodes of {agent_name} on {env_id} at {gamma}; stored: {stored}"
-            )
-        chosen = matches[0]
-    if discounts is not None:
-        table = table[np.isclose(discounts.to_numpy(dtype=np.float64), chosen, atol=1e-12)]
+    table, chosen = at_gamma(table, gamma, f"{agent_name} on {env_id}")
     means = mean_per_preference(table, env_id)
     # One stable order whatever order the shards were read in (it decides ties).
     order = np.lexsort(np.concatenate([means["preferences"], means["targets"]], axis=1).T[::-1])
