@@ -55,6 +55,7 @@ class FrontData:
     series: list[FrontSeries]
     known: KnownFront | None
 
+
 # Earlier fronts drawn fading behind a training step's (as on the dashboard's Training page).
 FADE = 4
 

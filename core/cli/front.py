@@ -53,7 +53,7 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _stored_envs(root: Path) -> list[str]:
+def stored_envs(root: Path) -> list[str]:
     """Env folders under `root` that hold at least one stored episode."""
     from paretoscope.results_store import ResultsStore
 
@@ -70,7 +70,7 @@ def _stored_envs(root: Path) -> list[str]:
     return envs
 
 
-def _choose(option: str, given: str | None, choices: list[str], what: str) -> str:
+def choose(option: str, given: str | None, choices: list[str], what: str) -> str:
     """`given` if it is one of `choices`; the only choice when `given` is None."""
     listed = ", ".join(choices) if choices else "none"
     if given is None:
@@ -127,14 +127,14 @@ def load_front(root: Path, env: str | None, agent: str | None, gamma: float | No
     plain = env is not None and Path(env).name == env and env not in (".", "..")
     table = ResultsStore(root).read(str(env)) if plain and root.is_dir() else None
     if table is None or len(table) == 0:
-        env = _choose("--env", env, _stored_envs(root), f"results folder {str(root)!r}")
+        env = choose("--env", env, stored_envs(root), f"results folder {str(root)!r}")
         table = ResultsStore(root).read(env)
     env_id = str(env)
     spec = get_spec(env_id)
     if "agent" not in table:
         raise ParetoscopeError(f"results for {env_id}: expected an 'agent' column, found none")
     agents = sorted(str(name) for name in table["agent"].unique())
-    agent_name = _choose("--agent", agent, agents, f"the results for {env_id}")
+    agent_name = choose("--agent", agent, agents, f"the results for {env_id}")
     table = table[table["agent"].astype(str) == agent_name]
     table, chosen = at_gamma(table, gamma, f"{agent_name} on {env_id}")
     means = mean_per_preference(table, env_id)

@@ -122,8 +122,8 @@ def figure_format(path: str | Path) -> str:
     suffix = Path(path).suffix.lower().lstrip(".")
     if suffix not in FORMATS:
         raise ParetoscopeError(
-            f"{str(path)!r}: a figure is written as .pdf, .svg or .png, not {suffix or 'no'} "
-            "suffix"
+            f"{str(path)!r}: a figure is written as .pdf, .svg or .png, not "
+            + (f".{suffix}" if suffix else "a file without a suffix")
         )
     return suffix
 
