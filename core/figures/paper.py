@@ -22,7 +22,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -60,7 +60,7 @@ OLDER_FRONT_COLOUR = "#999999"
 MARK_STYLES = {"knee": ("D", 7.0), "compromise": ("s", 7.0), "aspiration pick": ("*", 9.0)}
 
 # Sizes fit for a figure printed at its width: 8 pt text, 7 pt ticks and legend.
-_STYLE = {
+_STYLE: dict[str, Any] = {
     "font.family": "DejaVu Sans",  # ships with matplotlib: the same glyphs everywhere
     "font.size": 8.0,
     "axes.labelsize": 8.0,
@@ -95,7 +95,7 @@ _TALLEST = 6.0
 def _styled() -> Iterator[None]:
     import matplotlib
 
-    with _LOCK, matplotlib.rc_context(_STYLE):
+    with _LOCK, matplotlib.rc_context(_STYLE):  # type: ignore[arg-type]
         yield
 
 
