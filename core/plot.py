@@ -20,7 +20,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from paretoscope.envs import EnvSpec, get_spec
-from paretoscope.envs.known_fronts import against_known
+from paretoscope.envs.known_fronts import KnownFront, against_known
 from paretoscope.errors import ParetoscopeError
 from paretoscope.figures.front import FrontSeries, front_figure
 from paretoscope.figures.objectives import (
@@ -45,6 +45,17 @@ from paretoscope.sweeps import mean_per_preference
 from paretoscope.text import briefly
 
 __all__ = ["front", "objectives", "training"]
+
+
+@dataclass(frozen=True)
+class FrontData:
+    """What a front figure draws: the env, one series per agent, the env's known front at the
+    table's discount (None where it has none)."""
+
+    spec: EnvSpec
+    series: list[FrontSeries]
+    known: KnownFront | None
+
 
 # Earlier fronts drawn fading behind a training step's (as on the dashboard's Training page).
 FADE = 4
@@ -81,8 +92,24 @@ def front(
         discounts, or lacks its environment's columns, or the reference point has the wrong
         length.
     """
+    data = front_data(sweep_or_table)
+    reference = _reference(reference_point, data.spec)
+    figure = front_figure(
+        data.spec.objective_names,
+        data.series,
+        reference_point=reference,
+        known_front=data.known if known_front else None,
+        include_reference=reference is not None,
+    )
+    return for_notebook(titled_by_meaning(figure, data.spec))
+
+
+def front_data(sweep_or_table: Any) -> FrontData:
+    """The points `front` draws: per agent in the table, its mean return per preference (with
+    its regret against the env's known front where there is one), and that known front.
+
+    Raises `ParetoscopeError` as `front` does for a table that is none, empty or mixed."""
     table, spec = _results_table(sweep_or_table)
-    reference = _reference(reference_point, spec)
     gamma = _gamma(table)
     series = []
     known = None
@@ -101,14 +128,7 @@ def front(
             )
         )
         known = None if against is None else against.front
-    figure = front_figure(
-        spec.objective_names,
-        series,
-        reference_point=reference,
-        known_front=known if known_front else None,
-        include_reference=reference is not None,
-    )
-    return for_notebook(titled_by_meaning(figure, spec))
+    return FrontData(spec, series, known)
 
 
 def objectives(
@@ -141,13 +161,33 @@ def objectives(
         If the argument is no results table of one agent on one environment, the table is
         empty, or `view` is neither view.
     """
-    from paretoscope.decision import decision_marks
-    from paretoscope.metrics import non_dominated
-
     if view not in ("scatter_matrix", "parallel_coordinates"):
         raise ParetoscopeError(
             f"view: expected 'scatter_matrix' or 'parallel_coordinates', got {briefly(view)}"
         )
+    points = objectives_data(sweep_or_table).points
+    if view == "scatter_matrix":
+        return for_notebook(scatter_matrix_figure(points))
+    return for_notebook(parallel_coordinates_figure(points))
+
+
+@dataclass(frozen=True)
+class ObjectivesData:
+    """What the objective views draw: the env and one agent's policies with their marks."""
+
+    spec: EnvSpec
+    points: ViewPoints
+
+
+def objectives_data(sweep_or_table: Any) -> ObjectivesData:
+    """The policies `objectives` draws: one agent's mean return per preference, which are
+    dominated, and its knees and compromise policy (`paretoscope.decision.decision_marks`).
+
+    Raises `ParetoscopeError` as `objectives` does for a table that is none, empty, or of
+    several agents or envs."""
+    from paretoscope.decision import decision_marks
+    from paretoscope.metrics import non_dominated
+
     table, spec = _results_table(sweep_or_table)
     agents = list(dict.fromkeys(table["agent"]))
     if len(agents) > 1:
@@ -163,9 +203,7 @@ def objectives(
         ~non_dominated(returns),
         marks={"knee": list(marks.knees), "compromise": [marks.compromise]},
     )
-    if view == "scatter_matrix":
-        return for_notebook(scatter_matrix_figure(points))
-    return for_notebook(parallel_coordinates_figure(points))
+    return ObjectivesData(spec, points)
 
 
 def training(
@@ -220,6 +258,61 @@ def training(
     """
     if view not in ("front", "metrics"):
         raise ParetoscopeError(f"view: expected 'front' or 'metrics', got {briefly(view)}")
+    data = training_data(
+        run,
+        env=env,
+        granularity=granularity,
+        episodes=episodes,
+        gamma=gamma,
+        seed=seed,
+        store=store,
+        reference_point=reference_point,
+    )
+    shown = data.step(step)
+    if view == "metrics":
+        return for_notebook(step_metrics_figure(data.metrics, shown))
+    figure = evolution_figure(
+        data.spec.objective_names, data.fronts, shown, fade=FADE, reference_point=data.reference
+    )
+    return for_notebook(titled_by_meaning(figure, data.spec))
+
+
+@dataclass(frozen=True)
+class TrainingData:
+    """What the training figures draw: a run's fronts by step, their metrics (one row per
+    step) above `reference`, and its env."""
+
+    spec: EnvSpec
+    fronts: list[StepFront]
+    metrics: pd.DataFrame
+    reference: tuple[float, ...]
+
+    def step(self, step: int | None) -> int:
+        """`step` if it is one of the run's (default: the last), else `ParetoscopeError`."""
+        steps = [int(front.step) for front in self.fronts]
+        if not steps:
+            raise ParetoscopeError("the run has no step with a front: nothing to plot")
+        shown = steps[-1] if step is None else int(step)
+        if shown not in steps:
+            raise ParetoscopeError(f"step {shown}: the run's steps are {steps}")
+        return shown
+
+
+def training_data(
+    run: Any,
+    *,
+    env: str | None = None,
+    granularity: int = 10,
+    episodes: int = 3,
+    gamma: float = 1.0,
+    seed: int = 0,
+    store: ResultsStore | str | os.PathLike[str] | None = None,
+    reference_point: Sequence[float] | None = None,
+) -> TrainingData:
+    """The fronts and metrics `training` draws (its arguments, less the view): the trainer's
+    logged evaluations where the run has them, else a sweep of every snapshot.
+
+    Raises `ParetoscopeError` as `training` does."""
     table = _run_table(run)
     if table is None:
         opened = _training_run(run, env)
@@ -227,54 +320,25 @@ def training(
         if logged:
             assert opened.env_id is not None  # _training_run says so
             spec = get_spec(opened.env_id)
-            reference = _reference(reference_point, spec) or spec.reference_point
-            measured = _logged_fronts(logged, spec, reference)
-            return _training_figure(view, spec, measured, step, reference)
+            reference = _reference(reference_point, spec) or tuple(spec.reference_point)
+            return _logged_fronts(logged, spec, reference)
         table = _swept_run(opened, granularity, episodes, gamma, seed, store)
     table, spec = _results_table(table)
     if STEP_COLUMN not in table.columns:
         raise ParetoscopeError(
             f"a run's table has a {STEP_COLUMN!r} column (the training step); this has not"
         )
-    reference = _reference(reference_point, spec) or spec.reference_point
-    measured = _Measured(step_fronts(table, spec.id), step_metrics(table, spec.id, reference))
-    return _training_figure(view, spec, measured, step, reference)
-
-
-@dataclass(frozen=True)
-class _Measured:
-    """A run's fronts by step and their metrics (one row per step)."""
-
-    fronts: list[StepFront]
-    metrics: pd.DataFrame
+    reference = _reference(reference_point, spec) or tuple(spec.reference_point)
+    fronts = step_fronts(table, spec.id)
+    return TrainingData(spec, fronts, step_metrics(table, spec.id, reference), reference)
 
 
 def _logged_fronts(
-    logged: list[LoggedFront], spec: EnvSpec, reference: Sequence[float]
-) -> _Measured:
+    logged: list[LoggedFront], spec: EnvSpec, reference: tuple[float, ...]
+) -> TrainingData:
     """The fronts the trainer logged, measured as the Training page measures them."""
     fronts = logged_step_fronts(logged)
-    return _Measured(fronts, front_metrics(fronts, spec.id, reference))
-
-
-def _training_figure(
-    view: str,
-    spec: EnvSpec,
-    measured: _Measured,
-    step: int | None,
-    reference: Sequence[float],
-) -> go.Figure:
-    """The Training page's figure of `view` at `step` (default: the last)."""
-    steps = [int(front.step) for front in measured.fronts]
-    shown = steps[-1] if step is None else int(step)
-    if shown not in steps:
-        raise ParetoscopeError(f"step {shown}: the run's steps are {steps}")
-    if view == "metrics":
-        return for_notebook(step_metrics_figure(measured.metrics, shown))
-    figure = evolution_figure(
-        spec.objective_names, measured.fronts, shown, fade=FADE, reference_point=reference
-    )
-    return for_notebook(titled_by_meaning(figure, spec))
+    return TrainingData(spec, fronts, front_metrics(fronts, spec.id, reference), reference)
 
 
 def _results_table(sweep_or_table: Any) -> tuple[pd.DataFrame, EnvSpec]:

@@ -12,7 +12,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,6 +20,9 @@ from paretoscope.cli import options
 from paretoscope.cli.options import add_json_option
 from paretoscope.errors import ParetoscopeError
 from paretoscope.text import briefly, number, signed
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def register(subparsers: Any) -> None:
@@ -50,7 +53,7 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _stored_envs(root: Path) -> list[str]:
+def stored_envs(root: Path) -> list[str]:
     """Env folders under `root` that hold at least one stored episode."""
     from paretoscope.results_store import ResultsStore
 
@@ -69,7 +72,7 @@ def _stored_envs(root: Path) -> list[str]:
     return envs
 
 
-def _choose(option: str, given: str | None, choices: list[str], what: str) -> str:
+def choose(option: str, given: str | None, choices: list[str], what: str) -> str:
     """`given` if it is one of `choices`; the only choice when `given` is None."""
     listed = ", ".join(choices) if choices else "none"
     if given is None:
@@ -83,6 +86,27 @@ def _choose(option: str, given: str | None, choices: list[str], what: str) -> st
             f"{option}: no episodes for {briefly(given)} in {what}; stored: {listed}"
         )
     return given
+
+
+def at_gamma(table: pd.DataFrame, gamma: float | None, what: str) -> tuple[pd.DataFrame, float]:
+    """The rows of `table` at the discount `gamma` (default: the only one stored) and that
+    discount; `what` names the episodes in the message when there is no such one."""
+    discounts = table["gamma"].fillna(1.0) if "gamma" in table else None
+    stored = sorted({1.0} if discounts is None else {float(value) for value in discounts})
+    if gamma is None:
+        if len(stored) > 1:
+            raise ParetoscopeError(
+                f"--gamma: {what} was evaluated at several discounts {stored}; pick one"
+            )
+        chosen = stored[0]
+    else:
+        matches = [value for value in stored if math.isclose(value, gamma, abs_tol=1e-12)]
+        if not matches:
+            raise ParetoscopeError(f"--gamma: no episodes of {what} at {gamma}; stored: {stored}")
+        chosen = matches[0]
+    if discounts is not None:
+        table = table[np.isclose(discounts.to_numpy(dtype=np.float64), chosen, atol=1e-12)]
+    return table, chosen
 
 
 @dataclass(frozen=True)
@@ -107,33 +131,16 @@ def load_front(root: Path, env: str | None, agent: str | None, gamma: float | No
     plain = env is not None and Path(env).name == env and env not in (".", "..")
     table = ResultsStore(root).read(str(env)) if plain and root.is_dir() else None
     if table is None or len(table) == 0:
-        env = _choose("--env", env, _stored_envs(root), f"results folder {briefly(str(root))}")
+        env = choose("--env", env, stored_envs(root), f"results folder {briefly(str(root))}")
         table = ResultsStore(root).read(env)
     env_id = str(env)
     spec = get_spec(env_id)
     if "agent" not in table:
         raise ParetoscopeError(f"results for {env_id}: expected an 'agent' column, found none")
     agents = sorted(str(name) for name in table["agent"].unique())
-    agent_name = _choose("--agent", agent, agents, f"the results for {env_id}")
+    agent_name = choose("--agent", agent, agents, f"the results for {env_id}")
     table = table[table["agent"].astype(str) == agent_name]
-    discounts = table["gamma"].fillna(1.0) if "gamma" in table else None
-    stored = sorted({1.0} if discounts is None else {float(value) for value in discounts})
-    if gamma is None:
-        if len(stored) > 1:
-            raise ParetoscopeError(
-                f"--gamma: {agent_name} on {env_id} was evaluated at several discounts "
-                f"{stored}; pick one"
-            )
-        chosen = stored[0]
-    else:
-        matches = [value for value in stored if math.isclose(value, gamma, abs_tol=1e-12)]
-        if not matches:
-            raise ParetoscopeError(
-                f"--gamma: no episodes of {agent_name} on {env_id} at {gamma}; stored: {stored}"
-            )
-        chosen = matches[0]
-    if discounts is not None:
-        table = table[np.isclose(discounts.to_numpy(dtype=np.float64), chosen, atol=1e-12)]
+    table, chosen = at_gamma(table, gamma, f"{agent_name} on {env_id}")
     means = mean_per_preference(table, env_id)
     # One stable order whatever order the shards were read in (it decides ties).
     order = np.lexsort(np.concatenate([means["preferences"], means["targets"]], axis=1).T[::-1])

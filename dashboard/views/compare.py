@@ -8,6 +8,7 @@ together (`paretoscope.mixing`)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 
 import pandas as pd
 import streamlit as st
@@ -25,12 +26,14 @@ from paretoscope.dashboard.tables import (
     styled_metrics,
 )
 from paretoscope.dashboard.widgets import charts
+from paretoscope.dashboard.widgets.paper_download import paper_downloads
 from paretoscope.dashboard.widgets.preference_control import preference_control
 from paretoscope.dashboard.widgets.report_button import report_button
 from paretoscope.envs import EnvSpec
 from paretoscope.envs.known_fronts import against_known
 from paretoscope.figures.attainment import eaf_difference_figure
 from paretoscope.figures.front import FrontSeries, front_figure
+from paretoscope.figures.paper import paper_front
 from paretoscope.figures.style import titled_by_meaning
 from paretoscope.figures.training import METRICS, runs_curve_figure
 from paretoscope.recordings import SideBySideRequest
@@ -300,6 +303,18 @@ if sidebar.need(ctx, agent=False):
                 figure,
                 key="compare_front",
                 width="stretch",
+            )
+            paper_downloads(
+                partial(
+                    paper_front,
+                    spec,
+                    series,
+                    known,
+                    objectives=[0, 1] if axes is None else list(axes)[:2],
+                    width="double",
+                ),
+                f"{env_id}-fronts",
+                "compare_paper",
             )
             if known is not None:
                 st.caption(describe_front(known) + ".")

@@ -5,6 +5,7 @@ helpers, and the replay of the chosen policy."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from math import comb
 
 import numpy as np
@@ -17,6 +18,7 @@ from paretoscope.dashboard.live import show_recording_live
 from paretoscope.dashboard.messages import describe, guard, inert
 from paretoscope.dashboard.widgets.conventions import NORMALISATION_LABELS
 from paretoscope.dashboard.widgets.linked_views import linked_views, view_arguments
+from paretoscope.dashboard.widgets.paper_download import paper_downloads
 from paretoscope.decision import (
     ASPIRATION_TOLERANCE,
     DecisionMarks,
@@ -31,6 +33,7 @@ from paretoscope.figures.objectives import (
     parallel_scaled,
     scatter_matrix_figure,
 )
+from paretoscope.figures.paper import paper_objectives
 from paretoscope.metrics import non_dominated
 from paretoscope.recordings import EpisodeRequest
 from paretoscope.sweeps import ignores_preference, mean_per_preference
@@ -233,6 +236,25 @@ if points is not None and len(points["returns"]):
             (aspiration - offset) / scale,
         )
         _follow_brush(linked_views(arguments, selected_ids, key="decide_views"))
+        # The paper figure shows raw returns (its axes carry the objectives' units).
+        paper_downloads(
+            partial(
+                paper_objectives,
+                spec,
+                ViewPoints(
+                    names,
+                    returns,
+                    dominated,
+                    marks={
+                        "knee": list(marks.knees),
+                        "compromise": [marks.compromise],
+                        "aspiration pick": [pick.index],
+                    },
+                ),
+            ),
+            f"{asset.name}-objectives",
+            "decide_paper",
+        )
         selected_ids = [i for i in st.session_state["decide_selected"] if i < count]
         selected[:] = False
         selected[selected_ids] = True

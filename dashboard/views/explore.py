@@ -24,11 +24,13 @@ from paretoscope.dashboard.page_style import EXPLORE_COLUMNS_KEY
 from paretoscope.dashboard.prerender import offer_grid
 from paretoscope.dashboard.widgets import charts
 from paretoscope.dashboard.widgets.front_chart import front_chart
+from paretoscope.dashboard.widgets.paper_download import paper_downloads
 from paretoscope.dashboard.widgets.preference_control import preference_control
 from paretoscope.dashboard.widgets.report_button import report_button
 from paretoscope.decision import aspiration_pick
 from paretoscope.envs.known_fronts import against_known
 from paretoscope.figures.front import FrontSeries, Marker, front_figure, target_grid
+from paretoscope.figures.paper import paper_front
 from paretoscope.figures.style import titled_by_meaning
 from paretoscope.report import ReportAgent
 
@@ -221,6 +223,16 @@ def explore() -> None:
             )
             titled_by_meaning(figure, spec)
             event = front_chart(figure, key=f"front_{st.session_state.get('_front_version', 0)}")
+            paper_downloads(
+                lambda: paper_front(
+                    spec,
+                    [series],
+                    None if against is None else against.front,
+                    objectives=[0, 1] if axes is None else list(axes)[:2],
+                ),
+                f"{asset.name}-front",
+                "explore_paper",
+            )
             discount = (
                 "undiscounted returns"
                 if front_gamma == 1.0

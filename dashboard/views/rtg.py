@@ -6,6 +6,8 @@ the best, median and worst attainment surfaces of the agent's seeds."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -13,10 +15,12 @@ import streamlit as st
 from paretoscope.dashboard import loaders, messages, sidebar, uncertainty
 from paretoscope.dashboard.known_front import describe_front, indicator_values
 from paretoscope.dashboard.widgets import charts
+from paretoscope.dashboard.widgets.paper_download import paper_downloads
 from paretoscope.envs.known_fronts import against_known
 from paretoscope.figures.attainment import attainment_figure
 from paretoscope.figures.front import FrontSeries
 from paretoscope.figures.hypervolume import hypervolume_figure
+from paretoscope.figures.paper import paper_rtg
 from paretoscope.figures.rtg import rtg_ratio_figure, rtg_target_figure
 from paretoscope.metrics.attainment import median_level
 from paretoscope.sweeps import mean_per_preference, objective_arrays
@@ -114,6 +118,20 @@ if sidebar.need(ctx):
                     rtg_ratio_figure(names, preferences, following.return_ratio),
                     key="rtg_ratio",
                     width="stretch",
+                )
+                paper_downloads(
+                    partial(
+                        paper_rtg,
+                        spec,
+                        targets,
+                        preferences,
+                        returns,
+                        following.return_ratio,
+                        low,
+                        high,
+                    ),
+                    f"{asset.name}-rtg",
+                    "rtg_paper",
                 )
                 columns = st.columns(3)
                 columns[0].metric(

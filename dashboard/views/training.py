@@ -16,8 +16,10 @@ from paretoscope.dashboard import preferences as prefs
 from paretoscope.dashboard.live import show_recording_live
 from paretoscope.dashboard.messages import describe, guard, inert, show_problem
 from paretoscope.dashboard.widgets import charts
+from paretoscope.dashboard.widgets.paper_download import paper_downloads
 from paretoscope.dashboard.widgets.preference_control import preference_control
 from paretoscope.envs import EnvSpec
+from paretoscope.figures.paper import paper_metrics, paper_training
 from paretoscope.figures.training import evolution_figure, step_metrics_figure
 from paretoscope.recordings import EpisodeRequest
 from paretoscope.runs.evolution import evolution_mp4
@@ -190,6 +192,18 @@ def show_evolution(
         metrics_column.plotly_chart(
             step_metrics_figure(data.metrics, step), key="train_metrics", width="stretch"
         )
+        with front_column:
+            paper_downloads(
+                lambda: paper_training(spec, data.fronts, step, FADE, axes),
+                f"training-front-step-{step}",
+                "train_front_paper",
+            )
+        with metrics_column:
+            paper_downloads(
+                lambda: paper_metrics(data.metrics, step),
+                "training-metrics",
+                "train_metrics_paper",
+            )
         row = data.metrics[data.metrics[STEP_COLUMN] == step]
         if len(row):
             metrics_column.caption(
