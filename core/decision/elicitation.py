@@ -302,6 +302,13 @@ class Elicitation:
         """The state without the last answer (the prior when there is none)."""
         return Elicitation._prior(self.front, self.settings)._after(self.answers[:-1])
 
+    def history(self) -> list[Elicitation]:
+        """The prior, then the state after each answer in turn (the last is this state)."""
+        states = [Elicitation._prior(self.front, self.settings)]
+        for item in self.answers:
+            states.append(states[-1].answered(item.question, item.choice, item.seconds))
+        return states
+
     # --- the posterior ----------------------------------------------------------------------
 
     @property
