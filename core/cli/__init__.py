@@ -26,6 +26,7 @@ _COMMAND_MODULES = (
     "paretoscope.cli.train",
     "paretoscope.cli.evaluate",
     "paretoscope.cli.front",
+    "paretoscope.cli.choose",
     "paretoscope.cli.figure",
     "paretoscope.cli.report",
     "paretoscope.cli.render",

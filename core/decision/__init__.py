@@ -1,6 +1,8 @@
 """Decision-making on a front of returns to maximise: which point to pick, and why.
 
-A front shows every trade-off; a user still has to choose one policy. This module marks the
+A front shows every trade-off; a user still has to choose one policy. This package's
+submodules find the policy a person prefers from their answers to pairs (`elicitation`, with
+`simulated` people and decision `record`s); this module marks the
 points that help: an aspiration-level pick (Wierzbicki's achievement scalarizing function),
 the knee (`knee_point`) and the high trade-off points (`decision_marks().knees`), the
 preference each point effectively expresses (pseudo-weights) and the compromise-programming
