@@ -18,6 +18,7 @@ from paretoscope.catalog import (
     discover_many,
     write_manifest,
 )
+from paretoscope.data.native import REQUIRED_COLUMNS
 from paretoscope.errors import ParetoscopeError
 from tests.conftest import PEDA_FIXTURES, REPO_DIR
 
@@ -56,6 +57,11 @@ def _native_dataset(root: Path, name: str, env_id: str, count: int = 5) -> Path:
         "version": 1,
         "info": {"env_id": env_id, "quality": "expert", "preference_distribution": "wide"},
         "n_trajectories": count,
+        # Discovery reads the header alone, yet checks it whole: each column named, no file read.
+        "columns": {
+            name: {"file": f"{name}.npy", "dtype": "float64", "shape": [0]}
+            for name in REQUIRED_COLUMNS
+        },
     }
     (folder / "paretoscope-dataset.json").write_text(json.dumps(header))
     return folder
