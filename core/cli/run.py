@@ -17,13 +17,12 @@ from typing import Any
 
 from paretoscope.cli.options import add_json_option, path_text
 from paretoscope.errors import ParetoscopeError
+from paretoscope.runs.wandb_run import disagrees
 from paretoscope.text import briefly, number, numbers
 
 # The numbers a MORL-Baselines run logs beside each front.
 LOGGED_HYPERVOLUME = "eval/hypervolume"
 LOGGED_UTILITY = "eval/eum"
-# Relative difference below which a logged hypervolume is the recomputed one (float32 points).
-AGREES = 1e-5
 
 
 def register(subparsers: Any) -> None:
@@ -86,7 +85,7 @@ def run_record(
     from paretoscope.envs import get_spec
     from paretoscope.runs.fronts import front_metrics, logged_step_fronts
     from paretoscope.runs.run import open_run, with_answers
-    from paretoscope.runs.wandb_run import config_reference_point
+    from paretoscope.runs.wandb_run import logged_reference_point
 
     run = with_answers(open_run(run_dir), env)
     if run.env_id is None:
@@ -101,13 +100,7 @@ def run_record(
         )
     fronts = logged_step_fronts(logged)
     metrics = front_metrics(fronts, spec.id, reference) if fronts else None
-    logged_reference = None
-    if run.format == "wandb":
-        from paretoscope.runs.wandb_run import read_wandb_log, record_log
-
-        log_path = record_log(run.root)
-        if log_path is not None:
-            logged_reference = config_reference_point(read_wandb_log(log_path).config)
+    logged_reference = logged_reference_point(run)
     steps = []
     for index, (front, source) in enumerate(zip(fronts, sorted(logged, key=_step), strict=True)):
         assert metrics is not None
@@ -136,13 +129,6 @@ def run_record(
 
 def _step(front: Any) -> int:
     return int(front.step)
-
-
-def disagrees(logged: float | None, recomputed: float) -> bool:
-    """Whether a logged number differs from the one recomputed here."""
-    if logged is None:
-        return False
-    return abs(logged - recomputed) > AGREES * max(1.0, abs(recomputed))
 
 
 def show_run(args: argparse.Namespace) -> int:

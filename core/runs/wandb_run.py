@@ -54,6 +54,8 @@ _FULL, _FIRST, _MIDDLE, _LAST = 1, 2, 3, 4
 MOST_TABLE_BYTES = 16 * 2**20
 MOST_TABLE_ROWS = 100_000
 ENV_KEYS = ("env_id", "env", "env_name")
+# Relative difference below which a logged number is the recomputed one (float32 points).
+AGREES = 1e-5
 
 
 @dataclass(frozen=True)
@@ -276,6 +278,20 @@ def config_reference_point(config: dict[str, Any]) -> tuple[float, ...] | None:
     if isinstance(value, list) and value and all(isinstance(v, int | float) for v in value):
         return tuple(float(v) for v in value)
     return None
+
+
+def disagrees(logged: float | None, recomputed: float) -> bool:
+    """Whether a number the run logged differs from the one recomputed from its front (beyond
+    the rounding of float32 points)."""
+    if logged is None or math.isnan(logged):
+        return False
+    return abs(logged - recomputed) > AGREES * max(1.0, abs(recomputed))
+
+
+def logged_reference_point(run: TrainingRun) -> tuple[float, ...] | None:
+    """The reference point a W&B run's config names (None for other runs or none named)."""
+    log_path = record_log(run.root) if run.format == "wandb" else None
+    return None if log_path is None else config_reference_point(read_wandb_log(log_path).config)
 
 
 class WandbRunReader:
