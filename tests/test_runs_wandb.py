@@ -21,8 +21,6 @@ from paretoscope.cli import main
 from paretoscope.errors import ParetoscopeError
 from paretoscope.runs.run import open_run
 
-pytest.importorskip("wandb")
-
 FIXTURES = Path(__file__).parent / "fixtures" / "wandb"
 DST = "deep-sea-treasure-v0"
 # What scripts/make_wandb_fixtures.py logs by hand (its LOGGED_FRONTS).
