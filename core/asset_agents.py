@@ -33,6 +33,11 @@ def load_asset_agent(
         # A whole run acts as its last snapshot (the run's pages choose other steps): the
         # folder's last, as the asset may be rebuilt from plain values without its steps.
         run = open_run(asset.path)
+        if not run.snapshots:
+            raise ParetoscopeError(
+                f"{asset.label}: a run of logged fronts only ({run.description}), with no agent "
+                "to load; the Training page shows its fronts"
+            )
         last = snapshot_asset(asset, run.steps[-1], run)
         return load_asset_agent(last, env_id, kind, trust, options)
     if asset.builtin:

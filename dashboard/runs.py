@@ -82,8 +82,27 @@ def logged(asset: AgentAsset, reference_point: Sequence[float] | None) -> RunFro
     fronts, notices = logged_fronts(asset)
     steps = logged_step_fronts(fronts)
     metrics = front_metrics(steps, asset.env_id, reference_point)
+    logged_scalars = pd.DataFrame(
+        [
+            {
+                f"logged {key}": value
+                for key, value in sorted(f.scalars.items())
+                if key.startswith("eval/")
+            }
+            for f in sorted(fronts, key=lambda front: front.step)
+        ]
+    )
+    if len(logged_scalars.columns):  # the numbers the trainer logged, beside the recomputed
+        metrics = pd.concat([metrics, logged_scalars], axis=1)
     left_out = [*training_run(asset).notices, *notices]
     return RunFronts(LOGGED, steps, metrics, left_out, gamma=1.0)
+
+
+def logged_reference(asset: AgentAsset) -> tuple[float, ...] | None:
+    """The hypervolume reference point the run's own log names (a W&B run's config)."""
+    from paretoscope.runs.wandb_run import logged_reference_point
+
+    return logged_reference_point(training_run(asset))
 
 
 def swept(

@@ -557,3 +557,35 @@ def test_the_bundled_demo_shows_its_run_and_the_front_growing_over_its_snapshots
     page_ok(at)
     assert _shown_step(at) == folder_steps[0]
     assert not simulated
+
+
+# --- W&B runs: logged fronts only ------------------------------------------------------------
+
+
+def test_a_wandb_run_shows_its_logged_fronts_without_a_snapshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MORL-Baselines' Envelope run logged offline (tests/fixtures/wandb/morlb): every logged
+    step's front is the table W&B wrote, its hypervolume the brute-force one."""
+    from tests.test_runs_wandb import _run_folder, _tables_by_wandb_step
+
+    run = _run_folder("morlb")
+    assets = tmp_path / "assets"
+    shutil.copytree(run, assets / "agents" / run.name)
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    at = _training({"agent": run.name})
+    page_ok(at)
+    assert all(radio.key != "train_source" for radio in at.radio)  # logged only: no choice
+    assert _steps(at) == [500, 1000, 1500]
+    tables = _tables_by_wandb_step(run)
+    reference = get_spec(DST).reference_point
+    for index, step in enumerate(_steps(at)):
+        at.select_slider(key="train_step").set_value(step).run()
+        page_ok(at)
+        _same_rows(_front_points(at, step), np.asarray(tables[index]))
+        row = _shown_metrics(at).iloc[index]
+        assert row["hypervolume"] == pytest.approx(
+            _hypervolume_2d(np.asarray(tables[index]), reference)
+        )
+    assert any("no snapshot at step 1500" in info.value for info in at.info)

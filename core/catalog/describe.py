@@ -70,7 +70,7 @@ def describe_run(
     """An `AgentAsset` for a training run folder: one agent whose `steps` are its snapshots."""
     note = manifest_object(note, f"manifest entry for {path.name}")
     name = entry_name(path)
-    if not run.snapshots:
+    if not run.snapshots and not run.logged_steps:
         left_out = "; ".join(str(notice) for notice in run.notices)
         raise ParetoscopeError(f"run {path}: no readable snapshot ({left_out})")
     check_consistent(run)
@@ -82,7 +82,7 @@ def describe_run(
     kind = str(noted_kind) if noted_kind and run.plan is not None else run.kind or run.format
     header = header_from_plan(run.plan) if run.plan is not None else None
     skipped = f"; {len(run.notices)} left out" if run.notices else ""
-    steps = run.steps
+    steps = run.steps or list(run.logged_steps)
     return AgentAsset(
         name=name,
         path=path,
@@ -98,7 +98,7 @@ def describe_run(
         open_questions=()
         if header is None
         else header.open_questions(env_id, str(noted_kind) if noted_kind else None),
-        steps=tuple(steps),
+        steps=tuple(run.steps),
     )
 
 

@@ -25,6 +25,7 @@ _COMMAND_MODULES = (
     "paretoscope.cli.agent",
     "paretoscope.cli.train",
     "paretoscope.cli.evaluate",
+    "paretoscope.cli.run",
     "paretoscope.cli.front",
     "paretoscope.cli.choose",
     "paretoscope.cli.figure",

@@ -37,9 +37,14 @@ def point_text(
     """The hover text of one point: preference, target, returns, seed and its regret against
     the known front."""
     names = list(objective_names)
+    known = not any(p != p for p in preference)  # NaN: logged without its preference
     lines = [
         "preference: "
-        + ", ".join(f"{n} {number(p, 2)}" for n, p in zip(names, preference, strict=True)),
+        + (
+            ", ".join(f"{n} {number(p, 2)}" for n, p in zip(names, preference, strict=True))
+            if known
+            else "not logged"
+        ),
         "returns: " + ", ".join(f"{n} {number(r)}" for n, r in zip(names, returns, strict=True)),
     ]
     if target is not None and np.any(np.asarray(target) != 0):

@@ -77,6 +77,15 @@ def logged_step_fronts(fronts: Sequence[LoggedFront]) -> list[StepFront]:
     ]
 
 
+def unknown_preference_weights(n_obj: int) -> np.ndarray:
+    """The weights expected utility averages over when a front's points carry no preference:
+    the default sweep plan's grid (as fine as the dashboard's sliders)."""
+    from paretoscope.metrics.preferences import preference_grid
+
+    granularity = {1: 1, 2: 20, 3: 10, 4: 6}.get(n_obj, 4)
+    return np.asarray(preference_grid(n_obj, granularity), dtype=np.float64)
+
+
 def step_metrics(
     table: pd.DataFrame,
     env_id: str,
@@ -106,11 +115,12 @@ def front_metrics(
 ) -> pd.DataFrame:
     """One row per front, by step: the columns of `step_metrics` but episodes (a logged front
     holds means only), from the front's points as they are. Expected utility uses `weights`
-    (default: each front's own preferences); IGD and utility loss are against the env's known
+    (default: each front's own preferences, or `unknown_preference_weights` for points logged
+    without them); IGD and utility loss are against the env's known
     front at `gamma` (the discount the returns were measured at), where it has one."""
     from paretoscope.envs import get_spec
-    from paretoscope.envs.known_fronts import against_known
-    from paretoscope.metrics import front_summary
+    from paretoscope.envs.known_fronts import against_known, known_front
+    from paretoscope.metrics import front_summary, igd, maximum_utility_loss
 
     spec = get_spec(env_id)
     reference = spec.reference_point if reference_point is None else tuple(reference_point)
@@ -118,7 +128,13 @@ def front_metrics(
     for front in sorted(fronts, key=lambda front: front.step):
         returns = np.asarray(front.returns, dtype=np.float64)
         preferences = np.asarray(front.preferences, dtype=np.float64)
-        summary = front_summary(returns, reference, preferences if weights is None else weights)
+        if weights is not None:
+            utility_weights = weights
+        elif np.isnan(preferences).any():  # points logged without their preferences (W&B)
+            utility_weights = unknown_preference_weights(spec.n_obj)
+        else:
+            utility_weights = preferences
+        summary = front_summary(returns, reference, utility_weights)
         row: dict[str, Any] = {
             STEP_COLUMN: int(front.step),
             "hypervolume": summary.hypervolume,
@@ -127,6 +143,15 @@ def front_metrics(
             "sparsity": summary.sparsity,
             "preferences": len(returns),
         }
+        if np.isnan(preferences).any():  # no per-preference regret: IGD and loss over the grid
+            known = known_front(env_id, gamma)
+            if known is not None and len(returns):
+                row["igd"] = igd(returns, known.points)
+                row["maximum_utility_loss"] = maximum_utility_loss(
+                    returns, known.points, utility_weights
+                )
+            rows.append(row)
+            continue
         against = against_known(env_id, gamma, returns, preferences)
         if against is not None and against.comparison is not None:
             row["igd"] = against.comparison.igd

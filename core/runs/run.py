@@ -7,7 +7,9 @@ A run format is one module with one object (`RunReader`) that has
   left out with a `RunNotice` saying why, and the rest of the run is kept;
 - ``load(run, snapshot, answers, device) -> Agent``: one snapshot as a paretoscope agent;
 - optionally ``logged_fronts(run) -> (fronts, notices)``: evaluations the trainer itself saved
-  beside its checkpoints (PEDA's ``logs/step=N_rollout.pkl``), shown without re-running.
+  beside its checkpoints (PEDA's ``logs/step=N_rollout.pkl``) or logged (a W&B run's
+  ``eval/front`` tables), shown without re-running. A run of logged evaluations only (W&B)
+  has no snapshot: its `logged_steps` say what it holds.
 
 `register_run_format` adds one, and so does an installed package's entry point in the group
 ``paretoscope.run_formats``; `sniff_run` and `open_run` ask them in turn, so the CLI, asset
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -67,9 +69,11 @@ class LoggedFront:
     """An evaluation the trainer saved at `step`: mean returns per preference."""
 
     step: int
-    preferences: np.ndarray  # (P, n_obj)
+    preferences: np.ndarray  # (P, n_obj); NaN rows where the trainer logged points only
     returns: np.ndarray  # (P, n_obj), unweighted
     source: Path
+    # The numbers the trainer logged at that step (W&B's eval/hypervolume, ...), by key.
+    scalars: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,10 @@ class TrainingRun:
     # For another tool's files: what its importer made of the last snapshot (the questions an
     # import still asks, whether it needs trust); None for paretoscope's own checkpoints.
     plan: ImportPlan | None = None
+    # The steps of the evaluations the trainer logged, for a run that has no snapshot (W&B).
+    logged_steps: tuple[int, ...] = ()
+    # Which logged table is the front, for formats that log several (W&B's table key).
+    logged_key: str | None = None
 
     @property
     def name(self) -> str:
@@ -147,6 +155,7 @@ RUN_FORMATS: Registry[RunReader] = Registry(
         "paretoscope": "paretoscope.runs.native:READER",
         "peda": "paretoscope.runs.peda:READER",
         "morl-baselines": "paretoscope.runs.morlb:READER",
+        "wandb": "paretoscope.runs.wandb_run:READER",
     },
     entry_point_group="paretoscope.run_formats",
     from_entry_point=with_members("a run format", "name", "agent_format", "sniff", "load"),
@@ -189,10 +198,10 @@ def open_run(path: str | Path) -> TrainingRun:
     if run is None:
         raise ParetoscopeError(
             f"{location}: not a training run (no snapshots: paretoscope's snapshots/step=N/, "
-            "PEDA's ckpt/step=N.ckpt, or MORL-Baselines saves with step=N or iter=N in their "
-            "names)"
+            "PEDA's ckpt/step=N.ckpt, MORL-Baselines saves with step=N or iter=N in their "
+            "names, or a W&B run folder wandb/run-* or wandb/offline-run-*)"
         )
-    if not run.snapshots:
+    if not run.snapshots and not run.logged_steps:
         left_out = "; ".join(str(notice) for notice in run.notices) or "none found"
         raise ParetoscopeError(f"run {location}: no readable snapshot ({left_out})")
     check_consistent(run)

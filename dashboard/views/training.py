@@ -7,6 +7,7 @@ runs, from the evaluations PEDA logged (read, never re-run)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import streamlit as st
 
@@ -25,6 +26,7 @@ from paretoscope.recordings import EpisodeRequest
 from paretoscope.runs.evolution import evolution_mp4
 from paretoscope.runs.fronts import STEP_COLUMN
 from paretoscope.runs.run import RunNotice
+from paretoscope.runs.wandb_run import disagrees
 from paretoscope.text import number, numbers
 
 STEP_KEY = "train_step"
@@ -38,6 +40,7 @@ NOTICES_SHOWN = 5  # more than this go in an expander
 # The exported MP4: two steps a second (each front readable), the last step held a second.
 EXPORT_FPS = 2.0
 EXPORT_HOLD = 1.0
+LOGGED_HYPERVOLUME = "logged eval/hypervolume"  # dashboard.runs's column of the logged value
 
 
 def explain_not_a_run(ctx: sidebar.Context, agent: AgentAsset) -> None:
@@ -59,8 +62,9 @@ def explain_not_a_run(ctx: sidebar.Context, agent: AgentAsset) -> None:
     st.caption(
         "To get a run here: `paretoscope train ... --snapshot-every N` saves a snapshot every N "
         "steps into the run folder (`snapshots/step=N/`); a PEDA run folder (`ckpt/step=N.ckpt`, "
-        "with its `logs/`) or a folder of MORL-Baselines saves with `step=N` in their names "
-        "works too. Put the folder under the assets' `agents/` and choose it in the sidebar."
+        "with its `logs/`), a folder of MORL-Baselines saves with `step=N` in their names "
+        "or a W&B run folder (`wandb/offline-run-*`, its logged `eval/front` tables) works "
+        "too. Put the folder under the assets' `agents/` and choose it in the sidebar."
     )
 
 
@@ -87,6 +91,8 @@ def choose_source(asset: AgentAsset, gamma: float) -> str:
     """The trainer's logs or a sweep here (a choice only where the run has logs)."""
     if runs.default_source(asset) != runs.LOGGED:
         return runs.SWEEP
+    if not runs.training_run(asset).snapshots:  # a W&B run: logged fronts, nothing to sweep
+        return runs.LOGGED
     if st.session_state.get(SOURCE_KEY) not in runs.SOURCE_LABELS:
         st.session_state[SOURCE_KEY] = runs.LOGGED
     source = st.radio(
@@ -165,6 +171,7 @@ def show_evolution(
     shown_step: int,
     axes: list[int],
     reference_point: Sequence[float] | None,
+    logged_reference: Sequence[float] | None = None,
 ) -> None:
     """The scrubber, the front at its step and the metrics over steps: one fragment, so that
     playing reruns only this part of this viewer's page."""
@@ -212,12 +219,32 @@ def show_evolution(
                 f"{number(float(row['expected_utility'].iloc[0]), 6)} over the front's "
                 "preferences."
             )
+            flag_logged_hypervolume(metrics_column, row, reference_point, logged_reference)
         if bool(st.session_state.get(PLAYING_KEY)) != still_playing or (
             not still_playing and step != shown_step
         ):
             st.rerun()  # the whole page: the video follows the step played or chosen
 
     scrubber_and_charts()
+
+
+def flag_logged_hypervolume(
+    column: Any,
+    row: Any,
+    reference_point: Sequence[float] | None,
+    logged_reference: Sequence[float] | None,
+) -> None:
+    """Where the trainer logged a hypervolume that differs from the one recomputed here, say
+    so with both reference points."""
+    if LOGGED_HYPERVOLUME not in row:
+        return
+    logged, here = float(row[LOGGED_HYPERVOLUME].iloc[0]), float(row["hypervolume"].iloc[0])
+    if disagrees(logged, here):
+        theirs = f"({numbers(logged_reference)})" if logged_reference else "not in its config"
+        column.warning(
+            f"The run logged hypervolume {number(logged, 6)} here, recomputed {number(here, 6)}: "
+            f"its reference point {theirs}, the sidebar's ({numbers(reference_point or ())})."
+        )
 
 
 def export_evolution(
@@ -331,7 +358,8 @@ def training_page(ctx: sidebar.Context, asset: AgentAsset) -> None:
     step = choose_step(steps)
     playing = play_controls(steps)
     axes = charts.axis_pickers(spec, "train_axes")
-    show_evolution(spec, data, step, axes, ctx.reference_point)
+    logged_reference = runs.logged_reference(asset) if data.source == runs.LOGGED else None
+    show_evolution(spec, data, step, axes, ctx.reference_point, logged_reference)
     with st.expander("Metrics per step"):
         st.dataframe(data.metrics, hide_index=True, width="stretch")
         discount = "undiscounted returns" if data.gamma == 1.0 else f"γ = {data.gamma:g}"
