@@ -23,6 +23,7 @@ from paretoscope.text import briefly, number
 
 if TYPE_CHECKING:
     from paretoscope.results_store import ResultsStore
+    from paretoscope.runs.wandb_log import WandbTarget
 
 
 def register(subparsers: Any) -> None:
@@ -70,6 +71,14 @@ def register(subparsers: Any) -> None:
         metavar="NAME=VALUE",
         help="an importer option for another tool's files (repeat), as `agent import --set`",
     )
+    parser.add_argument(
+        "--wandb",
+        metavar="PROJECT[/RUN]",
+        default=None,
+        help="also log the sweep to Weights & Biases in MORL-Baselines' keys (eval/front, "
+        "eval/hypervolume, ...); offline unless W&B is configured (pip install "
+        "'paretoscope[wandb]')",
+    )
     add_json_option(parser, "the summary as JSON")
     parser.set_defaults(func=run)
 
@@ -95,10 +104,11 @@ def run(args: argparse.Namespace) -> int:
     from paretoscope.runs.run import sniff_run
 
     settings = settings_from_args(SweepSettings, args)
+    wandb_target = _wandb_target(args.wandb)  # refused before the sweep, not after it
     store = ResultsStore(Path(args.out))
     location = Path(args.agent)
     if location.is_dir() and sniff_run(location) is not None:
-        return evaluate_run(args, location, settings, store)
+        return evaluate_run(args, location, settings, store, wandb_target)
     if args.steps is not None:
         raise ParetoscopeError(f"--steps: {args.agent} is not a training run (no snapshots)")
     # The importer's answers are part of what the agent is (and so of its episodes' keys).
@@ -109,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
         agent, args.env, settings, store=store, agent_id=location.name, progress=not args.json
     )
     record = summary_record(table, args.env)
+    _log_to_wandb(table, args.env, wandb_target)
     if args.json:
         print(json.dumps(record, indent=2))
     else:
@@ -116,8 +127,32 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _wandb_target(text: str | None) -> WandbTarget | None:
+    """The parsed --wandb target, with W&B's library checked to be there."""
+    if text is None:
+        return None
+    from paretoscope.runs.wandb_log import WandbTarget, check_wandb
+
+    target = WandbTarget.parse(text)
+    check_wandb()
+    return target
+
+
+def _log_to_wandb(table: Any, env_id: str, target: WandbTarget | None) -> None:
+    if target is None:
+        return
+    from paretoscope.runs.wandb_log import log_sweep
+
+    folder = log_sweep(table, env_id, target)
+    print(f"paretoscope: logged to W&B: {folder}", file=sys.stderr)
+
+
 def evaluate_run(
-    args: argparse.Namespace, location: Path, settings: SweepSettings, store: ResultsStore
+    args: argparse.Namespace,
+    location: Path,
+    settings: SweepSettings,
+    store: ResultsStore,
+    wandb_target: WandbTarget | None = None,
 ) -> int:
     """Sweep every snapshot of the run at `location` (`paretoscope.runs.sweep`) and print the
     metrics step by step, then the last step's summary."""
@@ -145,6 +180,7 @@ def evaluate_run(
     record["skipped"] = [
         {"path": str(notice.path), "message": notice.message} for notice in result.notices
     ]
+    _log_to_wandb(result.table, args.env, wandb_target)
     if args.json:
         print(json.dumps(record, indent=2))
         return 0
