@@ -91,6 +91,7 @@ COMMANDS = [
                 "--type",
                 "--kind",
                 "--set",
+                "--wandb",
                 "--json",
             }
         ),
