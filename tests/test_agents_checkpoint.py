@@ -313,3 +313,21 @@ def test_an_action_bound_that_is_not_numbers_is_named_briefly(bound: object) -> 
     with pytest.raises(ParetoscopeError, match=r"^action_bound: expected 6 positive numbers") as e:
         create_agent("bc", ENV, architecture=ARCHITECTURES["bc"], action_bound=bound, seed=0)
     assert len(str(e.value)) < 400
+
+
+def test_a_tensor_of_the_wrong_shape_is_named_with_both_shapes(tmp_path: Path) -> None:
+    from safetensors.torch import load_file
+
+    agent = make_agent("bc")
+    single = checkpoint.save(agent, tmp_path / "one.safetensors", single_file=True)
+    tensors = load_file(single)
+    name = next(key for key, tensor in tensors.items() if tensor.ndim == 2)
+    rows, columns = tensors[name].shape
+    tensors[name] = tensors[name].T.contiguous()  # the same bytes, the wrong shape
+    with open(single, "rb") as handle:  # keep the header's metadata (the config)
+        length = int.from_bytes(handle.read(8), "little")
+        metadata = json.loads(handle.read(length))["__metadata__"]
+    save_file(tensors, single, metadata=metadata)
+    needed = rf"has shape \[{columns}, {rows}\], the architecture in the config needs"
+    with pytest.raises(ParetoscopeError, match=needed):
+        checkpoint.load(single)

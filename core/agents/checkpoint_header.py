@@ -52,7 +52,7 @@ def _single_file_config(path: Path) -> dict[str, Any]:
                     f"{path}: not a safetensors file (its header claims {length:,} bytes, more "
                     f"than the {_MOST_HEADER_BYTES:,} paretoscope reads)"
                 )
-            header = loads(handle.read(length), path)
+            header = loads(handle.read(length), f"{path}: not a safetensors file (its header)")
     except (OSError, struct.error) as error:
         raise ParetoscopeError(f"{path}: not a safetensors file ({error})") from None
     metadata = header.get("__metadata__") if isinstance(header, dict) else None

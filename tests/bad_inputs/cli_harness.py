@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import os
 import re
-import resource
+import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,8 +52,19 @@ class Outcome:
     written_outside_out: list[str]
 
 
-def _cap_address_space() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_CAP, ADDRESS_SPACE_CAP))
+# Runs the CLI with capped address space and writes its exit status and peak resident set to
+# a file. The measuring parent is this small launcher, not the test process: a child's peak
+# counts the memory of the process it was forked from (Linux keeps the old image's high-water
+# mark across exec), and a test process that has run the whole suite holds over 1 GB.
+_LAUNCHER = """
+import os, resource, subprocess, sys
+cap, report = int(sys.argv[1]), sys.argv[2]
+resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+child = subprocess.Popen(sys.argv[3:])
+_, status, usage = os.wait4(child.pid, 0)
+with open(report, "w") as file:
+    file.write(f"{os.waitstatus_to_exitcode(status)} {usage.ru_maxrss * 1024}")
+"""
 
 
 def _files_under(folder: Path) -> set[str]:
@@ -69,37 +79,49 @@ def run_case(case: CliCase, work: Path) -> Outcome:
     environment = dict(os.environ, MUJOCO_GL=os.environ.get("MUJOCO_GL", "egl"))
     with tempfile.TemporaryDirectory() as streams:
         stdout_path, stderr_path = Path(streams, "stdout"), Path(streams, "stderr")
+        report = Path(streams, "report")
         with stdout_path.open("wb") as stdout, stderr_path.open("wb") as stderr:
             started = time.monotonic()
-            process = subprocess.Popen(
-                [sys.executable, "-m", "paretoscope", *argv],
+            launcher = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    _LAUNCHER,
+                    str(ADDRESS_SPACE_CAP),
+                    str(report),
+                    sys.executable,
+                    "-m",
+                    "paretoscope",
+                    *argv,
+                ],  # fmt: skip
                 cwd=work,
                 env=environment,
                 stdin=subprocess.DEVNULL,
                 stdout=stdout,
                 stderr=stderr,
-                preexec_fn=_cap_address_space,
+                start_new_session=True,  # a timeout stops the CLI with its launcher
             )
-            # wait4 gives this child's own resource usage (its peak resident set among it).
-            timer = threading.Timer(SECONDS_LIMIT, process.kill)
-            timer.start()
             try:
-                _, wait_status, usage = os.wait4(process.pid, 0)
-            finally:
-                timer.cancel()
-            process.returncode = os.waitstatus_to_exitcode(wait_status)
+                launcher.wait(timeout=SECONDS_LIMIT)
+            except subprocess.TimeoutExpired:
+                os.killpg(launcher.pid, signal.SIGKILL)
+                launcher.wait()
             seconds = time.monotonic() - started
         out_text = stdout_path.read_text(errors="replace")
         err_text = stderr_path.read_text(errors="replace")
+        if report.exists():
+            status, peak = (int(word) for word in report.read_text().split())
+        else:  # stopped at the time limit
+            status, peak = -signal.SIGKILL, 0
     after = _files_under(work)
     written = sorted(
         name for name in after - before if name != OUT and not name.startswith(OUT + os.sep)
     )
     return Outcome(
-        status=process.returncode,
+        status=status,
         stdout=out_text,
         stderr=err_text,
-        peak_memory=usage.ru_maxrss * 1024,  # kilobytes on Linux
+        peak_memory=peak,
         seconds=seconds,
         written_outside_out=written,
     )
