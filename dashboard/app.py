@@ -1,6 +1,6 @@
 """paretoscope's dashboard, served by ``paretoscope dashboard [--assets DIR]``.
 
-One page per view (Explore, Compare, Many objectives, RTG & metrics, Training, Dataset,
+One page per view (Explore, Compare, Gallery, Many objectives, RTG & metrics, Training, Dataset,
 Presentation) under `st.navigation`; the sidebar holds the shared choices, mirrored in the URL.
 """
 
@@ -52,6 +52,12 @@ page = st.navigation(
         ),
         st.Page(
             _VIEWS / "compare.py", title="Compare", icon=":material/compare:", url_path="compare"
+        ),
+        st.Page(
+            _VIEWS / "gallery.py",
+            title="Gallery",
+            icon=":material/grid_view:",
+            url_path="gallery",
         ),
         st.Page(
             _VIEWS / "decide.py",

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 from pathlib import Path
 
 import imageio.v3 as iio
 import imageio_ffmpeg
+import numpy as np
 import pytest
 
 from paretoscope.errors import ParetoscopeError
@@ -98,3 +100,53 @@ def test_render_refuses_an_agent_made_for_another_env_and_leaves_no_file(
             + ["--out", str(out), "--quiet"]
         )
     assert not out.exists()
+
+
+BEHAVIOUR_SET = Path(__file__).parents[1] / "assets" / "agents" / "halfcheetah-behaviour"
+
+
+def _decode(path: Path) -> np.ndarray:
+    import imageio.v2 as imageio
+
+    return np.stack(list(imageio.get_reader(str(path), "ffmpeg").iter_data())).astype(np.int16)
+
+
+@pytest.mark.slow
+def test_render_gallery_9_makes_a_3x3_grid_of_different_episodes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from paretoscope.agents.builtin import load_agent
+    from paretoscope.behaviour import front_tiles
+    from paretoscope.recordings import render_video_file
+    from paretoscope.settings import RecordingSettings
+
+    out = tmp_path / "grid.mp4"
+    common = ["--size", "96x96", "--horizon", "40", "--quiet"]
+    status = render_command(
+        [str(BEHAVIOUR_SET), "--env", ENV, "--gallery", "9", *common, "--out", str(out)]
+    )
+    assert status == 0
+    assert "9 policies on a 3x3 grid" in capsys.readouterr().out
+    grid = _decode(out)
+    assert grid.shape[1:] == (3 * 96 + 2 * 4, 3 * 96 + 2 * 4, 3)
+    tiles = [
+        grid[:, r * 100 + 48 : r * 100 + 96, c * 100 : c * 100 + 96]  # below the caption
+        for r in range(3)
+        for c in range(3)
+    ]
+    # Each tile is its own episode: closest to the one `render` writes alone at its
+    # preference, of all nine.
+    agent = load_agent(str(BEHAVIOUR_SET), ENV)
+    chosen = front_tiles(agent, ENV, 9, seed=0, horizon=40)
+    assert len({tuple(p) for p in chosen.preferences.tolist()}) == 9
+    settings = RecordingSettings(size=(96, 96), horizon=40)
+    singles = []
+    for index, preference in enumerate(chosen.preferences):
+        alone = tmp_path / f"alone{index}.mp4"
+        render_video_file(agent, ENV, preference, None, settings, alone, progress=False)
+        singles.append(_decode(alone)[:, 48:96])
+    gaps = np.array([[np.abs(tile - single).mean() for single in singles] for tile in tiles])
+    assert gaps.argmin(axis=1).tolist() == list(range(9)), gaps.round(1)
+    # ... and the episodes differ from one another.
+    for first, second in itertools.combinations(range(9), 2):
+        assert np.abs(tiles[first] - tiles[second]).mean() > 1, (first, second)

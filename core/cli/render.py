@@ -1,4 +1,5 @@
-"""`paretoscope render`: one rollout of an agent at a preference, as an MP4 (or GIF) video."""
+"""`paretoscope render`: one rollout of an agent at a preference, as an MP4 (or GIF) video; or,
+with --gallery N, N policies spread along its front as one labelled MP4 grid."""
 
 from __future__ import annotations
 
@@ -25,7 +26,10 @@ def register(subparsers: Any) -> None:
         description="Roll AGENT out once at preference P (and target T, if given) and write "
         "the episode as the env is seen (a MuJoCo task's tracking camera, or the env's own "
         "drawing) as an H.264 MP4 (or a GIF when FILE "
-        "ends in .gif), playing in real time unless --speed says otherwise.",
+        "ends in .gif), playing in real time unless --speed says otherwise. With --gallery N: "
+        "N policies spread along the agent's front (one episode per preference of a grid, "
+        "then farthest-point sampling from the knee and the extremes), each a labelled tile "
+        "of --size, in one MP4 grid.",
     )
     parser.add_argument(
         "agent",
@@ -34,7 +38,16 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--env", required=True, help="environment id (see `paretoscope envs`)")
     parser.add_argument(
-        "--preference", required=True, help="weights per objective summing to 1, e.g. 0.3,0.7"
+        "--preference",
+        default=None,
+        help="weights per objective summing to 1, e.g. 0.3,0.7 (required without --gallery)",
+    )
+    parser.add_argument(
+        "--gallery",
+        type=int,
+        default=None,
+        metavar="N",
+        help="render N policies spread along the front (1 to 16) as one MP4 grid",
     )
     parser.add_argument(
         "--target", default=None, help="initial target per objective (default: the agent's)"
@@ -92,6 +105,10 @@ def run(args: argparse.Namespace) -> int:
     from paretoscope.recordings.video_file import check_video_path, render_video_file
 
     spec = get_spec(args.env)
+    if args.gallery is not None:
+        return run_gallery(args)
+    if args.preference is None:
+        raise ParetoscopeError("--preference: required (or --gallery N for a grid of policies)")
     preference = parse_preference(args.preference, spec.n_obj)
     target = None if args.target is None else parse_vector(args.target, "--target", spec.n_obj)
     settings = settings_from_args(RecordingSettings, args)
@@ -110,4 +127,31 @@ def run(args: argparse.Namespace) -> int:
         f"{video.path}: {video.steps} steps, {video.frames} frames at {video.fps:.3g} fps "
         f"({video.speed_text}); return {names}"
     )
+    return 0
+
+
+def run_gallery(args: argparse.Namespace) -> int:
+    """`render --gallery N`: the gallery as one labelled MP4 grid."""
+    from paretoscope.agents.builtin import load_agent
+    from paretoscope.behaviour.gallery import check_tile_count, render_gallery_file
+    from paretoscope.envs import get_spec
+
+    count = check_tile_count(args.gallery, "--gallery")
+    if args.preference is not None or args.target is not None:
+        raise ParetoscopeError("--gallery: picks its own preferences; leave out --preference")
+    settings = settings_from_args(RecordingSettings, args)
+    out = Path(args.out or f"{Path(args.agent).name}-{args.env}-gallery{count}.mp4")
+    if out.suffix.lower() != ".mp4":
+        raise ParetoscopeError(f"--out: a gallery is written as an .mp4 file, got {out}")
+    agent = load_agent(args.agent, args.env, device=args.device)
+    video = render_gallery_file(agent, args.env, count, settings, out, progress=not args.quiet)
+    rows, columns = video.grid
+    names = get_spec(args.env).objective_names
+    print(f"{video.path}: {len(video.tiles.rows)} policies on a {rows}x{columns} grid")
+    for preference, returns in zip(video.tiles.preferences, video.tiles.returns, strict=True):
+        weights = ",".join(f"{value:g}" for value in preference)
+        values = ", ".join(
+            f"{name} {value:.1f}" for name, value in zip(names, returns, strict=True)
+        )
+        print(f"  preference {weights}: return {values}")
     return 0

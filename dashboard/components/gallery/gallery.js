@@ -1,0 +1,221 @@
+// The Gallery page's tiles and front, in the browser. Every tile's video follows one playhead
+// (a clock here, not any one video): each animation frame a tile whose time is off by more
+// than a frame is sought to the playhead, one slightly off plays a little faster or slower
+// until it is on time. Hovering a tile marks its point on the front; hovering a point lights
+// its tile. A tile is a link to Explore at its preference (the page's URL carries it).
+"use strict";
+
+const tilesDiv = document.getElementById("tiles");
+const frontDiv = document.getElementById("front");
+const playButton = document.getElementById("play");
+const scrub = document.getElementById("scrub");
+const clockText = document.getElementById("clock");
+const speedSelect = document.getElementById("speed");
+const progressText = document.getElementById("progress");
+const problem = document.getElementById("problem");
+
+let playing = true;
+let speed = 1;
+let origin = performance.now(); // when the playhead was at `base`, in page time
+let base = 0; // playhead seconds at `origin`
+let duration = 0; // the longest tile's length
+let frame = 0.05; // one frame of the tiles, seconds (the page sends the frame rate)
+let drawnKey = null;
+let videos = []; // per tile, its <video> or null while it records
+let tileTrace = -1; // the front's trace of the tiles' points
+let litTrace = -1; // the trace that rings the hovered tile's point
+let tilePoints = [];
+// For tests and benchmarks: the playhead, and when every shown tile first played.
+window.__gallery = { allPlayingAt: null, openedAt: performance.now(), lit: null };
+
+function post(type, extra) {
+  window.parent.postMessage(
+    Object.assign({ isStreamlitMessage: true, apiVersion: 1, type: type }, extra),
+    "*",
+  );
+}
+
+function playhead() {
+  if (!playing) return base;
+  const now = base + ((performance.now() - origin) / 1000) * speed;
+  if (duration > 0 && now >= duration) {
+    base = now % duration;
+    origin = performance.now();
+    return base;
+  }
+  return now;
+}
+window.__gallery.playhead = playhead;
+
+function setPlayhead(seconds) {
+  base = Math.max(0, Math.min(seconds, duration || 0));
+  origin = performance.now();
+  for (const video of videos) if (video) seek(video, base);
+}
+
+function seek(video, seconds) {
+  const end = Number.isFinite(video.duration) ? video.duration - 0.001 : seconds;
+  video.currentTime = Math.max(0, Math.min(seconds, end));
+}
+
+function follow() {
+  const now = playhead();
+  let allPlaying = videos.length > 0;
+  for (const video of videos) {
+    if (!video) {
+      allPlaying = false;
+      continue;
+    }
+    if (!Number.isFinite(video.duration) || video.readyState < 2) {
+      allPlaying = false;
+      continue;
+    }
+    const ended = now >= video.duration - 0.001;
+    if (!playing || ended) {
+      if (!video.paused) video.pause();
+      if (Math.abs(video.currentTime - Math.min(now, video.duration - 0.001)) > frame / 2) {
+        seek(video, now);
+      }
+      continue;
+    }
+    const drift = video.currentTime - now;
+    if (Math.abs(drift) > frame) {
+      seek(video, now);
+      video.playbackRate = speed;
+    } else {
+      // Catch up (or wait) within a few frames: a nudge, not a seek.
+      video.playbackRate = Math.max(0.25, speed * (1 - drift * 4));
+    }
+    if (video.paused) video.play().catch(() => {});
+    if (video.paused) allPlaying = false;
+  }
+  if (allPlaying && playing && window.__gallery.allPlayingAt === null) {
+    window.__gallery.allPlayingAt = performance.now();
+  }
+  if (duration > 0 && document.activeElement !== scrub) {
+    scrub.value = String(Math.round((now / duration) * 1000));
+  }
+  clockText.textContent = now.toFixed(1) + " s";
+  requestAnimationFrame(follow);
+}
+
+playButton.addEventListener("click", () => {
+  base = playhead();
+  origin = performance.now();
+  playing = !playing;
+  playButton.textContent = playing ? "Pause" : "Play";
+});
+scrub.addEventListener("input", () => setPlayhead((Number(scrub.value) / 1000) * duration));
+speedSelect.addEventListener("change", () => {
+  base = playhead();
+  origin = performance.now();
+  speed = Number(speedSelect.value);
+});
+
+function light(index) {
+  window.__gallery.lit = index;
+  tilesDiv.querySelectorAll(".tile").forEach((tile) => {
+    tile.classList.toggle("lit", Number(tile.dataset.index) === index);
+  });
+  if (litTrace < 0) return;
+  const point = index === null ? null : tilePoints[index];
+  Plotly.restyle(frontDiv, { x: [point ? [point[0]] : []], y: [point ? [point[1]] : []] },
+                 [litTrace]);
+  frontDiv.dataset.lit = index === null ? "" : String(index);
+}
+
+function drawTiles(args) {
+  tilesDiv.innerHTML = "";
+  tilesDiv.style.gridTemplateColumns = `repeat(${args.columns}, 1fr)`;
+  videos = args.tiles.map((tile, index) => {
+    const link = document.createElement("a");
+    link.className = "tile";
+    link.dataset.index = String(index);
+    link.dataset.testid = "galleryTile";
+    link.href = exploreLink(tile.query);
+    link.target = "_top";
+    link.title = "Open in Explore";
+    link.addEventListener("mouseenter", () => light(index));
+    link.addEventListener("mouseleave", () => light(null));
+    const label = document.createElement("div");
+    label.className = "label";
+    const swatch = tile.colour ? `<span class="swatch" style="background:${tile.colour}"></span>` : "";
+    label.innerHTML = swatch + tile.lines.map((line) => escapeHtml(line)).join("<br>");
+    let video = null;
+    if (tile.url) {
+      video = document.createElement("video");
+      video.muted = true;
+      video.playsInline = true;
+      video.preload = "auto";
+      video.src = tile.url;
+      video.setAttribute("aria-label", tile.lines.join(", "));
+      video.addEventListener("loadedmetadata", () => {
+        duration = Math.max(duration, video.duration || 0);
+        seek(video, playhead());
+      });
+      link.appendChild(video);
+    } else {
+      link.classList.add("waiting");
+      link.appendChild(document.createTextNode("recording…"));
+    }
+    link.appendChild(label);
+    tilesDiv.appendChild(link);
+    return video;
+  });
+  window.__gallery.videos = videos;
+}
+
+// Explore is the app's default page: the app's own path without the gallery's last part.
+function exploreLink(query) {
+  let where;
+  try {
+    where = window.top.location;
+  } catch (error) {
+    where = document.referrer ? new URL(document.referrer) : window.location;
+  }
+  const root = where.pathname.replace(/gallery\/?$/, "");
+  return where.origin + root + query;
+}
+
+function escapeHtml(text) {
+  return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+async function drawFront(args) {
+  const figure = JSON.parse(args.front);
+  tileTrace = figure.data.findIndex((trace) => trace.uid === "tiles");
+  litTrace = figure.data.findIndex((trace) => trace.uid === "lit");
+  tilePoints = args.tiles.map((tile) => tile.point);
+  await Plotly.react(frontDiv, figure.data, figure.layout, { responsive: true, displaylogo: false });
+  if (!frontDiv.__hoverHandled) {
+    frontDiv.on("plotly_hover", (event) => {
+      const point = (event.points || [])[0];
+      if (point && point.curveNumber === tileTrace) light(point.pointIndex);
+    });
+    frontDiv.on("plotly_unhover", () => light(null));
+    frontDiv.__hoverHandled = true;
+  }
+}
+
+async function render(args) {
+  try {
+    frame = 1 / (args.fps || 20);
+    window.__gallery.frame = frame;
+    progressText.textContent = args.progress;
+    if (args.drawn !== drawnKey) {
+      drawTiles(args);
+      await drawFront(args);
+      drawnKey = args.drawn;
+    }
+    problem.textContent = "";
+  } catch (error) {
+    problem.textContent = "The gallery could not be drawn: " + error;
+  }
+  post("streamlit:setFrameHeight", { height: document.body.scrollHeight + 8 });
+}
+
+window.addEventListener("message", (event) => {
+  if (event.data && event.data.type === "streamlit:render") render(event.data.args);
+});
+post("streamlit:componentReady", {});
+requestAnimationFrame(follow);

@@ -1,0 +1,154 @@
+"""Gallery: N policies spread along the agent's front, each a small video labelled with its
+preference and returns, all playing from one playhead; the front coloured by behaviour
+cluster. Tiles appear as their recordings finish."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+
+import streamlit as st
+
+from paretoscope.behaviour import DEFAULT_TILES, MAX_TILES, cluster, describe, pick_tiles
+from paretoscope.behaviour.gallery import tile_caption
+from paretoscope.behaviour.states import episode_states
+from paretoscope.dashboard import loaders, sidebar
+from paretoscope.dashboard import preferences as prefs
+from paretoscope.dashboard.live import recording_started
+from paretoscope.dashboard.messages import guard
+from paretoscope.dashboard.streamlit_internals import media_url
+from paretoscope.dashboard.widgets.gallery import Tile, front_figure, gallery
+from paretoscope.recordings import Recording
+from paretoscope.render.playback import playback_fps
+from paretoscope.video import grid_shape
+
+st.title("Gallery")
+st.caption(
+    "Policies spread along the front, playing together: see where the gait changes. Hover a "
+    "tile to find its point on the front (and a point to find its tile); click a tile to open "
+    "it in Explore. Colours are behaviour clusters."
+)
+
+
+@st.cache_data(show_spinner="Describing the tiles' behaviour…", max_entries=16)
+def _clusters(
+    agent_path: str, env_id: str, preferences: tuple[tuple[float, ...], ...], seed: int,
+    horizon: int,
+) -> tuple[list[int], list[str]]:  # fmt: skip
+    """Each tile's behaviour cluster and the clusters' names (episodes re-run for their
+    states; cached by plain values)."""
+    ctx = sidebar.context()
+    assert ctx.agent is not None
+    loaded = loaders.fitting_agent(ctx.agent, env_id)
+    episodes = [
+        episode_states(loaded.agent, env_id, preference, seed, horizon=horizon)
+        for preference in preferences
+    ]
+    found = cluster(describe(episodes), seed=0)
+    return found.labels.tolist(), list(found.names)
+
+
+def _query(ctx: sidebar.Context, preference: Sequence[float]) -> str:
+    assert ctx.env_id is not None and ctx.agent is not None
+    parts = {
+        "env": ctx.env_id,
+        "agent": ctx.agent.name,
+        "seed": str(ctx.seed),
+        "size": str(ctx.size),
+        "pref": prefs.format_vector(preference, 6),
+    }
+    from urllib.parse import urlencode
+
+    return "?" + urlencode(parts)
+
+
+def show_gallery() -> None:
+    ctx = sidebar.context()
+    if not sidebar.need(ctx):
+        return
+    spec, env_id, asset = ctx.spec, ctx.env_id, ctx.agent
+    assert spec is not None and env_id is not None and asset is not None
+    count = st.slider("Tiles", 1, MAX_TILES, DEFAULT_TILES, key="gallery_tiles")
+    loaded = loaders.fitting_agent(asset, env_id)
+    swept = loaders.sweep_points(asset, ctx.catalog, gamma=1.0)
+    front = swept.front
+    if not len(front["returns"]):
+        st.info("The agent's sweep has no episodes yet.")
+        return
+    chosen = pick_tiles(front["preferences"], front["returns"], count)
+    requests = [ctx.episode_request(loaded, preference) for preference in chosen.preferences]
+    recordings: list[Recording | None] = [ctx.library.get(r.key()) for r in requests]
+    _, columns = grid_shape(len(requests))
+    slot = st.empty()
+    names = spec.objective_names
+    fps = playback_fps(env_id, requests[0].every)
+
+    def draw(labels: list[int] | None = None, cluster_names: Sequence[str] = ()) -> None:
+        done = sum(recording is not None for recording in recordings)
+        played = [recording.fps for recording in recordings if recording is not None]
+        tiles = []
+        for index, (recording, preference) in enumerate(
+            zip(recordings, chosen.preferences, strict=True)
+        ):
+            returns = chosen.returns[index] if recording is None else recording.returns[0]
+            url = None
+            if recording is not None and recording.video:
+                url = media_url(recording.video, "video/mp4", f"paretoscope:gallery{index}")
+            tiles.append(
+                Tile(
+                    url,
+                    (f"#{index + 1}", *tile_caption(preference, returns, names)),
+                    (float(chosen.returns[index][0]), float(chosen.returns[index][-1])),
+                    _query(ctx, preference),
+                    None if labels is None else labels[index],
+                )
+            )
+        progress = (
+            f"{done} of {len(tiles)} recorded" if done < len(tiles) else f"{len(tiles)} policies"
+        )
+        shown = front["returns"][:, [0, -1]] if spec.n_obj > 2 else front["returns"]
+        with slot.container():
+            gallery(
+                tiles,
+                front_figure(names, shown, tiles, cluster_names),
+                columns,
+                min(played, default=fps),
+                progress,
+            )
+            if done < len(tiles):
+                st.progress(done / len(tiles), text=f"Recording the tiles: {progress}")
+
+    draw()
+    with contextlib.ExitStack() as stack:
+        jobs = {
+            index: stack.enter_context(recording_started(ctx.library, request, [loaded]))
+            for index, request in enumerate(requests)
+            if recordings[index] is None
+        }
+        waiting = {index: job for index, job in jobs.items() if job is not None}
+        while waiting:
+            for index, job in list(waiting.items()):
+                state = job.wait(0, None, timeout=0.2)
+                if state.done:
+                    del waiting[index]
+                    if state.error is not None:
+                        raise state.error
+                    recordings[index] = state.result
+                    draw()
+    with guard("behaviour clusters"):
+        labels, cluster_names = _clusters(
+            str(asset.path),
+            env_id,
+            tuple(tuple(float(v) for v in p) for p in chosen.preferences),
+            int(ctx.seed),
+            int(requests[0].horizon),
+        )
+        draw(labels, cluster_names)
+        st.caption(
+            "Behaviour clusters (k-means on per-episode descriptors, k by silhouette): "
+            + "; ".join(f"{index + 1}: {name}" for index, name in enumerate(cluster_names))
+        )
+
+
+with guard("gallery"):
+    show_gallery()

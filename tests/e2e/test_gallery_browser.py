@@ -1,0 +1,113 @@
+"""The Gallery page in a real browser, on the bundled demo's HalfCheetah behaviour set: N
+tiles, each a different policy, playing in lockstep (their times within one frame of each
+other), and the hover link between a tile and its point on the front, both ways."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from paretoscope.catalog import bundled_assets_dir
+from tests.e2e.conftest import screenshot, serving, start_server
+from tests.waiting import wait_until
+
+pytestmark = pytest.mark.slow
+
+ENV, AGENT, TILES = "MO-HalfCheetah-v2", "halfcheetah-behaviour", 9
+# Nine 1000-step episodes recorded on a small shared machine (over 600 s when it is busy).
+RECORDING_SECONDS = 900
+GALLERY_PATH = f"/gallery?env={ENV}&agent={AGENT}&size=240"  # the smallest video size
+
+# In the gallery's frame: every tile's time, paused state, and one frame's length.
+TILE_TIMES = """() => ({
+  times: window.__gallery.videos.map((v) => v ? v.currentTime : null),
+  paused: window.__gallery.videos.map((v) => v ? v.paused : null),
+  frame: window.__gallery.frame,
+})"""
+# Whether the frame shows `count` tiles, all of them playing.
+ALL_PLAYING = """(count) => !!(window.__gallery && window.__gallery.allPlayingAt !== null
+  && window.__gallery.videos.length === count && window.__gallery.videos.every((v) => v))"""
+# The pixel of tile i's point on the front, inside the frame.
+POINT_PIXEL = """(i) => {
+  const gd = document.getElementById('front');
+  const trace = gd.data.findIndex((t) => t.uid === 'tiles');
+  const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+  return [xa._offset + xa.l2p(gd.data[trace].x[i]) + gd.getBoundingClientRect().left,
+          ya._offset + ya.l2p(gd.data[trace].y[i]) + gd.getBoundingClientRect().top];
+}"""
+
+
+@pytest.fixture(scope="module")
+def demo_server(tmp_path_factory: pytest.TempPathFactory, chromium: Path) -> Iterator[str]:
+    started = start_server(bundled_assets_dir(), tmp_path_factory.mktemp("gallery-cache"))
+    with serving(started) as url:
+        yield url
+
+
+def gallery_frame(page, url: str):  # noqa: ANN001, ANN201 - Playwright's page and frame
+    """Open the gallery and wait for its component's frame with all its tiles playing."""
+    page.goto(url + GALLERY_PATH, timeout=120_000)
+
+    deadline = time.monotonic() + RECORDING_SECONDS
+    while time.monotonic() < deadline:
+        for candidate in page.frames:
+            if "gallery" not in candidate.url or "index.html" not in candidate.url:
+                continue
+            try:
+                if candidate.evaluate(ALL_PLAYING, TILES):
+                    return candidate
+            except Exception:  # a frame replaced while it is read
+                continue
+        # Playwright's own wait: it handles the page's events (new frames) meanwhile.
+        page.wait_for_timeout(100)
+    raise AssertionError(f"timed out after {RECORDING_SECONDS} s waiting for {TILES} tiles")
+
+
+def test_gallery_tiles_play_in_lockstep_and_link_to_the_front(page, demo_server: str) -> None:  # noqa: ANN001
+    frame = gallery_frame(page, demo_server)
+    screenshot(page, "gallery-playing")
+    tiles = frame.locator('[data-testid="galleryTile"]')
+    assert tiles.count() == TILES
+    sources = frame.evaluate("() => window.__gallery.videos.map((v) => v.currentSrc)")
+    assert len(set(sources)) == TILES  # nine different videos
+    # Lockstep: sampled while they play, every tile's time within one frame of the others'.
+    last = -1.0
+    for _ in range(5):
+        now = wait_until(
+            lambda last=last: (
+                (t := frame.evaluate("() => window.__gallery.playhead()")) > last + 0.3 and t
+            ),
+            30,
+            "the playhead to move on",
+        )
+        sample = frame.evaluate(TILE_TIMES)
+        times = sample["times"]
+        assert not any(sample["paused"]), sample
+        assert max(times) - min(times) <= sample["frame"] + 1e-6, sample
+        last = now if now > last else -1.0
+    # Hovering a tile rings its point on the front ...
+    tiles.nth(3).hover()
+    frame.wait_for_function("() => document.getElementById('front').dataset.lit === '3'")
+    ringed = frame.evaluate(
+        """() => { const gd = document.getElementById('front');
+                   const lit = gd.data.find((t) => t.uid === 'lit');
+                   const tiles = gd.data.find((t) => t.uid === 'tiles');
+                   return [Array.from(lit.x), Array.from(lit.y), tiles.x[3], tiles.y[3]]; }"""
+    )
+    assert ringed[0] == [ringed[2]] and ringed[1] == [ringed[3]]
+    # ... and hovering a point lights its tile.
+    page.mouse.move(0, 0)
+    x, y = frame.evaluate(POINT_PIXEL, 6)
+    origin = frame.frame_element().bounding_box()
+    page.mouse.move(origin["x"] + x, origin["y"] + y)
+    frame.wait_for_function(
+        "() => document.querySelectorAll('.tile.lit').length === 1 && "
+        "document.querySelector('.tile.lit').dataset.index === '6'",
+        timeout=30_000,
+    )
+    # A tile opens Explore at its preference.
+    href = tiles.nth(6).get_attribute("href")
+    assert href is not None and "pref=" in href and "/gallery" not in href
