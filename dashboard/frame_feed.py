@@ -110,13 +110,23 @@ class Feed:
             return self._episode, self._job
 
 
+# A run may close its feed (its episode over, or already recorded) before the browser has
+# drawn the run's picture and asked for it. The route answers such a token with an empty
+# stream, not 404, for this long after it closed; a token never opened stays unknown.
+ENDED_SECONDS = 120.0
+# The most ended tokens remembered (each a few dozen bytes).
+MOST_ENDED = 10_000
+
+
 class Feeds:
-    """The feeds open now, by token; the channels by session and place."""
+    """The feeds open now, by token; the channels by session and place; and the tokens
+    closed in the last `ENDED_SECONDS`."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._feeds: dict[str, Feed] = {}
         self._channels: dict[tuple[str, str], str] = {}
+        self._ended: dict[str, float] = {}  # token -> when it closed (insertion ordered)
 
     def open(self, job: Job, session: str | None = None) -> str:
         token = secrets.token_urlsafe(18)
@@ -126,7 +136,25 @@ class Feeds:
 
     def close(self, token: str) -> None:
         with self._lock:
-            self._feeds.pop(token, None)
+            if self._feeds.pop(token, None) is not None:
+                self._ended[token] = time.monotonic()
+                self._forget_ended()
+
+    def ended(self, token: str) -> bool:
+        """Whether `token` named a feed that closed in the last `ENDED_SECONDS`."""
+        with self._lock:
+            self._forget_ended()
+            return token in self._ended
+
+    def _forget_ended(self) -> None:
+        """Drop ended tokens past `ENDED_SECONDS`, and the oldest past `MOST_ENDED` (the
+        caller holds the lock)."""
+        oldest = time.monotonic() - ENDED_SECONDS
+        while self._ended:
+            token, when = next(iter(self._ended.items()))
+            if when >= oldest and len(self._ended) <= MOST_ENDED:
+                break
+            del self._ended[token]
 
     def get(self, token: str) -> Feed | None:
         with self._lock:
@@ -332,12 +360,19 @@ def feed_route() -> Any:
     def open_feed(token: str) -> AsyncIterator[bytes] | None:
         feed = _feeds.get(token)
         if feed is None:
-            return None
+            return _nothing() if _feeds.ended(token) else None
         return feed_frames(feed, lambda: _feeds.get(token) is feed, live_shown_rate)
 
     return internals.byte_stream_route(
         _base_path() + FEED_PATH + "{token}", open_feed, "no such live stream (it ended)"
     )
+
+
+async def _nothing() -> AsyncIterator[bytes]:
+    """The stream of a feed that ended before it was asked for: no frame (the page keeps what
+    it shows)."""
+    return
+    yield  # an async generator with nothing to send
 
 
 def _with_feed_route(routes: list[Any]) -> list[Any]:

@@ -320,3 +320,32 @@ def test_the_route_serves_an_open_feed_uncompressed_and_uncached() -> None:
 def test_the_route_answers_404_for_a_feed_that_is_not_open(token: str) -> None:
     status, _, body = _call(FEED_PATH + token)
     assert status == 404 and b"no such live stream" in body
+
+
+def test_a_feed_closed_before_it_was_asked_for_is_an_empty_stream_for_a_while(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A run may end its feed before the browser has drawn the run's picture and asked for it:
+    # that is no error (no 404 in the viewer's console), while a token never opened stays one.
+    from paretoscope.dashboard import frame_feed
+
+    job = _job_of(2)
+    token = shared_feeds().open(job)
+    shared_feeds().close(token)
+    job.unsubscribe()
+    assert _call(FEED_PATH + token)[0::2] == (200, b"")
+    monkeypatch.setattr(frame_feed, "ENDED_SECONDS", 0.0)  # its while is over
+    status, _, body = _call(FEED_PATH + token)
+    assert status == 404 and b"no such live stream" in body
+
+
+def test_the_ended_tokens_remembered_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from paretoscope.dashboard import frame_feed
+
+    monkeypatch.setattr(frame_feed, "MOST_ENDED", 3)
+    feeds, job = Feeds(), _job_of(1)
+    tokens = [feeds.open(job) for _ in range(5)]
+    for token in tokens:
+        feeds.close(token)
+    job.unsubscribe()
+    assert [feeds.ended(token) for token in tokens] == [False, False, True, True, True]
