@@ -65,8 +65,11 @@ class ChooseFront:
             env_id,
             agent,
             gamma,
-            *(points[name][order] for name in ("preferences", "targets", "explicit", "returns")),
-            points["seeds"][order],
+            preferences=points["preferences"][order],
+            targets=points["targets"][order],
+            explicit=points["explicit"][order],
+            returns=points["returns"][order],
+            seeds=points["seeds"][order],
         )
 
     @property
