@@ -259,7 +259,6 @@ def choose_page() -> None:
 
     question = state.next_question(choosing.STRATEGY)
     done = chance >= level or question is None
-    video_area = st.container()
     requests: list[EpisodeRequest] = []
     labels: list[str] = []
     if done:
@@ -273,6 +272,7 @@ def choose_page() -> None:
             f"({why}). Raise the level, or undo or change an answer below, to go on.",
             icon=":material/check_circle:",
         )
+        video_area = st.container()
         video_area.markdown("**The recommended policy**")
         requests = [_request(ctx, loaded, front, recommended)]
     else:
@@ -281,6 +281,7 @@ def choose_page() -> None:
         row_a, row_b = int(rows[question.a]), int(rows[question.b])
         if st.session_state.get("_choose_asked", (None,))[0] != (front.key, question):
             st.session_state["_choose_asked"] = ((front.key, question), time.monotonic())
+        video_area = st.container()
         video_area.markdown(
             f"**Question {len(answers) + 1}: which behaviour would you rather have, A (left) or "
             f"B (right)?** Both run the same episode (seed {ctx.seed}), in step."

@@ -1,10 +1,11 @@
 """Two episodes' MP4s side by side, started together and restarted together.
 
 The Choose page shows the two policies of a question on the same seed; played in step, the
-viewer compares them at the same moment of the episode. Each video is an episode player of
-`episode_video` (same look, same test id); one script starts both once both can play (or after
-a second and a half, whichever comes first) and, once both have ended, starts both again (an
-episode that ends sooner holds its last frame meanwhile, as a side-by-side recording does).
+viewer compares them at the same moment of the episode. Each video is an episode player like
+`episode_video`'s (same look, same test id, controls under the pointer); one script starts both
+once both can play (or after a second and a half, whichever comes first) and, once both have
+ended, starts both again (an episode that ends sooner holds its last frame meanwhile, as a
+side-by-side recording does).
 """
 
 from __future__ import annotations
@@ -28,6 +29,13 @@ PAIR_SCRIPT = """(() => {
   const start = () => { if (!started) { started = true; play(); } };
   const ready = () => videos.every((video) => video.readyState >= 3);
   videos.forEach((video) => {
+    // Controls only under the pointer or with the keyboard's focus, as `episode_video`'s.
+    const show = () => { video.controls = true; };
+    const hide = () => { if (document.activeElement !== video) video.controls = false; };
+    video.addEventListener('pointerenter', show);
+    video.addEventListener('focus', show);
+    video.addEventListener('pointerleave', hide);
+    video.addEventListener('blur', () => { video.controls = false; });
     video.addEventListener('canplay', () => { if (ready()) start(); });
     video.addEventListener('ended', () => { if (videos.every((other) => other.ended)) play(); });
   });
@@ -43,7 +51,7 @@ def pair_markup(urls: Sequence[str], labels: Sequence[str]) -> str:
         '<figure style="flex:1;margin:0;min-width:0">'
         f'<figcaption style="text-align:center;font-weight:600">{html.escape(label)}</figcaption>'
         f'<video data-testid="{TEST_ID}" src="{html.escape(url)}" muted playsinline '
-        f'preload="auto" tabindex="0" controls aria-label="{html.escape(label)}" '
+        f'preload="auto" tabindex="0" aria-label="{html.escape(label)}" '
         f'style="{PICTURE_STYLE}"></video></figure>'
         for url, label in zip(urls, labels, strict=True)
     )
