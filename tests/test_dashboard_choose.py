@@ -139,3 +139,43 @@ def test_a_link_with_answers_that_do_not_fit_is_noted_and_ignored(bundled_demo: 
     assert metric_values(at)["Questions answered"] == "0"
     assert "ans" not in at.query_params
     assert any("ans='0-0A'" in warning.value for warning in at.warning)
+
+
+@pytest.fixture(scope="module")
+def tiny_assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.demo_fixture import build_tiny_assets
+
+    return build_tiny_assets(tmp_path_factory.mktemp("assets"), horizon=30)
+
+
+def test_an_answer_can_be_changed_or_undone_and_the_others_stay(
+    tiny_assets: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On the test assets' three-objective agent (nine policies on its front)."""
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(tiny_assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("PARETOSCOPE_PRERENDER", "0")
+    env, agent = "MO-Hopper-v3", "hopper3-modt"
+    at = _choose_page({"env": env, "agent": agent, "pbest": "0.999"})
+    front = load_front(tiny_assets / "results", env, agent, 1.0).returns
+    state = Elicitation.start(front)
+    first = state.next_question()
+    at.button(key="choose_answer_A").click().run()
+    second = state.answered(first, "A").next_question()
+    at.button(key="choose_answer_B").click().run()
+    page_ok(at)
+    assert _query(at)["ans"] == f"{first.a}-{first.b}A.{second.a}-{second.b}B"
+    assert _query(at)["pbest"] == "0.999"
+    # The first answer changed to "about the same": the second stays, the state is replayed.
+    (change,) = [box for box in at.selectbox if box.key.startswith("choose_change_0_")]
+    change.set_value("same").run()
+    page_ok(at)
+    assert _query(at)["ans"] == f"{first.a}-{first.b}same.{second.a}-{second.b}B"
+    replayed = Elicitation.replay(front, decode_answers(_query(at)["ans"]))
+    assert metric_values(at)["Probability it is the best"] == f"{replayed.probability_best:.2f}"
+    # The first answer undone: only the second is left.
+    (undo,) = [button for button in at.button if button.key.startswith("choose_undo_0_")]
+    undo.click().run()
+    page_ok(at)
+    assert _query(at)["ans"] == f"{second.a}-{second.b}B"
+    assert metric_values(at)["Questions answered"] == "1"

@@ -60,6 +60,8 @@ def _answer(front_key: tuple, question: Question, choice: str) -> None:
     if asked is not None and asked[0] == (front_key, question):
         seconds = round(time.monotonic() - asked[1], 2)
     answers = tuple(st.session_state.get("choose_answers", ()))
+    if any(item.question.pair == question.pair for item in answers):
+        return  # a second click on a question already answered
     choosing.set_answers((*answers, Answer(question, choice, seconds)))  # type: ignore[arg-type]
 
 
@@ -144,7 +146,10 @@ def _prepare(
 
 def _follow_pair(jobs: Sequence[Job | None], places: Sequence[object]) -> None:
     """Wait for both recordings (their frames painted in `places` by the server's feed, or
-    drawn here without it), then rerun so that the finished pair plays in step."""
+    drawn here without it), then rerun so that the finished pair plays in step. Nothing to
+    wait for (both stored, one without a video): nothing to do."""
+    if all(job is None for job in jobs):
+        return
     seen = [0] * len(jobs)
     while True:
         for index, job in enumerate(jobs):
