@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import streamlit as st
 
@@ -46,7 +47,7 @@ from paretoscope.errors import ParetoscopeError
 from paretoscope.figures.front import FrontSeries, Marker, front_figure
 from paretoscope.figures.posterior import posterior_figure
 from paretoscope.figures.style import titled_by_meaning
-from paretoscope.recordings import EpisodeRequest
+from paretoscope.recordings import EpisodeRequest, RecordingLibrary
 
 ANSWER_LABELS = {"A": "A", "B": "B", "same": "About the same", "skip": "Can't tell"}
 # Seconds between a pair's looks for a viewer's move while its episodes are recorded.
@@ -172,6 +173,19 @@ def _follow_pair(jobs: Sequence[Job | None], places: Sequence[object]) -> None:
     rerun_view()
 
 
+def _recorded_pair(
+    library: RecordingLibrary, requests: Sequence[EpisodeRequest], labels: Sequence[str], where: Any
+) -> bool:
+    """Play both episodes in step in `where` if both are recorded with a video (True)."""
+    recordings = [library.get(request.key()) for request in requests]
+    videos = [recording.video for recording in recordings if recording is not None]
+    if len(videos) < len(requests) or not all(videos):
+        return False
+    with where:
+        pair_video(videos, labels, "choose_pair")
+    return True
+
+
 def _show_pair(
     ctx: sidebar.Context,
     loaded: LoadedAgent,
@@ -180,12 +194,8 @@ def _show_pair(
     labels: Sequence[str],
     where: object,
 ) -> None:
-    """The two episodes side by side: in step once both are recorded, live until then."""
-    recordings = [ctx.library.get(request.key()) for request in requests]
-    if all(recording is not None and recording.video for recording in recordings):
-        with where:  # type: ignore[attr-defined]
-            pair_video([r.video for r in recordings], labels, "choose_pair")  # type: ignore[union-attr]
-        return
+    """The two episodes side by side, streamed live until both are recorded (then the page
+    reruns and `_recorded_pair` plays them in step)."""
     columns = where.columns(2)  # type: ignore[attr-defined]
     with contextlib.ExitStack() as stack:
         jobs = [
@@ -266,6 +276,7 @@ def choose_page() -> None:
     done = chance >= level or question is None
     requests: list[EpisodeRequest] = []
     labels: list[str] = []
+    shown = False
     if done:
         why = (
             f"its probability of being the best, {chance:.2f}, reached {level:g}"
@@ -307,9 +318,9 @@ def choose_page() -> None:
             )
         requests = [_request(ctx, loaded, front, row) for row in (row_a, row_b)]
         labels = ["Policy A", "Policy B"]
-        if prerender_enabled():
-            with guard("preparing the next pairs"):
-                _prepare(ctx, loaded, front, state, question)
+        # Recorded (prepared while the viewer watched the last pair): sent to the browser now,
+        # before the rest of the page is drawn.
+        shown = _recorded_pair(ctx.library, requests, labels, video_area)
     st.caption(
         "What the objectives mean (each a return summed over the episode, higher is better): "
         + "; ".join(literal(objective.meaning) for objective in spec.objectives)
@@ -425,6 +436,11 @@ def choose_page() -> None:
             on_click="ignore",
         )
 
+    if not done and prerender_enabled():
+        assert question is not None
+        with guard("preparing the next pairs"):
+            _prepare(ctx, loaded, front, state, question)
+
     # --- the rollouts (last: recording them live holds this run) -----------------------------
     with guard("rollouts"):
         if done:
@@ -439,7 +455,7 @@ def choose_page() -> None:
                     widget_key="choose_recommended",
                     chart=False,
                 )
-        else:
+        elif not shown:
             _show_pair(ctx, loaded, names, requests, labels, video_area)
 
 
