@@ -284,7 +284,7 @@ def choose_page() -> None:
             else "every pair has been asked"
         )
         st.success(
-            f"Done: the recommended policy is {_policy_text(front, names, recommended)} "
+            f"Done: the recommended policy is {literal(_policy_text(front, names, recommended))} "
             f"({why}). Raise the level, or undo or change an answer below, to go on.",
             icon=":material/check_circle:",
         )
