@@ -1,6 +1,6 @@
 """paretoscope's dashboard, served by ``paretoscope dashboard [--assets DIR]``.
 
-One page per view (Explore, Compare, Gallery, Many objectives, RTG & metrics, Training, Dataset,
+One page per view (Explore, Compare, Gallery, Many objectives, Choose, RTG & metrics, Training, Dataset,
 Presentation) under `st.navigation`; the sidebar holds the shared choices, mirrored in the URL.
 """
 
@@ -64,6 +64,12 @@ page = st.navigation(
             title="Many objectives",
             icon=":material/scatter_plot:",
             url_path="decide",
+        ),
+        st.Page(
+            _VIEWS / "choose.py",
+            title="Choose",
+            icon=":material/thumbs_up_down:",
+            url_path="choose",
         ),
         st.Page(_VIEWS / "rtg.py", title="RTG & metrics", icon=":material/target:", url_path="rtg"),
         st.Page(

@@ -103,7 +103,7 @@ def format_gamma(gamma: float) -> str | None:
 
 
 # Values a page reads when it first draws (`url_value`); it notes those it cannot use.
-PAGE_KEYS = ("pref", "target", "tm", "agents", "ref", "traj", "step")
+PAGE_KEYS = ("pref", "target", "tm", "agents", "ref", "traj", "step", "ans", "pbest")
 # Targets and reference points are returns: anything beyond this is a typo or an attack.
 LARGEST_RETURN = 1e9
 

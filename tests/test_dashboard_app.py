@@ -799,6 +799,7 @@ def test_add_a_folder_and_upload_files(
     [
         "views/explore.py",
         "views/compare.py",
+        "views/choose.py",
         "views/rtg.py",
         "views/training.py",
         "views/dataset.py",

@@ -33,7 +33,7 @@ from tests.page_markup import EXTENSIONS, page_markup, texts
 
 APP = str(REPO_DIR / "dashboard" / "app.py")
 CORPUS_FILES = REPO_DIR / "tests" / "bad_inputs" / "files"
-PAGES = (None, "compare", "decide", "rtg", "training", "dataset", "presentation")
+PAGES = (None, "compare", "decide", "choose", "rtg", "training", "dataset", "presentation")
 URL_KEYS = (
     "env",
     "agent",
@@ -49,6 +49,8 @@ URL_KEYS = (
     "ref",
     "traj",
     "step",
+    "ans",
+    "pbest",
 )
 UNSAFE_ADVICE = re.compile(r"add_safe_globals|safe_globals|weights_only\s*=\s*False|allowlist")
 

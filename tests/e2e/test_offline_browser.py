@@ -11,7 +11,7 @@ import pytest
 
 TIMEOUT_MS = 120_000
 # Every page of the app by its link (app.py's `st.navigation`).
-PAGES = ("", "compare", "decide", "rtg", "training", "dataset", "tour")
+PAGES = ("", "compare", "decide", "choose", "rtg", "training", "dataset", "tour")
 
 
 @pytest.mark.slow
