@@ -1,7 +1,8 @@
 """paretoscope's dashboard, served by ``paretoscope dashboard [--assets DIR]``.
 
-One page per view (Explore, Compare, Gallery, Many objectives, Choose, RTG & metrics, Training, Dataset,
-Presentation) under `st.navigation`; the sidebar holds the shared choices, mirrored in the URL.
+One page per view (Explore, Compare, Gallery, Many objectives, Choose, RTG & metrics, Training,
+Dataset, Presentation) under `st.navigation`; the sidebar holds the shared choices, mirrored in
+the URL.
 """
 
 from __future__ import annotations
