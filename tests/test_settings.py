@@ -102,7 +102,18 @@ COMMANDS = [
         ("render",),
         RecordingSettings,
         ("random", "--env", "deep-sea-treasure-v0", "--preference", "0.5,0.5"),
-        frozenset({"agent", "--env", "--preference", "--target", "--out", "--device", "--quiet"}),
+        frozenset(
+            {
+                "agent",
+                "--env",
+                "--preference",
+                "--target",
+                "--out",
+                "--device",
+                "--quiet",
+                "--gallery",
+            }
+        ),
     ),
     Command(("demo", "build"), DemoBuildSettings, (), frozenset({"--out", "--quick", "--quiet"})),
 ]

@@ -48,11 +48,8 @@ def register(subparsers: Any) -> None:
         type=options.path_text,
         help="results folder written by `paretoscope evaluate --out`",
     )
-    parser.add_argument("--env", default=None, help="environment id (default: the only one stored)")
+    options.add_stored_choice_options(parser)
     parser.add_argument("--agent", default=None, help="agent name (default: the only one stored)")
-    parser.add_argument(
-        "--gamma", type=float, default=None, help="discount (needed when several are stored)"
-    )
     parser.add_argument(
         "--simulate",
         required=True,

@@ -56,16 +56,13 @@ def register(subparsers: Any) -> None:
         help="single (one column, 3.5 in), double (two columns, 7.16 in) or inches "
         "(default: single)",
     )
-    parser.add_argument("--env", default=None, help="environment id (default: the only one stored)")
+    options.add_stored_choice_options(parser)
     parser.add_argument(
         "--agents",
         default=None,
         metavar="A,B,...",
         help="agents to draw (default for front: every stored agent but training snapshots "
         "(NAME@step=N); objectives and rtg draw one agent)",
-    )
-    parser.add_argument(
-        "--gamma", type=float, default=None, help="discount (needed when several are stored)"
     )
     parser.add_argument(
         "--step", type=int, default=None, help="training: the step shown (default: the last)"

@@ -185,3 +185,12 @@ def path_text(text: str) -> str:
 def path(text: str) -> Path:
     """The argparse type of a path as a `Path` (checked as `path_text` does)."""
     return Path(path_text(text))
+
+
+def add_stored_choice_options(parser: argparse.ArgumentParser) -> None:
+    """--env and --gamma: which env and discount of a results folder a command reads (each may
+    be left out when the folder holds only one)."""
+    parser.add_argument("--env", default=None, help="environment id (default: the only one stored)")
+    parser.add_argument(
+        "--gamma", type=float, default=None, help="discount (needed when several are stored)"
+    )

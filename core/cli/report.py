@@ -28,15 +28,12 @@ def register(subparsers: Any) -> None:
         help="results folder written by `paretoscope evaluate --out`, or an assets folder "
         "(results/ beside agents/: the checkpoints there give the videos)",
     )
-    parser.add_argument("--env", default=None, help="environment id (default: the only one stored)")
+    options.add_stored_choice_options(parser)
     parser.add_argument(
         "--agents",
         default=None,
         metavar="A,B,...",
         help="the agents to report, in this order (default: every agent stored for the env)",
-    )
-    parser.add_argument(
-        "--gamma", type=float, default=None, help="discount (needed when several are stored)"
     )
     parser.add_argument(
         "--videos",
