@@ -53,6 +53,11 @@ def gallery_frame(page, url: str):  # noqa: ANN001, ANN201 - Playwright's page a
 
     deadline = time.monotonic() + RECORDING_SECONDS
     while time.monotonic() < deadline:
+        # The page's run is over (Streamlit's "Running…" widget gone): once every tile is
+        # recorded it draws the gallery once more, coloured by cluster, in a new frame.
+        if page.locator('[data-testid="stStatusWidget"]').count():
+            page.wait_for_timeout(100)
+            continue
         for candidate in page.frames:
             if "gallery" not in candidate.url or "index.html" not in candidate.url:
                 continue
