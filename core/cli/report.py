@@ -11,6 +11,7 @@ from typing import Any
 from paretoscope.cli import options
 from paretoscope.cli.options import add_quiet_option
 from paretoscope.errors import ParetoscopeError
+from paretoscope.settings.limits import REPORT_VIDEOS
 
 
 def register(subparsers: Any) -> None:
@@ -37,7 +38,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--videos",
-        type=_count,
+        type=options.whole_number(REPORT_VIDEOS),
         default=None,
         metavar="N",
         help="videos per agent (default: its extremes and knee; 0: none)",
@@ -53,16 +54,6 @@ def register(subparsers: Any) -> None:
     )
     add_quiet_option(parser, "progress bar")
     parser.set_defaults(func=run)
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
-    return value
 
 
 def _names(text: str | None) -> list[str] | None:

@@ -23,6 +23,8 @@ MAX_LAYERS = 16
 MAX_WIDTH = 8_192
 MAX_HEADS = 64
 MAX_CONTEXT = 1_000
+# Videos per agent in a report (each a recorded episode embedded in one HTML file).
+MAX_REPORT_VIDEOS = 100
 
 
 @dataclass(frozen=True)
@@ -56,3 +58,4 @@ LAYERS = Bounds(1, MAX_LAYERS)
 WIDTHS = Bounds(1, MAX_WIDTH)
 HEADS = Bounds(1, MAX_HEADS)
 CONTEXTS = Bounds(1, MAX_CONTEXT)
+REPORT_VIDEOS = Bounds(0, MAX_REPORT_VIDEOS)
