@@ -7,6 +7,7 @@ cache miss runs in the worker pool like a rollout (`paretoscope.dashboard.live.c
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,10 +35,13 @@ from paretoscope.dashboard.messages import inert
 from paretoscope.dashboard.paths import confine_catalog
 from paretoscope.dashboard.session import session_uploads
 from paretoscope.dashboard.stamps import mtime
+from paretoscope.dashboard.streamlit_internals import server_logger
 from paretoscope.dashboard.widgets.progress import episode_progress, previous_page_hidden
 from paretoscope.recordings import RecordingLibrary
 from paretoscope.results_store import LayeredStore, layered_store
 from paretoscope.sweeps import SweepRequest, mean_per_preference, objective_arrays
+
+log = server_logger("paretoscope.dashboard")  # what it evaluated, and how long it took
 
 
 def catalog() -> AssetCatalog:
@@ -251,8 +255,10 @@ def _sweep_shown(key: _SweepKey, label: str) -> None:
             with loaded.borrow() as agent:
                 return request.run(agent, results, on_progress=report)
 
+        started = time.monotonic()
         with episode_progress(place, f"Evaluating {inert(label)}") as show:
             table = compute_with_progress(request.key(), compute, show)
+        log.info("evaluated %s: %d episodes in %.2f s", label, missing, time.monotonic() - started)
         with _swept_lock:
             if len(_swept) >= 16:  # tables no cache asked for (it held them already): dropped
                 _swept.clear()
