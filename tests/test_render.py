@@ -179,6 +179,27 @@ def test_a_rough_renderer_draws_mujocos_frames_without_multisampling() -> None:
         assert (difference > 8).mean() < 0.1, "more than the edges differ"
 
 
+def test_stream_frames_draws_rough_frames_when_asked() -> None:
+    """`stream_frames(smooth=False)` (the report's videos) draws each step as a rough
+    `FrameRenderer` draws that step's state, not as the anti-aliased default does."""
+    rough = {frame.record.step: frame.frame for frame in frames_of([0.5, 0.5], 5, smooth=False)}
+    smooth = {frame.record.step: frame.frame for frame in frames_of([0.5, 0.5], 5)}
+    renderer = None
+    try:
+        rollout = stream_rollout(
+            LinearAgent(ENV), ENV, np.array([0.5, 0.5]), 0, None, 5, render=True
+        )
+        for record in rollout:
+            if renderer is None:
+                renderer = FrameRenderer(record.model, get_spec(ENV).camera, SIZE, smooth=False)
+            assert np.array_equal(renderer.render(record.data), rough[record.step])
+            assert not np.array_equal(smooth[record.step], rough[record.step])
+    finally:
+        if renderer is not None:
+            renderer.close()
+    assert sorted(rough) == [1, 2, 3, 4, 5]
+
+
 def render_in_thread(model: object, states: list[object], results: dict, key: str) -> None:
     """Create, use and close a renderer in a new thread; store its frames under `key`."""
 

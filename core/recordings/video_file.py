@@ -55,10 +55,12 @@ def render_video_file(
     progress: bool = True,
     preset: str | None = None,
     crf: int | None = None,
+    smooth: bool = True,
 ) -> VideoFile:
     """Roll `agent` out once at `preference` (and `target`) with `settings` and encode the
     frames as they are drawn into `out`: an H.264 MP4, or a GIF when it ends in .gif. An MP4's
-    x264 `preset` and `crf` default to `paretoscope.video.encode_mp4`'s.
+    x264 `preset` and `crf` default to `paretoscope.video.encode_mp4`'s; without `smooth`, a
+    MuJoCo env's edges are not anti-aliased (a third of the drawing time on a CPU).
 
     The video lasts at least `paretoscope.render.MIN_SECONDS` (a short episode is slowed
     down); `paretoscope.render.playback` says which steps are drawn and how fast they play."""
@@ -90,6 +92,7 @@ def render_video_file(
         shadows=settings.shadows,
         caption=settings.caption,
         horizon=settings.horizon,
+        smooth=smooth,
     )
     bar = tqdm(total=horizon, unit="step", desc="render", disable=not progress)
     last: list[Any] = []

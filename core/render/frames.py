@@ -83,12 +83,14 @@ def stream_frames(
     caption: bool = False,
     horizon: int | None = None,
     env_aspect: bool = True,
+    smooth: bool = True,
 ) -> Generator[FrameRecord, None, None]:
     """One episode, yielding a `FrameRecord` for every `every`-th step and for the last step.
 
     `size` is (width, height); an env that draws itself keeps its picture's aspect ratio at
     about that area (`paretoscope.render.env_frames.own_aspect_size`) unless not `env_aspect`
-    (its picture then fits inside `size`, between bars). Frames come as they are rendered.
+    (its picture then fits inside `size`, between bars); a MuJoCo env's edges are anti-aliased
+    unless not `smooth` (`FrameRenderer`). Frames come as they are rendered.
     Raises `RenderingUnavailable` before the first step when no GL backend works.
     """
     spec = get_spec(env_id)
@@ -144,7 +146,7 @@ def stream_frames(
                 return
             else:
                 if renderer is None:
-                    renderer = RenderThread(record.model, spec.camera, size, shadows)
+                    renderer = RenderThread(record.model, spec.camera, size, shadows, smooth=smooth)
                 pending.append((plain_record, renderer.submit(record.data)))
             # One frame is drawn while the caller uses the previous one and the rollout goes on.
             while len(pending) > 1:

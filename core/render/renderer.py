@@ -245,13 +245,14 @@ class RenderThread:
         size: tuple[int, int] = DEFAULT_SIZE,
         shadows: bool = False,
         depth: int = 2,
+        smooth: bool = True,
     ) -> None:
         self._executor: ThreadPoolExecutor | None = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="paretoscope-render"
         )
         try:
             self._renderer = self._executor.submit(
-                FrameRenderer, model, camera, size, shadows
+                FrameRenderer, model, camera, size, shadows, smooth
             ).result()
         except BaseException:
             self._executor.shutdown(wait=True)
