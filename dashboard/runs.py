@@ -161,6 +161,19 @@ def _as_tuple(values: Sequence[float] | None) -> tuple[float, ...] | None:
     return None if values is None else tuple(float(value) for value in values)
 
 
+def logged_only(asset: AgentAsset) -> bool:
+    """Whether the asset is a run of logged evaluations with no snapshot (a W&B run)."""
+    return asset.is_run and not training_run(asset).snapshots
+
+
+def algorithm(asset: AgentAsset) -> str | None:
+    """The run's algorithm, as its trainer names it (a W&B run's ``algo``, MORL-Baselines'
+    class), else its model kind; None when the run says neither (a kind that only repeats
+    the run's format)."""
+    run = training_run(asset)
+    return run.kind if run.kind and run.kind != run.format else None
+
+
 def default_source(asset: AgentAsset) -> str:
     """The trainer's logs where the run has them (nothing to compute), else a sweep."""
     return LOGGED if logged_fronts(asset)[0] else SWEEP

@@ -4,14 +4,15 @@ Run with a Python that has wandb 0.31 and, for the MORL-Baselines run, morl-base
 
     python scripts/make_wandb_fixtures.py [OUT]   (default tests/fixtures/wandb)
 
-It writes three runs, each an ``offline-run-*`` folder as ``wandb.init(mode="offline")``
+It writes five runs, each an ``offline-run-*`` folder as ``wandb.init(mode="offline")``
 leaves it:
 - ``logged/``: a few fronts (``eval/front``, and a second table ``eval/front_greedy``) and
   scalars keyed to ``global_step``, logged with ``wandb.log`` directly;
 - ``backwards/``: a run whose ``global_step`` goes back once (as a resumed run's can);
 - ``morlb/``: MORL-Baselines' Envelope on deep-sea-treasure-v0 for 1,500 steps, evaluated
   every 500 by its own ``log_all_multi_policy_metrics`` (its ``setup_wandb`` asks for an online
-  run: ``wandb.init`` is wrapped here to force offline).
+  run: ``wandb.init`` is wrapped here to force offline); ``morlb-seed1/`` and ``morlb-seed2/``
+  the same with seeds 1 and 2 (one algorithm's seeds, for Compare's spread).
 
 Only what the reader needs is kept (the record log ``run-ID.wandb`` and the table files under
 ``files/media/``); the rest (``logs/``, ``files/code``, ``requirements.txt``, the saved
@@ -106,7 +107,7 @@ def backwards_run(out: Path) -> None:
         _keep_what_the_reader_reads(Path(work), out)
 
 
-def morlb_run(out: Path) -> None:
+def morlb_run(out: Path, seed: int = 0) -> None:
     import mo_gymnasium
     import numpy as np
     import wandb
@@ -125,13 +126,13 @@ def morlb_run(out: Path) -> None:
         cwd = os.getcwd()
         os.chdir(work)  # Envelope's save() writes weights/ in the working folder
         try:
-            seed_everything(0)
+            seed_everything(seed)
             env = mo_gymnasium.make(ENV_ID)
             eval_env = mo_gymnasium.make(ENV_ID)
             agent = Envelope(
                 env,
                 log=True,
-                seed=0,
+                seed=seed,
                 device="cpu",
                 learning_starts=100,
                 project_name="paretoscope-fixtures",
@@ -159,6 +160,8 @@ def main() -> None:
     logged_run(out / "logged")
     backwards_run(out / "backwards")
     morlb_run(out / "morlb")
+    for seed in (1, 2):
+        morlb_run(out / f"morlb-seed{seed}", seed)
     for path in sorted(out.rglob("*")):
         if path.is_file():
             print(f"{path.stat().st_size:>8}  {path}")

@@ -589,3 +589,52 @@ def test_a_wandb_run_shows_its_logged_fronts_without_a_snapshot(
             _hypervolume_2d(np.asarray(tables[index]), reference)
         )
     assert any("no snapshot at step 1500" in info.value for info in at.info)
+
+
+def test_compare_spreads_one_algorithms_seeds_and_draws_their_final_attainment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three seeds of MORL-Baselines' Envelope (logged offline by its own code) beside a run of
+    another algorithm: the seeds are one group, whose curve is the step-by-step median (and
+    range) of their brute-force hypervolumes, and whose final fronts are W&B's last tables."""
+    from tests.test_runs_seeds import MORLB_SEEDS
+    from tests.test_runs_wandb import _hypervolume_2d, _run_folder, _tables_by_wandb_step
+
+    assets = tmp_path / "assets"
+    names = []
+    for fixture in (*MORLB_SEEDS, "logged"):
+        run = _run_folder(fixture)
+        shutil.copytree(run, assets / "agents" / run.name)
+        names.append(run.name)
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    at = open_app({"env": DST, "agents": ",".join(names)})
+    at.switch_page("views/compare.py").run()
+    page_ok(at)
+    assert any(header.value == "Across seeds" for header in at.subheader)
+    reference = get_spec(DST).reference_point
+    tables = [_tables_by_wandb_step(_run_folder(fixture)) for fixture in MORLB_SEEDS]
+    volumes = np.array([[_hypervolume_2d(front, reference) for front in run] for run in tables])
+    spread = plotly_chart(at, "compare_spread_hypervolume")
+    band, median, *others = spread["data"]
+    assert median["name"] == "Envelope (median of 3 runs)"
+    np.testing.assert_array_equal(plotly_array(median["x"]), [500, 1000, 1500])
+    np.testing.assert_allclose(plotly_array(median["y"]), np.median(volumes, axis=0))
+    np.testing.assert_allclose(
+        plotly_array(band["y"]), [*volumes.max(axis=0), *volumes.min(axis=0)[::-1]]
+    )
+    assert [trace["name"] for trace in others] == [
+        "hand-logged: lowest to highest",
+        "hand-logged (median of 1 run)",
+    ]
+    attainment = plotly_chart(at, "compare_seed_attainment_Envelope")
+    cloud = next(trace for trace in attainment["data"] if trace["mode"] == "markers")
+    shown = np.column_stack([plotly_array(cloud["x"]), plotly_array(cloud["y"])])
+    finals = np.vstack([np.asarray(run[-1], dtype=np.float64) for run in tables])
+    assert sorted(map(tuple, shown)) == sorted(map(tuple, finals))
+    levels = [trace["name"] for trace in attainment["data"] if trace["mode"] == "lines"]
+    assert levels == [
+        "best (attained by ≥ 1 of 3 seeds)",
+        "median (attained by ≥ 2 of 3 seeds)",
+        "worst (attained by ≥ 3 of 3 seeds)",
+    ]

@@ -19,6 +19,7 @@ from paretoscope.figures.style import (
 )
 from paretoscope.metrics import non_dominated
 from paretoscope.runs.fronts import STEP_COLUMN, StepFront
+from paretoscope.runs.seeds import CurveSpread
 
 FRONT_COLOUR = PALETTE[0]
 # The older fronts' opacity: the newest of them this much, fading linearly to a tenth.
@@ -195,6 +196,61 @@ def runs_curve_figure(
         height=height,
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
         title={"text": METRICS.get(column, column), "x": 0.0},
+        xaxis_title="training step",
+        legend={"orientation": "h", "y": -0.2},
+    )
+    return figure
+
+
+def _translucent(colour: str, alpha: float) -> str:
+    """A "#rrggbb" colour as rgba with `alpha`."""
+    red, green, blue = (int(colour[index : index + 2], 16) for index in (1, 3, 5))
+    return f"rgba({red}, {green}, {blue}, {alpha})"
+
+
+def runs_spread_figure(
+    column: str, spreads: Mapping[str, CurveSpread], height: int = 360
+) -> go.Figure:
+    """One metric over the steps for each group of runs (an algorithm's seeds): the median
+    across its runs as a line over a band from their lowest to their highest value."""
+    figure = go.Figure()
+    for index, (label, spread) in enumerate(spreads.items()):
+        colour = PALETTE[index % len(PALETTE)]
+        most = int(spread.runs.max()) if len(spread.runs) else 0
+        name = plotly_text(f"{label} (median of {most} run{'s' if most != 1 else ''})")
+        steps = spread.steps.astype(np.int64)
+        figure.add_trace(
+            go.Scatter(
+                x=np.concatenate([steps, steps[::-1]]),
+                y=np.concatenate([spread.high, spread.low[::-1]]),
+                fill="toself",
+                fillcolor=_translucent(colour, 0.2),
+                line={"width": 0},
+                hoverinfo="skip",
+                name=plotly_text(f"{label}: lowest to highest"),
+                legendgroup=str(index),
+                showlegend=False,
+            )
+        )
+        figure.add_trace(
+            go.Scatter(
+                x=steps,
+                y=spread.median,
+                mode="lines+markers",
+                name=name,
+                legendgroup=str(index),
+                line={"color": colour, "width": 2},
+                customdata=np.column_stack([spread.low, spread.high, spread.runs]),
+                hovertemplate=(
+                    "step %{x}: median %{y:.4g}, lowest %{customdata[0]:.4g}, highest "
+                    "%{customdata[1]:.4g} (%{customdata[2]} runs)<extra></extra>"
+                ),
+            )
+        )
+    figure.update_layout(
+        height=height,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        title={"text": f"{METRICS.get(column, column)} across seeds", "x": 0.0},
         xaxis_title="training step",
         legend={"orientation": "h", "y": -0.2},
     )

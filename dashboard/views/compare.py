@@ -31,13 +31,16 @@ from paretoscope.dashboard.widgets.preference_control import preference_control
 from paretoscope.dashboard.widgets.report_button import report_button
 from paretoscope.envs import EnvSpec
 from paretoscope.envs.known_fronts import against_known
-from paretoscope.figures.attainment import eaf_difference_figure
+from paretoscope.figures.attainment import attainment_figure, eaf_difference_figure
 from paretoscope.figures.front import FrontSeries, front_figure
 from paretoscope.figures.paper import paper_front
 from paretoscope.figures.style import titled_by_meaning
-from paretoscope.figures.training import METRICS, runs_curve_figure
+from paretoscope.figures.training import METRICS, runs_curve_figure, runs_spread_figure
+from paretoscope.metrics import attainment_surfaces
 from paretoscope.recordings import SideBySideRequest
 from paretoscope.report import ReportAgent
+from paretoscope.runs.fronts import STEP_COLUMN, StepFront
+from paretoscope.runs.seeds import curve_spread, final_fronts, seed_groups
 from paretoscope.sweeps import mean_per_preference, objective_arrays
 from paretoscope.text import MISSING, number, numbers
 
@@ -64,7 +67,7 @@ def agents_from_link(
 ) -> list[str]:
     """The agents a link's ``agents=a,b`` names, each once and only those of this env (a note
     for the rest: those of another env, in `elsewhere` (name -> env id), are named with their
-    env); fewer than two: the current agent and the next ones, the `builtin` ones only where
+    env); fewer than two: the current agent and the next two, the `builtin` ones only where
     the folders have fewer than two (chance is one click away, not a sweep on every visit)."""
     chosen: list[str] = []
     elsewhere = elsewhere or {}
@@ -93,8 +96,9 @@ def agents_from_link(
     if len(chosen) < 2:
         ordered = ([current] if current else []) + [n for n in names if n != current]
         from_folders = [name for name in ordered if name not in builtin]
-        chosen = from_folders if len(from_folders) >= 2 else ordered
-    return chosen[:3]
+        # Without a link, the first three: a link names as many as it wants.
+        chosen = (from_folders if len(from_folders) >= 2 else ordered)[:3]
+    return chosen
 
 
 def show_eaf_difference(
@@ -157,6 +161,8 @@ def show_training_curves(
     per run (each from its trainer's logs where it has them, else from sweeping each snapshot)."""
     st.subheader("Training curves")
     curves = {}
+    fronts: dict[str, Sequence[StepFront]] = {}
+    algorithms: dict[str, str | None] = {}
     sources = []
     for asset in run_assets:
         label = labels[asset.name]
@@ -167,6 +173,8 @@ def show_training_curves(
                 show_problem("caption", f"{label}: {what}", why)
             if len(data.metrics):
                 curves[label] = data.metrics
+                fronts[label] = data.fronts
+                algorithms[label] = runs.algorithm(asset)
                 sources.append(f"{inert(label)} from {runs.SOURCE_LABELS[source]}")
     if not curves:
         return
@@ -177,6 +185,57 @@ def show_training_curves(
     st.caption(
         "; ".join(sources) + f". Hypervolume above the reference point {ctx.reference_point}; "
         "expected utility over each step's preferences. Logged evaluations are undiscounted."
+    )
+    groups = seed_groups(algorithms)
+    if any(len(members) > 1 for members in groups.values()):
+        show_seed_spread(ctx, groups, curves, fronts)
+
+
+def show_seed_spread(
+    ctx: sidebar.Context,
+    groups: Mapping[str, Sequence[str]],
+    curves: Mapping[str, pd.DataFrame],
+    fronts: Mapping[str, Sequence[StepFront]],
+) -> None:
+    """The runs grouped by algorithm (its seeds): each metric's median and range across them
+    over the steps, and the attainment surfaces of their final fronts."""
+    assert ctx.spec is not None
+    st.subheader("Across seeds")
+    for column, metric in zip(st.columns(2), METRICS, strict=True):
+        spreads = {
+            name: curve_spread(
+                [(curves[label][STEP_COLUMN], curves[label][metric]) for label in members]
+            )
+            for name, members in groups.items()
+        }
+        column.plotly_chart(
+            runs_spread_figure(metric, spreads), key=f"compare_spread_{metric}", width="stretch"
+        )
+    names = list(ctx.spec.objective_names)
+    axes = charts.axis_pickers(ctx.spec, "compare_seed_axes")
+    shown = [(name, members) for name, members in groups.items() if len(members) > 1]
+    for column, (name, members) in zip(st.columns(len(shown)), shown, strict=True):
+        with column, guard(f"attainment of {name}"):
+            points, owners = final_fronts([fronts[label] for label in members])
+            # moocore's EAF takes 2 or 3 objectives: beyond, the two shown.
+            attained = points if ctx.spec.n_obj <= 3 else points[:, list(axes)]
+            st.markdown(f"**{inert(name)}: final fronts of {len(members)} runs**")
+            st.plotly_chart(
+                attainment_figure(
+                    names,
+                    attainment_surfaces(attained, owners),
+                    axes,
+                    episode_cloud=points,
+                ),
+                key=f"compare_seed_attainment_{name}",
+                width="stretch",
+            )
+    st.caption(
+        "Runs of one algorithm (the trainer's name for it, else the model kind) are taken as its "
+        "seeds. Curves: at each step, the median of the runs' latest evaluations with a band "
+        "from the lowest to the highest. Attainment: each run's front at its last step; a point "
+        "is attained by a run when one of its returns is at least as good in every objective "
+        "(best: by one run, median: by half, worst: by all). Grey points: the final fronts."
     )
 
 
@@ -235,7 +294,16 @@ if sidebar.need(ctx, agent=False):
         episodes: dict[str, dict] = {}  # name -> every episode's preferences, returns, seeds
         tables: dict[str, pd.DataFrame] = {}  # name -> its sweep's episodes (the report's)
         known = None
+        logged_only = [asset.name for asset in assets if runs.logged_only(asset)]
+        if logged_only:
+            st.caption(
+                ", ".join(inert(labels[name]) for name in logged_only)
+                + ": logged fronts only (no agent to sweep or play); the run's curves are under "
+                "Training curves."
+            )
         for asset in assets:
+            if asset.name in logged_only:
+                continue
             with guard(f"agent {asset.name}"):
                 from paretoscope.metrics import rtg_following
 
