@@ -638,3 +638,26 @@ def test_compare_spreads_one_algorithms_seeds_and_draws_their_final_attainment(
         "median (attained by ≥ 2 of 3 seeds)",
         "worst (attained by ≥ 3 of 3 seeds)",
     ]
+
+
+def test_checkpoints_with_their_wandb_run_show_the_logged_fronts_and_offer_a_sweep(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A MORL-Baselines run whose W&B log is beside its checkpoints: the Training page offers
+    both sources, and shows the logged fronts (W&B's tables) by default."""
+    from tests.test_runs_wandb import _checkpoints_with_their_wandb_run, _tables_by_wandb_step
+    from tests.test_runs_wandb import _run_folder as wandb_fixture
+
+    assets = tmp_path / "assets"
+    _checkpoints_with_their_wandb_run(assets / "agents", "morlb")
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    at = _training({"agent": DST})
+    page_ok(at)
+    assert at.radio(key="train_source").value == "logged"
+    assert _steps(at) == [500, 1000, 1500]
+    tables = _tables_by_wandb_step(wandb_fixture("morlb"))
+    for step, table in zip([500, 1000, 1500], tables, strict=True):
+        at.select_slider(key="train_step").set_value(step).run()
+        page_ok(at)
+        _same_rows(_front_points(at, step), np.asarray(table))

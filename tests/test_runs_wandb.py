@@ -209,3 +209,39 @@ def test_a_wandb_run_has_logged_steps_and_no_snapshot() -> None:
     assert run.snapshots == () and run.logged_steps == (100, 200, 300)
     fronts, notices = run.logged_fronts()
     assert np.isnan(fronts[0].preferences).all() and not notices
+
+
+def _checkpoints_with_their_wandb_run(root: Path, *wandb_fixtures: str) -> Path:
+    """A MORL-Baselines run folder (Envelope checkpoints at steps 500, 1000, 1500) with W&B
+    run folders in its wandb/, where W&B leaves them in the training's working folder."""
+    from tests.run_fixtures import envelope_run
+
+    folder = envelope_run(root, steps=(500, 1000, 1500))
+    for name in wandb_fixtures:
+        source = _run_folder(name)
+        shutil.copytree(source, folder / "wandb" / source.name)
+    return folder
+
+
+def test_checkpoints_with_their_wandb_run_have_both_sources(tmp_path: Path) -> None:
+    """The snapshots are the checkpoints; the logged fronts are the W&B run's tables, and its
+    config's reference point is the logged one."""
+    from paretoscope.runs.wandb_run import logged_reference_point
+
+    run = open_run(_checkpoints_with_their_wandb_run(tmp_path, "morlb"))
+    assert run.format == "morl-baselines" and run.steps == [500, 1000, 1500]
+    fronts, notices = run.logged_fronts()
+    assert not notices
+    assert [front.step for front in fronts] == [500, 1000, 1500]
+    tables = _tables_by_wandb_step(_run_folder("morlb"))
+    for front, table in zip(fronts, tables, strict=True):
+        assert sorted(map(tuple, front.returns)) == sorted(map(tuple, table))
+    assert logged_reference_point(run) == MORLB_REFERENCE
+
+
+def test_two_wandb_runs_beside_checkpoints_are_not_guessed_between(tmp_path: Path) -> None:
+    run = open_run(_checkpoints_with_their_wandb_run(tmp_path, "morlb", "morlb-seed1"))
+    assert run.steps == [500, 1000, 1500]  # the checkpoints are kept
+    fronts, notices = run.logged_fronts()
+    assert fronts == [] and len(notices) == 1
+    assert "several W&B runs" in notices[0].message and "keep one" in notices[0].message

@@ -289,8 +289,10 @@ def disagrees(logged: float | None, recomputed: float) -> bool:
 
 
 def logged_reference_point(run: TrainingRun) -> tuple[float, ...] | None:
-    """The reference point a W&B run's config names (None for other runs or none named)."""
-    log_path = record_log(run.root) if run.format == "wandb" else None
+    """The reference point a W&B run's config names, for a W&B run or a run with one W&B run
+    beside it (None for other runs, or none named)."""
+    folders = [run.root] if run.format == "wandb" else _runs_beside(run.root)
+    log_path = record_log(folders[0]) if len(folders) == 1 else None
     return None if log_path is None else config_reference_point(read_wandb_log(log_path).config)
 
 
@@ -368,3 +370,30 @@ class WandbRunReader:
 
 
 READER = WandbRunReader()
+
+
+def logged_beside(root: Path) -> tuple[list[LoggedFront], list[RunNotice]]:
+    """The fronts logged by the W&B run in ``root/wandb/`` (where W&B leaves it, in the working
+    folder of the training that saved the checkpoints in `root`); none without one. Several
+    runs there are not guessed between: a notice names them."""
+    folders = _runs_beside(root)
+    if not folders:
+        return [], []
+    if len(folders) > 1:
+        names = ", ".join(folder.name for folder in folders[:5])
+        return [], [RunNotice(root / "wandb", f"several W&B runs ({names}): none read; keep one")]
+    try:
+        logged = READER.sniff(folders[0])
+        if logged is None:
+            return [], []
+        fronts, notices = READER.logged_fronts(logged)
+    except ParetoscopeError as error:
+        return [], [RunNotice(folders[0], str(error))]
+    return fronts, [*logged.notices, *notices]
+
+
+def _runs_beside(root: Path) -> list[Path]:
+    """The W&B run folders in ``root/wandb/``, by name (W&B's names start with the date)."""
+    return sorted(
+        entry for entry in (root / "wandb").glob("*run-*") if record_log(entry) is not None
+    )
