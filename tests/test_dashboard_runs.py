@@ -644,7 +644,9 @@ def test_checkpoints_with_their_wandb_run_show_the_logged_fronts_and_offer_a_swe
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A MORL-Baselines run whose W&B log is beside its checkpoints: the Training page offers
-    both sources, and shows the logged fronts (W&B's tables) by default."""
+    both sources, and shows the logged fronts (W&B's tables) by default; a sweep of the
+    checkpoints draws its hypervolume curve (an independent sweep's) with the logged one
+    (brute force on W&B's tables) dashed beside it."""
     from tests.test_runs_wandb import _checkpoints_with_their_wandb_run, _tables_by_wandb_step
     from tests.test_runs_wandb import _run_folder as wandb_fixture
 
@@ -661,3 +663,23 @@ def test_checkpoints_with_their_wandb_run_show_the_logged_fronts_and_offer_a_swe
         at.select_slider(key="train_step").set_value(step).run()
         page_ok(at)
         _same_rows(_front_points(at, step), np.asarray(table))
+
+    at.radio(key="train_source").set_value("sweep").run()
+    page_ok(at)
+    reference = get_spec(DST).reference_point
+    swept = step_metrics(
+        _independent_sweeps(assets / "agents" / DST), DST, reference_point=reference
+    )
+    curves = plotly_chart(at, "train_metrics")["data"]
+    sweep_curve = curves[0]  # hypervolume, the sweep's
+    np.testing.assert_allclose(plotly_array(sweep_curve["y"]), swept["hypervolume"])
+    (logged_curve,) = [
+        trace
+        for trace in curves
+        if trace["name"] == "the trainer's logged evaluations" and trace.get("yaxis") in (None, "y")
+    ]
+    np.testing.assert_array_equal(plotly_array(logged_curve["x"]), [500, 1000, 1500])
+    np.testing.assert_allclose(
+        plotly_array(logged_curve["y"]),
+        [_hypervolume_2d(np.asarray(table), reference) for table in tables],
+    )

@@ -126,9 +126,15 @@ def evolution_figure(
     return figure
 
 
-def step_metrics_figure(metrics: pd.DataFrame, step: int, height: int = 480) -> go.Figure:
+def step_metrics_figure(
+    metrics: pd.DataFrame,
+    step: int,
+    height: int = 480,
+    beside: tuple[str, pd.DataFrame] | None = None,
+) -> go.Figure:
     """Hypervolume (top) and expected utility (bottom) over the steps (`step_metrics`' table),
-    the chosen `step` marked on both."""
+    the chosen `step` marked on both; `beside` (a name and another such table: the same run's
+    other source) dashed and grey on both."""
     figure = make_subplots(
         rows=2,
         cols=1,
@@ -170,6 +176,24 @@ def step_metrics_figure(metrics: pd.DataFrame, step: int, height: int = 480) -> 
                 row=row,
                 col=1,
             )
+    if beside is not None:
+        name, other = beside
+        for row, column in enumerate(METRICS, start=1):
+            figure.add_trace(
+                go.Scatter(
+                    x=other[STEP_COLUMN].to_numpy(dtype=np.int64),
+                    y=other[column].to_numpy(dtype=np.float64),
+                    mode="lines+markers",
+                    name=plotly_text(name),
+                    legendgroup="beside",
+                    line={"color": "#7f7f7f", "width": 1.5, "dash": "dash"},
+                    marker={"size": 5},
+                    showlegend=row == 1,
+                ),
+                row=row,
+                col=1,
+            )
+        figure.update_layout(legend={"orientation": "h", "y": -0.15})
     figure.add_vline(x=step, line={"color": "#999999", "dash": "dot", "width": 1})
     figure.update_xaxes(title_text="training step", row=2, col=1)
     figure.update_layout(height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10})

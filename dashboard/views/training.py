@@ -1,14 +1,16 @@
 """Training: watch a front grow over a training run. A step scrubber and a play button move
 through the run's snapshots; the front at the chosen step is drawn over the earlier ones
 (fading), beside hypervolume and expected utility over the steps; below, the agent of that
-step plays at the chosen preference. The fronts come from sweeping each snapshot or, for PEDA
-runs, from the evaluations PEDA logged (read, never re-run)."""
+step plays at the chosen preference. The fronts come from sweeping each snapshot or from the
+evaluations the trainer logged (PEDA's logs, a W&B run's tables: read, never re-run); a sweep
+of a run that logged its own shows both curves."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from paretoscope.catalog import AgentAsset, snapshot_asset
@@ -41,6 +43,7 @@ NOTICES_SHOWN = 5  # more than this go in an expander
 EXPORT_FPS = 2.0
 EXPORT_HOLD = 1.0
 LOGGED_HYPERVOLUME = "logged eval/hypervolume"  # dashboard.runs's column of the logged value
+LOGGED_BESIDE = "the trainer's logged evaluations"  # its curves beside a sweep's
 
 
 def explain_not_a_run(ctx: sidebar.Context, agent: AgentAsset) -> None:
@@ -172,9 +175,11 @@ def show_evolution(
     axes: list[int],
     reference_point: Sequence[float] | None,
     logged_reference: Sequence[float] | None = None,
+    beside: tuple[str, pd.DataFrame] | None = None,
 ) -> None:
-    """The scrubber, the front at its step and the metrics over steps: one fragment, so that
-    playing reruns only this part of this viewer's page."""
+    """The scrubber, the front at its step and the metrics over steps (with `beside`, the
+    run's other source, dashed): one fragment, so that playing reruns only this part of this
+    viewer's page."""
     steps = data.steps
     playing = bool(st.session_state.get(PLAYING_KEY))
 
@@ -197,7 +202,9 @@ def show_evolution(
         )
         front_column.plotly_chart(figure, key="train_front", width="stretch")
         metrics_column.plotly_chart(
-            step_metrics_figure(data.metrics, step), key="train_metrics", width="stretch"
+            step_metrics_figure(data.metrics, step, beside=beside),
+            key="train_metrics",
+            width="stretch",
         )
         with front_column:
             paper_downloads(
@@ -359,7 +366,17 @@ def training_page(ctx: sidebar.Context, asset: AgentAsset) -> None:
     playing = play_controls(steps)
     axes = charts.axis_pickers(spec, "train_axes")
     logged_reference = runs.logged_reference(asset) if data.source == runs.LOGGED else None
-    show_evolution(spec, data, step, axes, ctx.reference_point, logged_reference)
+    beside = None
+    # A sweep of a run that logged its own evaluations: both curves together (undiscounted
+    # only: the logs are, and two discounts are never drawn as one quantity).
+    if data.source == runs.SWEEP and data.gamma == 1.0 and runs.logged_fronts(asset)[0]:
+        beside = (LOGGED_BESIDE, runs.logged(asset, ctx.reference_point).metrics)
+    show_evolution(spec, data, step, axes, ctx.reference_point, logged_reference, beside)
+    if beside is not None:
+        st.caption(
+            "Dashed: the same metrics of the fronts the trainer logged at its own evaluations "
+            "(its episodes, not this sweep's)."
+        )
     with st.expander("Metrics per step"):
         st.dataframe(data.metrics, hide_index=True, width="stretch")
         discount = "undiscounted returns" if data.gamma == 1.0 else f"γ = {data.gamma:g}"
