@@ -39,6 +39,18 @@ ENCODER_QUEUE_FRAMES = 120
 GIF_MAX_FPS = 50.0  # GIF delays are in 1/100 s and browsers slow down delays under 2/100 s
 
 
+def decoded_frames(path: str | Path) -> Iterator[np.ndarray]:
+    """The frames of a video file, decoded by ffmpeg one at a time, as (height, width, 3) uint8."""
+    import imageio_ffmpeg
+
+    reader = imageio_ffmpeg.read_frames(str(path))
+    meta = next(reader)
+    width, height = meta["size"]
+    with contextlib.closing(reader):
+        for raw in reader:
+            yield np.frombuffer(raw, dtype=np.uint8).reshape(height, width, 3)
+
+
 def check_frame(frame: np.ndarray, name: str = "frame") -> np.ndarray:
     """`frame` as a (height, width, 3) uint8 array, or a ParetoscopeError."""
     array = np.asarray(frame)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from paretoscope.behaviour import (
@@ -53,7 +53,10 @@ def _brute_spread(points: np.ndarray, count: int) -> list[int]:
             for j in range(points.shape[1])
         ]
 
-    knee = max(front, key=lambda r: (sum(scaled(r)), -r))
+    # Sums within 1e-12 of the largest tie (2/6 + 1 and 1/2 + 5/6 differ in their last bit):
+    # the lowest row wins.
+    largest = max(sum(scaled(r)) for r in front)
+    knee = min(r for r in front if sum(scaled(r)) >= largest - 1e-12 * max(1.0, largest))
     chosen = [knee]
     for j in range(points.shape[1]):
         best = max(front, key=lambda r: (points[r][j], -r))
@@ -89,6 +92,7 @@ small_fronts = st.integers(2, 3).flatmap(
 
 @settings(max_examples=80, deadline=None)
 @given(small_fronts, st.integers(1, 10))
+@example([[0, 2, 6], [0, 3, 5], [0, 6, 0], [1, 0, 0]], 1)  # a knee tie up to rounding
 def test_spread_selection_matches_brute_force(rows: list[list[int]], count: int) -> None:
     points = np.asarray(rows, dtype=np.float64)
     assert spread_selection(points, count).tolist() == _brute_spread(points, count)
@@ -233,6 +237,24 @@ def test_return_difference_is_the_difference_of_two_stored_cumulative_rewards(
     assert np.allclose(curve.difference, np.cumsum(a_rewards[0], 0) - b_held)
     assert curve.steps.tolist() == list(range(2, 16, 2))
     assert np.allclose(curve.difference[-1], a_rewards[0].sum(0) - b_rewards[0].sum(0))
+
+
+def test_frames_at_are_the_videos_frames_at_or_after_each_step() -> None:
+    """Frame i of a hand-made video is flat grey 20 * i; frame i shows step 3 * (i + 1)."""
+    from paretoscope.behaviour.difference import frame_index, frames_at
+    from paretoscope.video import encode_mp4
+
+    count = 8
+    video = encode_mp4((np.full((32, 48, 3), 20 * i, np.uint8) for i in range(count)), 10.0)
+    steps = np.arange(1, count + 1)[None] * 3
+    recording = Recording(video, 10.0, ("a",), np.zeros((1, count, 2)), steps, {"every": 3})
+    asked = np.array([1, 3, 4, 24, 99])  # -> frames 0, 0, 1, 7, 7 (past the end: the last)
+    assert [frame_index(recording, int(step)) for step in asked] == [0, 0, 1, 7, 7]
+    frames = frames_at(recording, asked)
+    assert [frame.shape for frame in frames] == [(32, 48, 3)] * len(asked)
+    assert [round(float(frame.mean()) / 20) for frame in frames] == [0, 0, 1, 7, 7]
+    with pytest.raises(ParetoscopeError, match="no video"):
+        frames_at(Recording(b"", 10.0, ("a",), np.zeros((1, 2, 2)), steps[:, :2], {}), asked)
 
 
 def test_divergent_steps_find_where_the_states_part() -> None:

@@ -1,9 +1,11 @@
-"""Why two episodes differ: where their return difference accrues, and when their states
-diverge most."""
+"""Why two episodes differ: where their return difference accrues, when their states diverge
+most, and their recordings' frames at those moments."""
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -73,3 +75,31 @@ def divergent_steps(a: EpisodeStates, b: EpisodeStates, count: int = 3) -> np.nd
         if len(chosen) == count:
             break
     return np.asarray(sorted(chosen), dtype=np.int64) + 1
+
+
+def frame_index(recording: Recording, step: int, lane: int = 0) -> int:
+    """The recording's first frame drawn at or after env step `step` (its last frame when the
+    episode ended before)."""
+    later = np.flatnonzero(recording.frame_steps[lane] >= step)
+    return int(later[0]) if len(later) else recording.length - 1
+
+
+def frames_at(recording: Recording, steps: np.ndarray, lane: int = 0) -> list[np.ndarray]:
+    """The recording's video frames at each of `steps` (`frame_index`), decoded from its MP4."""
+    from paretoscope.video import decoded_frames
+
+    if not recording.video:
+        raise ParetoscopeError("the recording has no video (rendering was unavailable)")
+    wanted = [frame_index(recording, int(step), lane) for step in steps]
+    found: dict[int, np.ndarray] = {}
+    with tempfile.TemporaryDirectory(prefix="paretoscope-frames-") as folder:
+        path = Path(folder) / "episode.mp4"
+        path.write_bytes(recording.video)
+        for index, frame in enumerate(decoded_frames(path)):
+            if index in wanted:
+                found[index] = frame.copy()
+            if len(found) == len(set(wanted)):
+                break
+    if len(found) < len(set(wanted)):
+        raise ParetoscopeError("the recording's video holds fewer frames than its steps")
+    return [found[index] for index in wanted]

@@ -8,10 +8,9 @@ are shown in order along the front (by the first objective).
 
 from __future__ import annotations
 
-import contextlib
 import math
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,17 +103,6 @@ class GalleryVideo:
     fps: float
 
 
-def _decoded(path: Path) -> Iterator[np.ndarray]:
-    import imageio_ffmpeg
-
-    reader = imageio_ffmpeg.read_frames(str(path))
-    meta = next(reader)
-    width, height = meta["size"]
-    with contextlib.closing(reader):
-        for raw in reader:
-            yield np.frombuffer(raw, dtype=np.uint8).reshape(height, width, 3)
-
-
 def render_gallery_file(
     agent: Agent,
     env_id: str,
@@ -129,7 +117,13 @@ def render_gallery_file(
 
     from paretoscope.envs import get_spec
     from paretoscope.recordings.video_file import render_video_file
-    from paretoscope.video import LabelledFrame, encode_mp4, grid_shape, tile_videos
+    from paretoscope.video import (
+        LabelledFrame,
+        decoded_frames,
+        encode_mp4,
+        grid_shape,
+        tile_videos,
+    )
 
     path = Path(out)
     if path.suffix.lower() != ".mp4":
@@ -151,7 +145,7 @@ def render_gallery_file(
         labelled = [
             (
                 LabelledFrame(frame, tile_caption(preference, values, spec.objective_names))
-                for frame in _decoded(video.path)
+                for frame in decoded_frames(video.path)
             )
             for video, preference, values in zip(videos, tiles.preferences, returns, strict=True)
         ]

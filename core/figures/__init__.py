@@ -8,8 +8,9 @@ notebook API and the report share them. Kinds: `front` (the Pareto front and the
 grid), `hypervolume` (the region each front dominates), `rtg` (RTG following), `dataset` (a
 dataset's returns and preference coverage), `episode` (one episode's rewards), `preference`
 (the ternary preference picker), `training` (a training run's fronts and metrics over its
-steps), `attainment` (the spread across seeds) and `objectives` (linked views of a front with
-any number of objectives). `style` and `labels` hold what they share (colours, hover texts,
+steps), `attainment` (the spread across seeds), `behaviour` (the behaviour embedding, where two
+episodes' returns part) and `objectives` (linked views of a front with any number of
+objectives). `style` and `labels` hold what they share (colours, hover texts,
 the notebook's size and template); `selection` reads a Streamlit selection's clicked points
 back.
 """

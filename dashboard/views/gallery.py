@@ -7,9 +7,21 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Sequence
 
+import numpy as np
 import streamlit as st
 
-from paretoscope.behaviour import DEFAULT_TILES, MAX_TILES, cluster, describe, pick_tiles
+from paretoscope.behaviour import (
+    DEFAULT_TILES,
+    MAX_TILES,
+    EpisodeStates,
+    cluster,
+    describe,
+    divergent_steps,
+    embed,
+    pick_tiles,
+    return_difference,
+)
+from paretoscope.behaviour.difference import frames_at
 from paretoscope.behaviour.gallery import tile_caption
 from paretoscope.behaviour.states import episode_states
 from paretoscope.dashboard import loaders, sidebar
@@ -17,7 +29,8 @@ from paretoscope.dashboard import preferences as prefs
 from paretoscope.dashboard.live import recording_started
 from paretoscope.dashboard.messages import guard
 from paretoscope.dashboard.streamlit_internals import media_url
-from paretoscope.dashboard.widgets.gallery import Tile, front_figure, gallery
+from paretoscope.dashboard.widgets.gallery import CLUSTER_COLOURS, Tile, front_figure, gallery
+from paretoscope.figures.behaviour import difference_figure, embedding_figure
 from paretoscope.recordings import Recording
 from paretoscope.render.playback import playback_fps
 from paretoscope.video import grid_shape
@@ -30,22 +43,33 @@ st.caption(
 )
 
 
+@st.cache_data(show_spinner="Re-running the tiles' episodes for their states…", max_entries=16)
+def _tile_states(
+    agent_path: str, env_id: str, preferences: tuple[tuple[float, ...], ...], seed: int,
+    horizon: int,
+) -> list[EpisodeStates]:  # fmt: skip
+    """Each tile's episode run once more for its states (recordings keep none); cached by
+    plain values."""
+    ctx = sidebar.context()
+    assert ctx.agent is not None
+    loaded = loaders.fitting_agent(ctx.agent, env_id)
+    with loaded.borrow() as agent:
+        return [
+            episode_states(agent, env_id, preference, seed, horizon=horizon)
+            for preference in preferences
+        ]
+
+
 @st.cache_data(show_spinner="Describing the tiles' behaviour…", max_entries=16)
 def _clusters(
     agent_path: str, env_id: str, preferences: tuple[tuple[float, ...], ...], seed: int,
     horizon: int,
-) -> tuple[list[int], list[str]]:  # fmt: skip
-    """Each tile's behaviour cluster and the clusters' names (episodes re-run for their
-    states; cached by plain values)."""
-    ctx = sidebar.context()
-    assert ctx.agent is not None
-    loaded = loaders.fitting_agent(ctx.agent, env_id)
-    episodes = [
-        episode_states(loaded.agent, env_id, preference, seed, horizon=horizon)
-        for preference in preferences
-    ]
-    found = cluster(describe(episodes), seed=0)
-    return found.labels.tolist(), list(found.names)
+) -> tuple[list[int], list[str], list[list[float]]]:  # fmt: skip
+    """Each tile's behaviour cluster, the clusters' names and the tiles' behaviour embedding
+    (2-D)."""
+    described = describe(_tile_states(agent_path, env_id, preferences, seed, horizon))
+    found = cluster(described, seed=0)
+    return found.labels.tolist(), list(found.names), embed(described.values).tolist()
 
 
 def _query(ctx: sidebar.Context, preference: Sequence[float]) -> str:
@@ -135,19 +159,81 @@ def show_gallery() -> None:
                         raise state.error
                     recordings[index] = state.result
                     draw()
+    key = (
+        str(asset.path),
+        env_id,
+        tuple(tuple(float(v) for v in p) for p in chosen.preferences),
+        int(ctx.seed),
+        int(requests[0].horizon),
+    )
+    numbers = [f"#{index + 1}" for index in range(len(requests))]
     with guard("behaviour clusters"):
-        labels, cluster_names = _clusters(
-            str(asset.path),
-            env_id,
-            tuple(tuple(float(v) for v in p) for p in chosen.preferences),
-            int(ctx.seed),
-            int(requests[0].horizon),
-        )
+        labels, cluster_names, embedding = _clusters(*key)
         draw(labels, cluster_names)
         st.caption(
             "Behaviour clusters (k-means on per-episode descriptors, k by silhouette): "
             + "; ".join(f"{index + 1}: {name}" for index, name in enumerate(cluster_names))
         )
+        if len(requests) > 1:
+            st.plotly_chart(
+                embedding_figure(
+                    np.asarray(embedding), labels, cluster_names, numbers, CLUSTER_COLOURS
+                ),
+                key="gallery_embedding",
+                width="stretch",
+            )
+            st.caption(
+                "The tiles' behaviour in two dimensions (PCA of their standardised descriptors): "
+                "near points behave alike, whatever their returns. Numbers are the tiles'."
+            )
+    if len(requests) > 1 and all(recordings):
+        with guard("why two tiles differ"):
+            show_difference(
+                names, key, [r for r in recordings if r is not None], chosen.preferences
+            )
+
+
+def show_difference(
+    names: Sequence[str],
+    key: tuple,
+    recordings: Sequence[Recording],
+    preferences: np.ndarray,
+) -> None:
+    """Two tiles: where their return difference accrues over the episode, the moments their
+    states diverge most, and both videos' frames at those moments."""
+    st.subheader("Why do these two differ?")
+    count = len(recordings)
+    left, right = st.columns(2)
+
+    def tile_name(index: int) -> str:
+        return f"#{index + 1}: preference {prefs.format_vector(preferences[index], 2)}"
+
+    first = left.selectbox("Tile A", range(count), 0, format_func=tile_name, key="gallery_a")
+    second = right.selectbox(
+        "Tile B", range(count), count - 1, format_func=tile_name, key="gallery_b"
+    )
+    if first == second:
+        st.info("Choose two different tiles.")
+        return
+    a, b = f"#{first + 1}", f"#{second + 1}"
+    states = _tile_states(*key)
+    moments = divergent_steps(states[first], states[second])
+    difference = return_difference(recordings[first], recordings[second])
+    st.plotly_chart(
+        difference_figure(names, difference, moments.tolist(), a, b),
+        key="gallery_difference",
+        width="stretch",
+    )
+    st.caption(
+        f"Each objective's return collected so far by {a} minus {b}, step by step: where the "
+        "line climbs or falls, that objective's difference accrues. Dotted: the steps where "
+        "their states differ most (each observation entry scaled by its spread over both)."
+    )
+    shown_a, shown_b = frames_at(recordings[first], moments), frames_at(recordings[second], moments)
+    for step, frame_a, frame_b in zip(moments.tolist(), shown_a, shown_b, strict=True):
+        columns = st.columns(2)
+        columns[0].image(frame_a, caption=f"{a} at step {step}", width="stretch")
+        columns[1].image(frame_b, caption=f"{b} at step {step}", width="stretch")
 
 
 with guard("gallery"):

@@ -1,0 +1,123 @@
+"""The Gallery page in Streamlit's AppTest on small assets (30-step HalfCheetah episodes): its
+tiles, the behaviour embedding, and "why do these two differ" checked against the two tiles'
+episodes run again by core (their cumulative rewards) and their videos' own frames.
+
+The tiles' playing in lockstep and the hover links are in tests/e2e/test_gallery_browser.py."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qs
+
+import numpy as np
+import pytest
+
+from tests.apptests import component_arguments, open_app, page_ok, plotly_array, plotly_chart
+from tests.demo_fixture import CHEETAH, build_tiny_assets
+
+pytestmark = pytest.mark.slow
+
+HORIZON = 30
+AGENT = "cheetah-morvs"
+
+
+@pytest.fixture(scope="module")
+def assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_assets(tmp_path_factory.mktemp("assets"), horizon=HORIZON, with_hopper=False)
+
+
+@pytest.fixture
+def app_env(assets: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    yield assets
+
+
+def _tile_preferences(at) -> list[np.ndarray]:  # noqa: ANN001 - an AppTest
+    """Each tile's preference, from its Explore link (six decimals: the sweep grid's values)."""
+    (arguments,) = component_arguments(at, "tiles")
+    return [
+        np.array([float(value) for value in parse_qs(tile["query"][1:])["pref"][0].split(",")])
+        for tile in arguments["tiles"]
+    ]
+
+
+def _cumulative_rewards(assets: Path, preference: np.ndarray) -> np.ndarray:
+    """The episode at `preference` (seed 0, 30 steps) rolled out again by core: its
+    cumulative reward after each step."""
+    from paretoscope.agents import load
+    from paretoscope.behaviour import episode_states
+
+    agent = load(next((assets / "agents").glob(f"{AGENT}*")))
+    states = episode_states(agent, CHEETAH, preference, 0, horizon=HORIZON)
+    return np.cumsum(states.rewards, axis=0)
+
+
+def test_why_two_tiles_differ(app_env: Path) -> None:
+    at = open_app({"env": CHEETAH, "agent": AGENT})
+    at.switch_page("views/gallery.py").run()
+    page_ok(at)
+    preferences = _tile_preferences(at)
+    count = len(preferences)
+    assert count > 2
+    assert any(header.value == "Why do these two differ?" for header in at.subheader)
+    assert (at.selectbox(key="gallery_a").value, at.selectbox(key="gallery_b").value) == (
+        0,
+        count - 1,
+    )
+
+    # The curve: tile A's cumulative return minus tile B's at each frame's step.
+    first = _cumulative_rewards(app_env, preferences[0])
+    last = _cumulative_rewards(app_env, preferences[-1])
+    figure = plotly_chart(at, "gallery_difference")
+    curves = [trace for trace in figure["data"] if trace.get("mode") == "lines"]
+    assert len(curves) == 2  # one per objective
+    for objective, curve in enumerate(curves):
+        steps = plotly_array(curve["x"]).astype(int)
+        assert steps[-1] == HORIZON
+        expected = first[np.minimum(steps, len(first)) - 1, objective]
+        expected = expected - last[np.minimum(steps, len(last)) - 1, objective]
+        np.testing.assert_allclose(plotly_array(curve["y"]), expected, rtol=1e-6, atol=1e-9)
+
+    # The moments: one dotted line per step, each with both tiles' frames under the chart.
+    moments = [
+        int(shape["x0"])
+        for shape in figure["layout"]["shapes"]
+        if shape["type"] == "line"
+        and shape.get("x0") == shape.get("x1")
+        and shape["line"].get("dash") == "dot"
+    ]
+    assert 1 <= len(moments) <= 3 and all(1 <= step <= HORIZON for step in moments)
+    captions = [image.proto.imgs[0].caption for image in at.get("image")]
+    assert captions == [
+        text for step in moments for text in (f"#1 at step {step}", f"#{count} at step {step}")
+    ]
+
+    # Another pair; the same tile twice asks for two.
+    at.selectbox(key="gallery_a").set_value(1).run()
+    page_ok(at)
+    second = _cumulative_rewards(app_env, preferences[1])
+    curve = plotly_chart(at, "gallery_difference")["data"][0]
+    steps = plotly_array(curve["x"]).astype(int)
+    np.testing.assert_allclose(
+        plotly_array(curve["y"]),
+        second[np.minimum(steps, len(second)) - 1, 0] - last[np.minimum(steps, len(last)) - 1, 0],
+        rtol=1e-6,
+        atol=1e-9,
+    )
+    at.selectbox(key="gallery_b").set_value(1).run()
+    assert any("Choose two different tiles" in info.value for info in at.info)
+
+
+def test_the_embedding_marks_every_tile_in_its_cluster(app_env: Path) -> None:
+    at = open_app({"env": CHEETAH, "agent": AGENT})
+    at.switch_page("views/gallery.py").run()
+    page_ok(at)
+    count = len(_tile_preferences(at))
+    figure = plotly_chart(at, "gallery_embedding")
+    marked = sorted(text for trace in figure["data"] for text in trace["text"])
+    assert marked == sorted(f"#{index + 1}" for index in range(count))
+    (arguments,) = component_arguments(at, "tiles")
+    colours = {tile["colour"] for tile in arguments["tiles"]}
+    assert {trace["marker"]["color"] for trace in figure["data"]} == colours
