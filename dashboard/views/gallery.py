@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import streamlit as st
@@ -34,6 +35,8 @@ from paretoscope.figures.behaviour import difference_figure, embedding_figure
 from paretoscope.recordings import Recording
 from paretoscope.render.playback import playback_fps
 from paretoscope.video import grid_shape
+
+TILE_SIZE = 240  # pixels: the largest a tile's video is recorded at, three or more a row
 
 st.title("Gallery")
 st.caption(
@@ -100,9 +103,15 @@ def show_gallery() -> None:
         st.info("The agent's sweep has no episodes yet.")
         return
     chosen = pick_tiles(front["preferences"], front["returns"], count)
-    requests = [ctx.episode_request(loaded, preference) for preference in chosen.preferences]
+    _, columns = grid_shape(len(chosen.preferences))
+    # Three tiles or more a row: each a third of the gallery wide or less, recorded small
+    # (faster to record and to load).
+    size = min(ctx.size, TILE_SIZE) if columns >= 3 else ctx.size
+    requests = [
+        replace(ctx.episode_request(loaded, preference), size=size)
+        for preference in chosen.preferences
+    ]
     recordings: list[Recording | None] = [ctx.library.get(r.key()) for r in requests]
-    _, columns = grid_shape(len(requests))
     slot = st.empty()
     names = spec.objective_names
     fps = playback_fps(env_id, requests[0].every)
