@@ -57,6 +57,20 @@ VIDEO_READY = (
     f"() => {{ const v = document.querySelector('{EPISODE_VIDEO}');"
     " return !!v && v.readyState >= 2; }"
 )
+# Choose's question: both finished episodes of its pair ready to show a picture.
+PAIR_READY = (
+    f"() => {{ const videos = [...document.querySelectorAll('{EPISODE_VIDEO}')]"
+    ".filter((video) => !video.closest('[data-stale=\"true\"]'));"
+    " return videos.length === 2 && videos.every((video) => video.readyState >= 2); }"
+)
+# The gallery drawn once every tile is recorded, coloured by behaviour cluster (the page names
+# the clusters under it then), its tiles 8 s into their episodes: the gaits have parted.
+GALLERY_CLUSTERED = """() => [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
+  .some((caption) => caption.textContent.includes('Behaviour clusters'))
+  && [...document.querySelectorAll('iframe')].some((frame) => {
+    const gallery = frame.contentWindow && frame.contentWindow.__gallery;
+    return !!gallery && gallery.allPlayingAt !== null && gallery.playhead() > 8;
+  })"""
 # Nothing on the page is still a placeholder: no skeleton (a widget or element Streamlit has
 # not drawn yet), and every component's frame has drawn its chart where it draws one.
 SETTLED = """() => !document.querySelector('[data-testid^="stSkeleton"]')
@@ -77,6 +91,9 @@ PAGES = (
     PageShot("dataset", "dataset", "", chart("dataset_coverage")),
     # Its tour, made at the first visit (about half a minute), then kept.
     PageShot("presentation", "tour", "", VIDEO_READY),
+    # Nine HalfCheetah policies along MORvS's front: their gaits differ (about a minute).
+    PageShot("gallery", "gallery", "", GALLERY_CLUSTERED),
+    PageShot("choose", "choose", "", PAIR_READY),
 )
 
 # Streamlit shows its status widget while a script run is going on.
