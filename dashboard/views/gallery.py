@@ -36,6 +36,8 @@ from paretoscope.recordings import Recording
 from paretoscope.render.playback import playback_fps
 from paretoscope.video import grid_shape
 
+# Each tile's behaviour cluster, the clusters' names, the tiles' 2-D behaviour embedding.
+Clusters = tuple[list[int], list[str], list[list[float]]]
 TILE_SIZE = 240  # pixels: the largest a tile's video is recorded at, three or more a row
 
 st.title("Gallery")
@@ -67,12 +69,29 @@ def _tile_states(
 def _clusters(
     agent_path: str, env_id: str, preferences: tuple[tuple[float, ...], ...], seed: int,
     horizon: int,
-) -> tuple[list[int], list[str], list[list[float]]]:  # fmt: skip
+) -> Clusters:  # fmt: skip
     """Each tile's behaviour cluster, the clusters' names and the tiles' behaviour embedding
     (2-D)."""
     described = describe(_tile_states(agent_path, env_id, preferences, seed, horizon))
     found = cluster(described, seed=0)
     return found.labels.tolist(), list(found.names), embed(described.values).tolist()
+
+
+_MOST_CLUSTERED = 64
+
+
+@st.cache_resource
+def _clustered() -> dict[tuple, Clusters]:
+    """What `_clusters` found in this process, by its key (a page script's globals last one
+    run; this lasts the process), so a page can ask without computing."""
+    return {}
+
+
+def _remember(key: tuple, found: Clusters) -> None:
+    known = _clustered()
+    if len(known) >= _MOST_CLUSTERED:
+        known.clear()
+    known[key] = found
 
 
 def _query(ctx: sidebar.Context, preference: Sequence[float]) -> str:
@@ -112,6 +131,13 @@ def show_gallery() -> None:
         for preference in chosen.preferences
     ]
     recordings: list[Recording | None] = [ctx.library.get(r.key()) for r in requests]
+    key = (
+        str(asset.path),
+        env_id,
+        tuple(tuple(float(v) for v in p) for p in chosen.preferences),
+        int(ctx.seed),
+        int(requests[0].horizon),
+    )
     slot = st.empty()
     names = spec.objective_names
     fps = playback_fps(env_id, requests[0].every)
@@ -151,7 +177,13 @@ def show_gallery() -> None:
             if done < len(tiles):
                 st.progress(done / len(tiles), text=f"Recording the tiles: {progress}")
 
-    draw()
+    # Clusters found before in this process are drawn at once: a recorded gallery is drawn once
+    # (a second draw replaces the frame, its videos loaded again).
+    known = _clustered().get(key) if all(recordings) else None
+    if known is None:
+        draw()
+    else:
+        draw(known[0], known[1])
     with contextlib.ExitStack() as stack:
         jobs = {
             index: stack.enter_context(recording_started(ctx.library, request, [loaded]))
@@ -168,17 +200,12 @@ def show_gallery() -> None:
                         raise state.error
                     recordings[index] = state.result
                     draw()
-    key = (
-        str(asset.path),
-        env_id,
-        tuple(tuple(float(v) for v in p) for p in chosen.preferences),
-        int(ctx.seed),
-        int(requests[0].horizon),
-    )
     numbers = [f"#{index + 1}" for index in range(len(requests))]
     with guard("behaviour clusters"):
         labels, cluster_names, embedding = _clusters(*key)
-        draw(labels, cluster_names)
+        if known is None:
+            draw(labels, cluster_names)
+            _remember(key, (labels, cluster_names, embedding))
         st.caption(
             "Behaviour clusters (k-means on per-episode descriptors, k by silhouette): "
             + "; ".join(f"{index + 1}: {name}" for index, name in enumerate(cluster_names))
