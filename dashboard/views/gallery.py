@@ -50,11 +50,11 @@ st.caption(
 
 @st.cache_data(show_spinner="Re-running the tiles' episodes for their states…", max_entries=16)
 def _tile_states(
-    agent_path: str, env_id: str, preferences: tuple[tuple[float, ...], ...], seed: int,
+    fingerprint: str, env_id: str, preferences: tuple[tuple[float, ...], ...], seed: int,
     horizon: int,
 ) -> list[EpisodeStates]:  # fmt: skip
-    """Each tile's episode run once more for its states (recordings keep none); cached by
-    plain values."""
+    """Each tile's episode run once more for its states (recordings keep none) by the
+    sidebar's agent (`fingerprint`: its weights, part of the key); cached by plain values."""
     ctx = sidebar.context()
     assert ctx.agent is not None
     loaded = loaders.fitting_agent(ctx.agent, env_id)
@@ -67,12 +67,12 @@ def _tile_states(
 
 @st.cache_data(show_spinner="Describing the tiles' behaviour…", max_entries=16)
 def _clusters(
-    agent_path: str, env_id: str, preferences: tuple[tuple[float, ...], ...], seed: int,
+    fingerprint: str, env_id: str, preferences: tuple[tuple[float, ...], ...], seed: int,
     horizon: int,
 ) -> Clusters:  # fmt: skip
     """Each tile's behaviour cluster, the clusters' names and the tiles' behaviour embedding
     (2-D)."""
-    described = describe(_tile_states(agent_path, env_id, preferences, seed, horizon))
+    described = describe(_tile_states(fingerprint, env_id, preferences, seed, horizon))
     found = cluster(described, seed=0)
     return found.labels.tolist(), list(found.names), embed(described.values).tolist()
 
@@ -132,7 +132,7 @@ def show_gallery() -> None:
     ]
     recordings: list[Recording | None] = [ctx.library.get(r.key()) for r in requests]
     key = (
-        str(asset.path),
+        loaded.fingerprint,
         env_id,
         tuple(tuple(float(v) for v in p) for p in chosen.preferences),
         int(ctx.seed),
