@@ -26,8 +26,18 @@ def test_the_component_files_are_complete_and_fetch_nothing(name: str) -> None:
         assert "http://" not in text and "https://" not in text
 
 
+def test_the_gallery_loads_plotly_from_its_own_folder() -> None:
+    """The gallery's page runs gallery.js, which loads plotly.min.js beside it after the tiles."""
+    page = (SOURCES / "gallery" / "index.html").read_text()
+    script = (SOURCES / "gallery" / "gallery.js").read_text()
+    assert 'src="gallery.js"' in page
+    assert 'script.src = "plotly.min.js"' in script
+    for text in (page, script):
+        assert "http://" not in text and "https://" not in text
+
+
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
-@pytest.mark.parametrize("name", sorted(COMPONENTS))
+@pytest.mark.parametrize("name", [*sorted(COMPONENTS), "gallery"])
 def test_the_components_script_parses(name: str) -> None:
     done = subprocess.run(
         ["node", "--check", str(SOURCES / name / f"{name}.js")],

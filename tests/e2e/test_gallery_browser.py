@@ -91,7 +91,8 @@ def test_gallery_tiles_play_in_lockstep_and_link_to_the_front(page, demo_server:
         assert not any(sample["paused"]), sample
         assert max(times) - min(times) <= sample["frame"] + 1e-6, sample
         last = now if now > last else -1.0
-    # Hovering a tile rings its point on the front ...
+    # Hovering a tile rings its point on the front (drawn once plotly has loaded) ...
+    frame.wait_for_function("() => !!document.getElementById('front').data")
     tiles.nth(3).hover()
     frame.wait_for_function("() => document.getElementById('front').dataset.lit === '3'")
     ringed = frame.evaluate(

@@ -28,6 +28,15 @@ let tilePoints = [];
 // For tests and benchmarks: the playhead, and when every shown tile first played.
 window.__gallery = { allPlayingAt: null, openedAt: performance.now(), lit: null };
 
+// Plotly (3.5 MB of script) loads while the tiles' videos do: the tiles do not wait for it.
+const plotlyLoaded = new Promise((resolve, reject) => {
+  const script = document.createElement("script");
+  script.src = "plotly.min.js";
+  script.onload = resolve;
+  script.onerror = () => reject(new Error("plotly.min.js did not load"));
+  document.head.appendChild(script);
+});
+
 function post(type, extra) {
   window.parent.postMessage(
     Object.assign({ isStreamlitMessage: true, apiVersion: 1, type: type }, extra),
@@ -117,7 +126,7 @@ function light(index) {
   tilesDiv.querySelectorAll(".tile").forEach((tile) => {
     tile.classList.toggle("lit", Number(tile.dataset.index) === index);
   });
-  if (litTrace < 0) return;
+  if (litTrace < 0) return; // the front is not drawn yet
   const point = index === null ? null : tilePoints[index];
   Plotly.restyle(frontDiv, { x: [point ? [point[0]] : []], y: [point ? [point[1]] : []] },
                  [litTrace]);
@@ -182,6 +191,7 @@ function escapeHtml(text) {
 }
 
 async function drawFront(args) {
+  await plotlyLoaded;
   const figure = JSON.parse(args.front);
   tileTrace = figure.data.findIndex((trace) => trace.uid === "tiles");
   litTrace = figure.data.findIndex((trace) => trace.uid === "lit");
@@ -203,9 +213,10 @@ async function render(args) {
     window.__gallery.frame = frame;
     progressText.textContent = args.progress;
     if (args.drawn !== drawnKey) {
-      drawTiles(args);
-      await drawFront(args);
       drawnKey = args.drawn;
+      drawTiles(args);
+      post("streamlit:setFrameHeight", { height: document.body.scrollHeight + 8 });
+      await drawFront(args);
     }
     problem.textContent = "";
   } catch (error) {
