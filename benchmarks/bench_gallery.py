@@ -4,8 +4,10 @@
 
 Starts `paretoscope dashboard` on the bundled demo (an empty video cache), opens the Gallery
 page with the default env and agent and measures the seconds from the navigation to every tile
-playing (`window.__gallery.allPlayingAt` in the gallery's frame): first with the tiles still to
-record, then again in a new page with them recorded. While they play it samples every tile's
+playing (`window.__gallery.allPlayingAt` in the gallery's frame): first as the fresh server's
+first viewer (the demo ships its default gallery's recordings in assets/rollouts/, made by
+scripts/prerender_gallery.py; without them the tiles are recorded first), then again in a new
+page, as the next viewer. While they play it samples every tile's
 `currentTime` at once and prints the largest difference between two tiles, against one frame.
 Prints the machine's load too.
 """
@@ -71,7 +73,7 @@ def main() -> int:
         browser = playwright.chromium.launch(
             executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
         )
-        for what in ("tiles to record", "tiles recorded"):
+        for what in ("the fresh server's first viewer", "the next viewer"):
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             seconds, frame = open_gallery(page, server.url, args.tiles, args.timeout)
             print(f"opening to all {args.tiles} tiles playing ({what}): {seconds:.2f} s")

@@ -54,10 +54,21 @@ def _cumulative_rewards(assets: Path, preference: np.ndarray) -> np.ndarray:
     return np.cumsum(states.rewards, axis=0)
 
 
-def test_why_two_tiles_differ(app_env: Path) -> None:
+def _detailed_gallery():  # noqa: ANN202 - an AppTest
+    """The Gallery page with its "behaviour in detail" shown (off at first: nothing below the
+    tiles loads while they start)."""
     at = open_app({"env": CHEETAH, "agent": AGENT})
     at.switch_page("views/gallery.py").run()
     page_ok(at)
+    assert not at.toggle(key="gallery_detail").value
+    assert not [chart for chart in at.get("plotly_chart")]
+    at.toggle(key="gallery_detail").set_value(True).run()
+    page_ok(at)
+    return at
+
+
+def test_why_two_tiles_differ(app_env: Path) -> None:
+    at = _detailed_gallery()
     preferences = _tile_preferences(at)
     count = len(preferences)
     assert count > 2
@@ -111,9 +122,7 @@ def test_why_two_tiles_differ(app_env: Path) -> None:
 
 
 def test_the_embedding_marks_every_tile_in_its_cluster(app_env: Path) -> None:
-    at = open_app({"env": CHEETAH, "agent": AGENT})
-    at.switch_page("views/gallery.py").run()
-    page_ok(at)
+    at = _detailed_gallery()
     count = len(_tile_preferences(at))
     figure = plotly_chart(at, "gallery_embedding")
     marked = sorted(text for trace in figure["data"] for text in trace["text"])
@@ -121,3 +130,26 @@ def test_the_embedding_marks_every_tile_in_its_cluster(app_env: Path) -> None:
     (arguments,) = component_arguments(at, "tiles")
     colours = {tile["colour"] for tile in arguments["tiles"]}
     assert {trace["marker"]["color"] for trace in figure["data"]} == colours
+
+
+def test_the_bundled_gallery_plays_the_shipped_recordings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The demo's default gallery is recorded in assets/rollouts/ (scripts/prerender_gallery.py):
+    on a fresh cache every tile has its video and nothing is recorded. When this fails, the
+    default agent, its sweep or the recording keys changed: run the script again."""
+    from paretoscope.cache import RECORDINGS_SUBDIR
+    from paretoscope.catalog import ROLLOUTS_DIR, bundled_assets_dir
+
+    monkeypatch.delenv("PARETOSCOPE_ASSETS", raising=False)
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("PARETOSCOPE_PRERENDER", "0")  # only the pages record here
+    recorded = tmp_path / "cache" / RECORDINGS_SUBDIR
+    at = open_app({"size": "480"})  # Explore first (it records its episode)
+    before = set(recorded.glob("*.mp4"))
+    at.switch_page("views/gallery.py").run()
+    page_ok(at)
+    (arguments,) = component_arguments(at, "tiles")
+    assert len(arguments["tiles"]) == 9 and all(tile["url"] for tile in arguments["tiles"])
+    assert set(recorded.glob("*.mp4")) == before  # the gallery recorded nothing
+    assert len(list((bundled_assets_dir() / ROLLOUTS_DIR).glob("*.mp4"))) == 9

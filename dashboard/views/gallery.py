@@ -210,7 +210,11 @@ def show_gallery() -> None:
             "Behaviour clusters (k-means on per-episode descriptors, k by silhouette): "
             + "; ".join(f"{index + 1}: {name}" for index, name in enumerate(cluster_names))
         )
-        if len(requests) > 1:
+        # Below the gallery, on request: its charts and frames would load while the tiles start.
+        if len(requests) > 1 and st.toggle(
+            "Behaviour in detail: the tiles in two dimensions, and why two of them differ",
+            key="gallery_detail",
+        ):
             st.plotly_chart(
                 embedding_figure(
                     np.asarray(embedding), labels, cluster_names, numbers, CLUSTER_COLOURS
@@ -219,14 +223,14 @@ def show_gallery() -> None:
                 width="stretch",
             )
             st.caption(
-                "The tiles' behaviour in two dimensions (PCA of their standardised descriptors): "
-                "near points behave alike, whatever their returns. Numbers are the tiles'."
+                "The tiles' behaviour in two dimensions (PCA of their standardised descriptors):"
+                " near points behave alike, whatever their returns. Numbers are the tiles'."
             )
-    if len(requests) > 1 and all(recordings):
-        with guard("why two tiles differ"):
-            show_difference(
-                names, key, [r for r in recordings if r is not None], chosen.preferences
-            )
+            if all(recordings):
+                with guard("why two tiles differ"):
+                    show_difference(
+                        names, key, [r for r in recordings if r is not None], chosen.preferences
+                    )
 
 
 def show_difference(

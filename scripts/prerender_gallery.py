@@ -1,0 +1,71 @@
+"""Record the bundled demo's default gallery into assets/rollouts/, so that a fresh install's
+Gallery page plays its tiles at once instead of recording them first.
+
+It starts `paretoscope dashboard` on the assets (a fresh video cache, idle pre-rendering off),
+opens the Gallery page with the default env and agent in Debian's Chromium, as a viewer does,
+waits until every tile is recorded, and copies what the page recorded (each recording's
+``<key>.mp4`` and ``<key>.json``) from the cache into the assets' ``rollouts/``, the folder the
+recording library reads before its cache. The keys are the page's own: nothing here
+recomputes which episodes the page asks for. Needs the test extra (Playwright) and
+/usr/bin/chromium:
+
+    python scripts/prerender_gallery.py [--assets assets]
+
+Run it again after the default agent, its sweep or the recording code changes: a key that no
+longer matches is never read (and `tests/test_dashboard_gallery.py` says so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_gallery import open_gallery  # noqa: E402
+from benchmarks.server import dashboard_server  # noqa: E402
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
+TILES = 9  # the Gallery page's default
+TIMEOUT = 1800.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--assets", type=Path, default=ROOT / "assets")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    from paretoscope.cache import RECORDINGS_SUBDIR
+    from paretoscope.catalog import ROLLOUTS_DIR
+
+    os.environ["PARETOSCOPE_PRERENDER"] = "0"  # only what the page itself records
+    with tempfile.TemporaryDirectory() as folder:
+        cache = Path(folder)
+        with dashboard_server(args.assets, cache) as server, sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+            )
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            seconds, _ = open_gallery(page, server.url, TILES, TIMEOUT)
+            print(f"recorded the gallery's {TILES} tiles in {seconds:.1f} s", flush=True)
+            browser.close()
+        recorded = sorted((cache / RECORDINGS_SUBDIR).glob("*.mp4"))
+        if len(recorded) != TILES:
+            raise SystemExit(f"expected {TILES} recordings in the cache, found {len(recorded)}")
+        target = args.assets / ROLLOUTS_DIR
+        target.mkdir(exist_ok=True)
+        for video in recorded:
+            for part in (video, video.with_suffix(".json")):
+                shutil.copy2(part, target / part.name)
+                print(f"{part.stat().st_size:>9}  {target / part.name}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
