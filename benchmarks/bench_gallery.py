@@ -27,7 +27,7 @@ if str(REPO) not in sys.path:
 
 from benchmarks.server import dashboard_server  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from tests.e2e.test_gallery_browser import ALL_PLAYING, TILE_TIMES  # noqa: E402
+from tests.e2e.test_gallery_browser import TILE_TIMES, playing_frame  # noqa: E402
 
 
 def open_gallery(page, url: str, tiles: int, timeout: float) -> tuple[float, object]:  # noqa: ANN001
@@ -36,22 +36,6 @@ def open_gallery(page, url: str, tiles: int, timeout: float) -> tuple[float, obj
     page.goto(f"{url}/gallery", timeout=timeout * 1000)
     frame = playing_frame(page, tiles, timeout)
     return time.monotonic() - started, frame
-
-
-def playing_frame(page, tiles: int, timeout: float) -> object:  # noqa: ANN001
-    """The gallery's frame once all `tiles` play in it."""
-    started = time.monotonic()
-    while time.monotonic() - started < timeout:
-        for frame in page.frames:
-            if "gallery" not in frame.url or "index.html" not in frame.url:
-                continue
-            try:
-                if frame.evaluate(ALL_PLAYING, tiles):
-                    return frame
-            except Exception:  # a frame replaced while it is read
-                continue
-        page.wait_for_timeout(20)
-    raise TimeoutError(f"the gallery's {tiles} tiles did not all play within {timeout:g} s")
 
 
 def main() -> int:

@@ -54,19 +54,24 @@ def gallery_frame(page, url: str):  # noqa: ANN001, ANN201 - Playwright's page a
     # Once every tile is recorded the page draws the gallery once more, coloured by cluster, in
     # a new frame, and then names the clusters under it: the last thing its run draws.
     page.get_by_text("Behaviour clusters (k-means").wait_for(timeout=RECORDING_SECONDS * 1000)
-    deadline = time.monotonic() + 120
+    return playing_frame(page, TILES, 120)
+
+
+def playing_frame(page, tiles: int, timeout: float):  # noqa: ANN001, ANN201 - Playwright
+    """The gallery component's frame once all `tiles` play in it (within `timeout` seconds)."""
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for candidate in page.frames:
             if "gallery" not in candidate.url or "index.html" not in candidate.url:
                 continue
             try:
-                if candidate.evaluate(ALL_PLAYING, TILES):
+                if candidate.evaluate(ALL_PLAYING, tiles):
                     return candidate
             except Exception:  # a frame replaced while it is read
                 continue
         # Playwright's own wait: it handles the page's events (new frames) meanwhile.
-        page.wait_for_timeout(100)
-    raise AssertionError(f"the clustered gallery's {TILES} tiles did not all play within 120 s")
+        page.wait_for_timeout(20)
+    raise AssertionError(f"the gallery's {tiles} tiles did not all play within {timeout:g} s")
 
 
 def test_gallery_tiles_play_in_lockstep_and_link_to_the_front(page, demo_server: str) -> None:  # noqa: ANN001
