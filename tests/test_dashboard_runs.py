@@ -598,7 +598,7 @@ def test_compare_spreads_one_algorithms_seeds_and_draws_their_final_attainment(
     another algorithm: the seeds are one group, whose curve is the step-by-step median (and
     range) of their brute-force hypervolumes, and whose final fronts are W&B's last tables."""
     from tests.test_runs_seeds import MORLB_SEEDS
-    from tests.test_runs_wandb import _hypervolume_2d, _run_folder, _tables_by_wandb_step
+    from tests.test_runs_wandb import _run_folder, _tables_by_wandb_step
 
     assets = tmp_path / "assets"
     names = []

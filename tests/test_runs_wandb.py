@@ -20,6 +20,7 @@ import pytest
 from paretoscope.cli import main
 from paretoscope.errors import ParetoscopeError
 from paretoscope.runs.run import open_run
+from tests.test_cli import hypervolume_2d
 
 FIXTURES = Path(__file__).parent / "fixtures" / "wandb"
 DST = "deep-sea-treasure-v0"
@@ -53,16 +54,6 @@ def _tables_by_wandb_step(folder: Path, key: str = "front") -> list[list[list[fl
     return [data for _, data in sorted(found)]
 
 
-def _hypervolume_2d(points: list[list[float]], reference: tuple[float, float]) -> float:
-    """Brute force: the union of the boxes between each point and the reference point."""
-    volume, best_y = 0.0, reference[1]
-    for x, y in sorted(map(tuple, points), key=lambda p: -p[0]):
-        if x > reference[0] and y > best_y:
-            volume += (x - reference[0]) * (y - best_y)
-            best_y = y
-    return volume
-
-
 def _show(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
     assert main(["run", "show", *args, "--json"]) == 0
     return json.loads(capsys.readouterr().out)
@@ -77,7 +68,7 @@ def test_run_show_gives_the_hand_logged_steps_fronts_and_hypervolumes(
     reference = tuple(record["reference_point"])
     for step in record["steps"]:
         assert step["front"] == LOGGED_FRONTS[step["step"]]
-        assert step["hypervolume"] == pytest.approx(_hypervolume_2d(step["front"], reference))
+        assert step["hypervolume"] == pytest.approx(hypervolume_2d(step["front"], reference))
         assert step["cardinality"] == len(step["front"])
         assert step["logged"]["eval/cardinality"] == len(step["front"])
     assert record["notices"] == []
@@ -99,7 +90,7 @@ def test_morl_baselines_run_reads_back_with_its_own_hypervolumes(
     assert [step["front"] for step in record["steps"]] == _tables_by_wandb_step(folder)
     assert record["logged_reference_point"] == list(MORLB_REFERENCE)
     for step in record["steps"]:
-        brute = _hypervolume_2d(step["front"], MORLB_REFERENCE)
+        brute = hypervolume_2d(step["front"], MORLB_REFERENCE)
         assert step["hypervolume"] == pytest.approx(brute)
         assert step["hypervolume"] == pytest.approx(step["logged"]["eval/hypervolume"], rel=1e-5)
         assert step["cardinality"] == step["logged"]["eval/cardinality"]
