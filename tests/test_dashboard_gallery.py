@@ -6,6 +6,7 @@ The tiles' playing in lockstep and the hover links are in tests/e2e/test_gallery
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs
@@ -122,14 +123,24 @@ def test_why_two_tiles_differ(app_env: Path) -> None:
 
 
 def test_the_embedding_marks_every_tile_in_its_cluster(app_env: Path) -> None:
-    at = _detailed_gallery()
-    count = len(_tile_preferences(at))
-    figure = plotly_chart(at, "gallery_embedding")
-    marked = sorted(text for trace in figure["data"] for text in trace["text"])
-    assert marked == sorted(f"#{index + 1}" for index in range(count))
+    at = open_app({"env": CHEETAH, "agent": AGENT})
+    at.switch_page("views/gallery.py").run()
     (arguments,) = component_arguments(at, "tiles")
-    colours = {tile["colour"] for tile in arguments["tiles"]}
-    assert {trace["marker"]["color"] for trace in figure["data"]} == colours
+    assert arguments["embedding"] is None  # not drawn until asked for
+    at.toggle(key="gallery_detail").set_value(True).run()
+    page_ok(at)
+    (arguments,) = component_arguments(at, "tiles")
+    figure = json.loads(arguments["embedding"])
+    # One point per tile, in the tiles' order (the browser links them by index), numbered and
+    # in its cluster's colour; and an empty ring for the hovered tile.
+    (points,) = [trace for trace in figure["data"] if trace.get("uid") == "tiles"]
+    count = len(arguments["tiles"])
+    assert points["text"] == [str(index + 1) for index in range(count)]
+    assert len(plotly_array(points["x"])) == len(plotly_array(points["y"])) == count
+    assert points["marker"]["color"] == [tile["colour"] for tile in arguments["tiles"]]
+    assert all(tile["colour"] for tile in arguments["tiles"])
+    (ring,) = [trace for trace in figure["data"] if trace.get("uid") == "lit"]
+    assert list(ring["x"]) == []
 
 
 def test_the_bundled_gallery_plays_the_shipped_recordings(

@@ -1,5 +1,5 @@
-"""Figures of behaviour along a front: the episodes' behaviour embedding coloured by cluster,
-and where two episodes' return difference accrues."""
+"""Figures of behaviour along a front: where two episodes' return difference accrues. (The
+behaviour embedding is drawn in the Gallery's component, linked to its tiles.)"""
 
 from __future__ import annotations
 
@@ -11,41 +11,6 @@ import plotly.graph_objects as go
 from paretoscope.behaviour.difference import ReturnDifference
 from paretoscope.figures.labels import plotly_text
 from paretoscope.figures.style import PALETTE
-
-
-def embedding_figure(
-    embedding: np.ndarray,
-    labels: Sequence[int],
-    cluster_names: Sequence[str],
-    numbers: Sequence[str],
-    colours: Sequence[str] = PALETTE,
-    height: int = 360,
-) -> go.Figure:
-    """The episodes' behaviour in 2-D (PCA of their descriptors), one trace per cluster in its
-    colour (`colours[label]`), each point marked with its number (`numbers`)."""
-    points = np.asarray(embedding, dtype=np.float64)
-    label_array = np.asarray(labels, dtype=np.int64)
-    figure = go.Figure()
-    for label, name in enumerate(cluster_names):
-        rows = np.flatnonzero(label_array == label)
-        figure.add_scatter(
-            x=points[rows, 0],
-            y=points[rows, 1],
-            mode="markers+text",
-            name=plotly_text(name),
-            text=[numbers[int(row)] for row in rows],
-            textposition="top center",
-            marker={"color": colours[label % len(colours)], "size": 12},
-            hovertemplate="%{text}<extra>" + plotly_text(name) + "</extra>",
-        )
-    figure.update_layout(
-        height=height,
-        margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        xaxis_title="behaviour, first principal axis",
-        yaxis_title="second principal axis",
-        legend={"orientation": "h", "y": -0.25},
-    )
-    return figure
 
 
 def difference_figure(

@@ -30,8 +30,8 @@ from paretoscope.dashboard import preferences as prefs
 from paretoscope.dashboard.live import recording_started
 from paretoscope.dashboard.messages import guard
 from paretoscope.dashboard.streamlit_internals import media_url
-from paretoscope.dashboard.widgets.gallery import CLUSTER_COLOURS, Tile, front_figure, gallery
-from paretoscope.figures.behaviour import difference_figure, embedding_figure
+from paretoscope.dashboard.widgets.gallery import Tile, embedding_figure, front_figure, gallery
+from paretoscope.figures.behaviour import difference_figure
 from paretoscope.recordings import Recording
 from paretoscope.render.playback import playback_fps
 from paretoscope.video import grid_shape
@@ -142,7 +142,12 @@ def show_gallery() -> None:
     names = spec.objective_names
     fps = playback_fps(env_id, requests[0].every)
 
-    def draw(labels: list[int] | None = None, cluster_names: Sequence[str] = ()) -> None:
+    # Behaviour in detail (a toggle under the gallery, off at first): the embedding is drawn
+    # in the gallery's component, linked to the tiles and the front by hover.
+    detail = len(requests) > 1 and bool(st.session_state.get("gallery_detail", False))
+
+    def draw(found: Clusters | None = None) -> None:
+        labels, cluster_names = (None, ()) if found is None else (found[0], found[1])
         done = sum(recording is not None for recording in recordings)
         played = [recording.fps for recording in recordings if recording is not None]
         tiles = []
@@ -166,6 +171,9 @@ def show_gallery() -> None:
             f"{done} of {len(tiles)} recorded" if done < len(tiles) else f"{len(tiles)} policies"
         )
         shown = front["returns"][:, [0, -1]] if spec.n_obj > 2 else front["returns"]
+        embedding = None
+        if detail and found is not None:
+            embedding = embedding_figure(np.asarray(found[2]), tiles, cluster_names)
         with slot.container():
             gallery(
                 tiles,
@@ -173,6 +181,7 @@ def show_gallery() -> None:
                 columns,
                 min(played, default=fps),
                 progress,
+                embedding,
             )
             if done < len(tiles):
                 st.progress(done / len(tiles), text=f"Recording the tiles: {progress}")
@@ -180,10 +189,7 @@ def show_gallery() -> None:
     # Clusters found before in this process are drawn at once: a recorded gallery is drawn once
     # (a second draw replaces the frame, its videos loaded again).
     known = _clustered().get(key) if all(recordings) else None
-    if known is None:
-        draw()
-    else:
-        draw(known[0], known[1])
+    draw(known)
     with contextlib.ExitStack() as stack:
         jobs = {
             index: stack.enter_context(recording_started(ctx.library, request, [loaded]))
@@ -200,31 +206,25 @@ def show_gallery() -> None:
                         raise state.error
                     recordings[index] = state.result
                     draw()
-    numbers = [f"#{index + 1}" for index in range(len(requests))]
     with guard("behaviour clusters"):
-        labels, cluster_names, embedding = _clusters(*key)
+        found = _clusters(*key)
+        cluster_names = found[1]
         if known is None:
-            draw(labels, cluster_names)
-            _remember(key, (labels, cluster_names, embedding))
+            draw(found)
+            _remember(key, found)
         st.caption(
             "Behaviour clusters (k-means on per-episode descriptors, k by silhouette): "
             + "; ".join(f"{index + 1}: {name}" for index, name in enumerate(cluster_names))
         )
-        # Below the gallery, on request: its charts and frames would load while the tiles start.
+        # On request: its charts and frames would load while the tiles start.
         if len(requests) > 1 and st.toggle(
             "Behaviour in detail: the tiles in two dimensions, and why two of them differ",
             key="gallery_detail",
         ):
-            st.plotly_chart(
-                embedding_figure(
-                    np.asarray(embedding), labels, cluster_names, numbers, CLUSTER_COLOURS
-                ),
-                key="gallery_embedding",
-                width="stretch",
-            )
             st.caption(
-                "The tiles' behaviour in two dimensions (PCA of their standardised descriptors):"
-                " near points behave alike, whatever their returns. Numbers are the tiles'."
+                "Under the tiles, their behaviour in two dimensions (PCA of their standardised "
+                "descriptors): near points behave alike, whatever their returns. Hover a point "
+                "to find its tile, or a tile to find its point."
             )
             if all(recordings):
                 with guard("why two tiles differ"):

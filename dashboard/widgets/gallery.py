@@ -1,7 +1,8 @@
 """The Gallery page's tiles and front as one Streamlit component (its own iframe, with the
 installed plotly's plotly.min.js beside it: nothing is fetched from the network). The tiles'
 videos follow one playhead in the browser (`dashboard/components/gallery/gallery.js`); the
-front and the tiles light each other on hover there too, so the link costs no rerun."""
+tiles, the front and the behaviour embedding (when shown) light each other on hover there too,
+so the link costs no rerun."""
 
 from __future__ import annotations
 
@@ -36,20 +37,24 @@ class Tile:
     cluster: int | None = None
 
 
-def front_figure(
-    objective_names: Sequence[str],
-    front: np.ndarray,
+def _tiles_figure(
+    points: Sequence[tuple[float, float]],
     tiles: Sequence[Tile],
-    cluster_names: Sequence[str] = (),
+    cluster_names: Sequence[str],
+    background: np.ndarray | None,
+    x_title: str,
+    y_title: str,
+    height: int,
 ) -> go.Figure:
-    """The front (first two objectives) in grey, the tiles' points coloured by cluster (one
-    legend entry per cluster, named), and an empty ring trace (uid "lit") the browser moves
-    to the hovered tile's point. The tiles' trace (uid "tiles") holds one point per tile."""
+    """`background` points (if any) in grey, one point per tile at `points` coloured by its
+    cluster and numbered (uid "tiles"), legend entries naming the clusters, and an empty ring
+    trace (uid "lit") the browser moves to the hovered tile's point."""
     figure = go.Figure()
-    figure.add_scatter(
-        x=front[:, 0], y=front[:, 1], mode="markers", name="front",
-        marker={"color": FRONT_COLOUR, "size": 7}, hoverinfo="skip",
-    )  # fmt: skip
+    if background is not None:
+        figure.add_scatter(
+            x=background[:, 0], y=background[:, 1], mode="markers", name="front",
+            marker={"color": FRONT_COLOUR, "size": 7}, hoverinfo="skip",
+        )  # fmt: skip
     colours = [
         CLUSTER_COLOURS[tile.cluster % len(CLUSTER_COLOURS)] if tile.cluster is not None
         else "#ff7f0e"
@@ -57,8 +62,8 @@ def front_figure(
     ]  # fmt: skip
     figure.add_scatter(
         uid="tiles",
-        x=[tile.point[0] for tile in tiles],
-        y=[tile.point[1] for tile in tiles],
+        x=[point[0] for point in points],
+        y=[point[1] for point in points],
         mode="markers+text",
         text=[str(index + 1) for index in range(len(tiles))],
         textposition="top center",
@@ -79,13 +84,49 @@ def front_figure(
     )  # fmt: skip
     figure.update_layout(
         margin={"l": 50, "r": 10, "t": 10, "b": 40},
-        xaxis_title=objective_names[0],
-        yaxis_title=objective_names[1] if len(objective_names) > 1 else "",
+        xaxis_title=x_title,
+        yaxis_title=y_title,
         legend={"orientation": "h", "y": -0.2},
         hovermode="closest",
-        height=420,
+        height=height,
     )
     return figure
+
+
+def front_figure(
+    objective_names: Sequence[str],
+    front: np.ndarray,
+    tiles: Sequence[Tile],
+    cluster_names: Sequence[str] = (),
+) -> go.Figure:
+    """The front (first two objectives) in grey and the tiles' points on it, coloured by
+    cluster (`_tiles_figure`)."""
+    return _tiles_figure(
+        [tile.point for tile in tiles],
+        tiles,
+        cluster_names,
+        np.asarray(front, dtype=np.float64),
+        objective_names[0],
+        objective_names[1] if len(objective_names) > 1 else "",
+        height=420,
+    )
+
+
+def embedding_figure(
+    embedding: np.ndarray, tiles: Sequence[Tile], cluster_names: Sequence[str]
+) -> go.Figure:
+    """The tiles' behaviour in 2-D (`paretoscope.behaviour.embed`, a row per tile), each
+    point numbered and coloured by cluster (`_tiles_figure`): near points behave alike."""
+    points = np.asarray(embedding, dtype=np.float64)
+    return _tiles_figure(
+        [(float(x), float(y)) for x, y in points[:, :2]],
+        tiles,
+        cluster_names,
+        None,
+        "behaviour, first principal axis",
+        "second principal axis",
+        height=360,
+    )
 
 
 def gallery(
@@ -94,9 +135,13 @@ def gallery(
     columns: int,
     fps: float,
     progress: str,
+    embedding: go.Figure | None = None,
 ) -> None:
-    """Draw the tiles (all playing from one playhead) beside `figure` (`front_figure`)."""
+    """Draw the tiles (all playing from one playhead) beside `figure` (`front_figure`), and
+    under them `embedding` (`embedding_figure`) if given: hovering a tile rings its point in
+    both, and hovering a point in either lights its tile."""
     front = to_json_plotly(figure)
+    behaviour = None if embedding is None else to_json_plotly(embedding)
     payload = [
         {
             "url": tile.url,
@@ -109,10 +154,13 @@ def gallery(
         }
         for tile in tiles
     ]
-    key = hashlib.sha256((json.dumps(payload) + front).encode()).hexdigest()[:16]
+    key = hashlib.sha256((json.dumps(payload) + front + (behaviour or "")).encode()).hexdigest()[
+        :16
+    ]
     plotly_component("gallery", _FILES)(
         tiles=payload,
         front=front,
+        embedding=behaviour,
         columns=int(columns),
         fps=float(fps),
         progress=progress,

@@ -27,12 +27,15 @@ TILE_TIMES = """() => ({
   paused: window.__gallery.videos.map((v) => v ? v.paused : null),
   frame: window.__gallery.frame,
 })"""
-# Whether the frame shows `count` tiles, all of them playing.
-ALL_PLAYING = """(count) => !!(window.__gallery && window.__gallery.allPlayingAt !== null
-  && window.__gallery.videos.length === count && window.__gallery.videos.every((v) => v))"""
-# The pixel of tile i's point on the front, inside the frame.
-POINT_PIXEL = """(i) => {
-  const gd = document.getElementById('front');
+# Whether the frame shows `count` tiles, all of them playing (and, if `embedding`, its behaviour
+# embedding drawn).
+ALL_PLAYING = """([count, embedding]) => !!(window.__gallery
+  && window.__gallery.allPlayingAt !== null
+  && window.__gallery.videos.length === count && window.__gallery.videos.every((v) => v)
+  && (!embedding || document.getElementById('embedding').data))"""
+# The pixel of tile i's point in plot `id` (the front, the embedding), inside the frame.
+POINT_PIXEL = """([id, i]) => {
+  const gd = document.getElementById(id);
   const trace = gd.data.findIndex((t) => t.uid === 'tiles');
   const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
   return [xa._offset + xa.l2p(gd.data[trace].x[i]) + gd.getBoundingClientRect().left,
@@ -57,15 +60,16 @@ def gallery_frame(page, url: str):  # noqa: ANN001, ANN201 - Playwright's page a
     return playing_frame(page, TILES, 120)
 
 
-def playing_frame(page, tiles: int, timeout: float):  # noqa: ANN001, ANN201 - Playwright
-    """The gallery component's frame once all `tiles` play in it (within `timeout` seconds)."""
+def playing_frame(page, tiles: int, timeout: float, embedding: bool = False):  # noqa: ANN001, ANN201
+    """The gallery component's frame once all `tiles` play in it (within `timeout` seconds),
+    and, if `embedding`, its behaviour embedding is drawn."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for candidate in page.frames:
             if "gallery" not in candidate.url or "index.html" not in candidate.url:
                 continue
             try:
-                if candidate.evaluate(ALL_PLAYING, tiles):
+                if candidate.evaluate(ALL_PLAYING, [tiles, embedding]):
                     return candidate
             except Exception:  # a frame replaced while it is read
                 continue
@@ -109,14 +113,44 @@ def test_gallery_tiles_play_in_lockstep_and_link_to_the_front(page, demo_server:
     assert ringed[0] == [ringed[2]] and ringed[1] == [ringed[3]]
     # ... and hovering a point lights its tile.
     page.mouse.move(0, 0)
-    x, y = frame.evaluate(POINT_PIXEL, 6)
-    origin = frame.frame_element().bounding_box()
-    page.mouse.move(origin["x"] + x, origin["y"] + y)
-    frame.wait_for_function(
-        "() => document.querySelectorAll('.tile.lit').length === 1 && "
-        "document.querySelector('.tile.lit').dataset.index === '6'",
-        timeout=30_000,
-    )
+    hover_point(page, frame, "front", 6)
     # A tile opens Explore at its preference.
     href = tiles.nth(6).get_attribute("href")
     assert href is not None and "pref=" in href and "/gallery" not in href
+
+
+def hover_point(page, frame, plot: str, index: int) -> None:  # noqa: ANN001 - Playwright
+    """Hover tile `index`'s point in `plot` (an element id in the gallery's frame) and see the
+    tile, and that tile only, lit."""
+    page.mouse.move(0, 0)
+    frame.wait_for_function("() => document.querySelectorAll('.tile.lit').length === 0")
+    frame.locator(f"#{plot}").scroll_into_view_if_needed()
+    x, y = frame.evaluate(POINT_PIXEL, [plot, index])
+    origin = frame.frame_element().bounding_box()
+    page.mouse.move(origin["x"] + x, origin["y"] + y)
+    frame.wait_for_function(
+        "(i) => document.querySelectorAll('.tile.lit').length === 1 && "
+        "document.querySelector('.tile.lit').dataset.index === String(i)",
+        arg=index,
+        timeout=30_000,
+    )
+
+
+def test_the_behaviour_embedding_links_to_the_tiles(page, demo_server: str) -> None:  # noqa: ANN001
+    gallery_frame(page, demo_server)
+    page.get_by_text("Behaviour in detail").click()
+    # The gallery is drawn again, with the embedding under its tiles.
+    frame = playing_frame(page, TILES, 120, embedding=True)
+    # Hovering a tile rings its point in the embedding ...
+    frame.locator('[data-testid="galleryTile"]').nth(2).hover()
+    frame.wait_for_function("() => document.getElementById('embedding').dataset.lit === '2'")
+    ringed = frame.evaluate(
+        """() => { const gd = document.getElementById('embedding');
+                   const lit = gd.data.find((t) => t.uid === 'lit');
+                   const tiles = gd.data.find((t) => t.uid === 'tiles');
+                   return [Array.from(lit.x), Array.from(lit.y), tiles.x[2], tiles.y[2]]; }"""
+    )
+    assert ringed[0] == [ringed[2]] and ringed[1] == [ringed[3]]
+    # ... and hovering a point there lights its tile (and rings it on the front).
+    hover_point(page, frame, "embedding", 5)
+    assert frame.evaluate("() => document.getElementById('front').dataset.lit") == "5"

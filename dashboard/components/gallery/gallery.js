@@ -1,12 +1,13 @@
 // The Gallery page's tiles and front, in the browser. Every tile's video follows one playhead
 // (a clock here, not any one video): each animation frame a tile whose time is off by more
 // than a frame is sought to the playhead, one slightly off plays a little faster or slower
-// until it is on time. Hovering a tile marks its point on the front; hovering a point lights
-// its tile. A tile is a link to Explore at its preference (the page's URL carries it).
+// until it is on time. Hovering a tile rings its point on the front and in the behaviour
+// embedding (when the page sends one); hovering a point in either lights its tile. A tile is a link to Explore at its preference (the page's URL carries it).
 "use strict";
 
 const tilesDiv = document.getElementById("tiles");
 const frontDiv = document.getElementById("front");
+const embeddingDiv = document.getElementById("embedding");
 const playButton = document.getElementById("play");
 const scrub = document.getElementById("scrub");
 const clockText = document.getElementById("clock");
@@ -22,9 +23,9 @@ let duration = 0; // the longest tile's length
 let frame = 0.05; // one frame of the tiles, seconds (the page sends the frame rate)
 let drawnKey = null;
 let videos = []; // per tile, its <video> or null while it records
-let tileTrace = -1; // the front's trace of the tiles' points
-let litTrace = -1; // the trace that rings the hovered tile's point
-let tilePoints = [];
+// The drawn plots (the front, the embedding): each with its trace of the tiles' points (one
+// per tile, in tile order) and the trace that rings the hovered tile's point.
+let plots = [];
 // For tests and benchmarks: the playhead, and when every shown tile first played.
 window.__gallery = { allPlayingAt: null, openedAt: performance.now(), lit: null };
 
@@ -126,11 +127,13 @@ function light(index) {
   tilesDiv.querySelectorAll(".tile").forEach((tile) => {
     tile.classList.toggle("lit", Number(tile.dataset.index) === index);
   });
-  if (litTrace < 0) return; // the front is not drawn yet
-  const point = index === null ? null : tilePoints[index];
-  Plotly.restyle(frontDiv, { x: [point ? [point[0]] : []], y: [point ? [point[1]] : []] },
-                 [litTrace]);
-  frontDiv.dataset.lit = index === null ? "" : String(index);
+  for (const plot of plots) {
+    const points = plot.div.data[plot.tiles];
+    const x = index === null ? [] : [points.x[index]];
+    const y = index === null ? [] : [points.y[index]];
+    Plotly.restyle(plot.div, { x: [x], y: [y] }, [plot.lit]);
+    plot.div.dataset.lit = index === null ? "" : String(index);
+  }
 }
 
 function drawTiles(args) {
@@ -190,21 +193,32 @@ function escapeHtml(text) {
   return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-async function drawFront(args) {
-  await plotlyLoaded;
-  const figure = JSON.parse(args.front);
-  tileTrace = figure.data.findIndex((trace) => trace.uid === "tiles");
-  litTrace = figure.data.findIndex((trace) => trace.uid === "lit");
-  tilePoints = args.tiles.map((tile) => tile.point);
-  await Plotly.react(frontDiv, figure.data, figure.layout, { responsive: true, displaylogo: false });
-  if (!frontDiv.__hoverHandled) {
-    frontDiv.on("plotly_hover", (event) => {
+// Draw `figure` (JSON, with traces of uid "tiles" and "lit") in `div`, linked to the tiles.
+async function drawPlot(div, figure) {
+  const parsed = JSON.parse(figure);
+  const plot = {
+    div: div,
+    tiles: parsed.data.findIndex((trace) => trace.uid === "tiles"),
+    lit: parsed.data.findIndex((trace) => trace.uid === "lit"),
+  };
+  await Plotly.react(div, parsed.data, parsed.layout, { responsive: true, displaylogo: false });
+  if (!div.__hoverHandled) {
+    div.on("plotly_hover", (event) => {
       const point = (event.points || [])[0];
-      if (point && point.curveNumber === tileTrace) light(point.pointIndex);
+      if (point && point.curveNumber === plot.tiles) light(point.pointIndex);
     });
-    frontDiv.on("plotly_unhover", () => light(null));
-    frontDiv.__hoverHandled = true;
+    div.on("plotly_unhover", () => light(null));
+    div.__hoverHandled = true;
   }
+  plots = plots.filter((other) => other.div !== div).concat([plot]);
+}
+
+async function drawPlots(args) {
+  await plotlyLoaded;
+  plots = [];
+  await drawPlot(frontDiv, args.front);
+  embeddingDiv.hidden = !args.embedding;
+  if (args.embedding) await drawPlot(embeddingDiv, args.embedding);
 }
 
 async function render(args) {
@@ -216,7 +230,7 @@ async function render(args) {
       drawnKey = args.drawn;
       drawTiles(args);
       post("streamlit:setFrameHeight", { height: document.body.scrollHeight + 8 });
-      await drawFront(args);
+      await drawPlots(args);
     }
     problem.textContent = "";
   } catch (error) {
