@@ -102,21 +102,31 @@ def test_gallery_tiles_play_in_lockstep_and_link_to_the_front(page, demo_server:
         last = now if now > last else -1.0
     # Hovering a tile rings its point on the front (drawn once plotly has loaded) ...
     frame.wait_for_function("() => !!document.getElementById('front').data")
-    tiles.nth(3).hover()
-    frame.wait_for_function("() => document.getElementById('front').dataset.lit === '3'")
-    ringed = frame.evaluate(
-        """() => { const gd = document.getElementById('front');
-                   const lit = gd.data.find((t) => t.uid === 'lit');
-                   const tiles = gd.data.find((t) => t.uid === 'tiles');
-                   return [Array.from(lit.x), Array.from(lit.y), tiles.x[3], tiles.y[3]]; }"""
-    )
-    assert ringed[0] == [ringed[2]] and ringed[1] == [ringed[3]]
+    hover_tile(frame, "front", 3)
     # ... and hovering a point lights its tile.
-    page.mouse.move(0, 0)
     hover_point(page, frame, "front", 6)
     # A tile opens Explore at its preference.
     href = tiles.nth(6).get_attribute("href")
     assert href is not None and "pref=" in href and "/gallery" not in href
+
+
+# In plot `id`: the ring's point and tile i's point.
+RING_AND_POINT = """([id, i]) => {
+  const gd = document.getElementById(id);
+  const lit = gd.data.find((t) => t.uid === 'lit');
+  const tiles = gd.data.find((t) => t.uid === 'tiles');
+  return [Array.from(lit.x), Array.from(lit.y), [tiles.x[i]], [tiles.y[i]]];
+}"""
+
+
+def hover_tile(frame, plot: str, index: int) -> None:  # noqa: ANN001 - Playwright's frame
+    """Hover tile `index` and see its point, and only it, ringed in `plot`."""
+    frame.locator('[data-testid="galleryTile"]').nth(index).hover()
+    frame.wait_for_function(
+        "([id, i]) => document.getElementById(id).dataset.lit === String(i)", arg=[plot, index]
+    )
+    ring_x, ring_y, point_x, point_y = frame.evaluate(RING_AND_POINT, [plot, index])
+    assert (ring_x, ring_y) == (point_x, point_y)
 
 
 def hover_point(page, frame, plot: str, index: int) -> None:  # noqa: ANN001 - Playwright
@@ -142,15 +152,7 @@ def test_the_behaviour_embedding_links_to_the_tiles(page, demo_server: str) -> N
     # The gallery is drawn again, with the embedding under its tiles.
     frame = playing_frame(page, TILES, 120, embedding=True)
     # Hovering a tile rings its point in the embedding ...
-    frame.locator('[data-testid="galleryTile"]').nth(2).hover()
-    frame.wait_for_function("() => document.getElementById('embedding').dataset.lit === '2'")
-    ringed = frame.evaluate(
-        """() => { const gd = document.getElementById('embedding');
-                   const lit = gd.data.find((t) => t.uid === 'lit');
-                   const tiles = gd.data.find((t) => t.uid === 'tiles');
-                   return [Array.from(lit.x), Array.from(lit.y), tiles.x[2], tiles.y[2]]; }"""
-    )
-    assert ringed[0] == [ringed[2]] and ringed[1] == [ringed[3]]
+    hover_tile(frame, "embedding", 2)
     # ... and hovering a point there lights its tile (and rings it on the front).
     hover_point(page, frame, "embedding", 5)
     assert frame.evaluate("() => document.getElementById('front').dataset.lit") == "5"
