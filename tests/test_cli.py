@@ -12,21 +12,11 @@ import pytest
 
 from paretoscope import __version__
 from paretoscope.envs import list_specs
+from tests.brute_force import hypervolume_2d
 
 
 def dominates(q: tuple[float, ...], p: tuple[float, ...]) -> bool:
     return all(a >= b for a, b in zip(q, p, strict=True)) and q != p
-
-
-def hypervolume_2d(points: list[tuple[float, float]], reference: tuple[float, float]) -> float:
-    """Area dominated by `points` (maximised) above `reference`: sweep x from the right."""
-    inside = [p for p in points if p[0] > reference[0] and p[1] > reference[1]]
-    area, top = 0.0, reference[1]
-    for x, y in sorted(inside, reverse=True):
-        if y > top:
-            area += (x - reference[0]) * (y - top)
-            top = y
-    return area
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:

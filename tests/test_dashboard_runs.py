@@ -32,6 +32,7 @@ from tests.apptests import (
     plotly_chart,
     served_files,
 )
+from tests.brute_force import hypervolume_2d
 from tests.run_fixtures import envelope_run, peda_run, policy_set_run, rollout_log
 
 DST = "deep-sea-treasure-v0"
@@ -91,16 +92,6 @@ def _means(table: pd.DataFrame, step: int) -> tuple[np.ndarray, np.ndarray]:
     grouped = rows.groupby(["preference_treasure", "preference_time"], sort=True)
     means = grouped[["return_treasure", "return_time"]].mean()
     return np.asarray(list(means.index)), means.to_numpy()
-
-
-def _hypervolume_2d(points: np.ndarray, reference: tuple[float, float]) -> float:
-    """Brute force: the union of the boxes between each point and the reference point."""
-    volume, best_y = 0.0, reference[1]
-    for x, y in sorted(map(tuple, points), key=lambda p: -p[0]):
-        if x > reference[0] and y > best_y:
-            volume += (x - reference[0]) * (y - best_y)
-            best_y = y
-    return volume
 
 
 def _expected_utility(points: np.ndarray, weights: np.ndarray) -> float:
@@ -194,7 +185,7 @@ def test_each_steps_front_and_metrics_equal_an_independent_sweep(on_dst: Path) -
     for step in STEPS:
         preferences, means = _means(episodes, step)
         row = shown[shown[STEP_COLUMN] == step].iloc[0]
-        assert row["hypervolume"] == pytest.approx(_hypervolume_2d(means, REFERENCE))
+        assert row["hypervolume"] == pytest.approx(hypervolume_2d(means, REFERENCE))
         assert row["expected_utility"] == pytest.approx(_expected_utility(means, preferences))
         volumes.append(row["hypervolume"])
     assert len(set(volumes)) > 1, "the fixture's steps differ"
@@ -444,7 +435,7 @@ def test_peda_logs_are_shown_without_sweeping(
         log = rollout_log(spec.n_obj, index)
         _same_rows(_front_points(at, step), log["rollout_original_raw_r"])
         row = _shown_metrics(at).iloc[index]
-        expected = _hypervolume_2d(log["rollout_original_raw_r"], spec.reference_point)
+        expected = hypervolume_2d(log["rollout_original_raw_r"], spec.reference_point)
         assert row["hypervolume"] == pytest.approx(expected)
         assert row["expected_utility"] == pytest.approx(
             _expected_utility(log["rollout_original_raw_r"], log["target_prefs"])
@@ -544,7 +535,7 @@ def test_the_bundled_demo_shows_its_run_and_the_front_growing_over_its_snapshots
         rows = stored[stored[STEP_COLUMN] == step]
         means = rows.groupby(preference_columns)[return_columns].mean().to_numpy()
         volume = float(shown.loc[shown[STEP_COLUMN] == step, "hypervolume"].iloc[0])
-        assert volume == pytest.approx(_hypervolume_2d(means, reference), rel=1e-9)
+        assert volume == pytest.approx(hypervolume_2d(means, reference), rel=1e-9)
         if step == folder_steps[-1]:
             _same_rows(_front_points(at, step), means)
     assert shown["hypervolume"].iloc[-1] > shown["hypervolume"].iloc[0]  # the front grew
@@ -586,7 +577,7 @@ def test_a_wandb_run_shows_its_logged_fronts_without_a_snapshot(
         _same_rows(_front_points(at, step), np.asarray(tables[index]))
         row = _shown_metrics(at).iloc[index]
         assert row["hypervolume"] == pytest.approx(
-            _hypervolume_2d(np.asarray(tables[index]), reference)
+            hypervolume_2d(np.asarray(tables[index]), reference)
         )
     assert any("no snapshot at step 1500" in info.value for info in at.info)
 
@@ -614,7 +605,7 @@ def test_compare_spreads_one_algorithms_seeds_and_draws_their_final_attainment(
     assert any(header.value == "Across seeds" for header in at.subheader)
     reference = get_spec(DST).reference_point
     tables = [_tables_by_wandb_step(_run_folder(fixture)) for fixture in MORLB_SEEDS]
-    volumes = np.array([[_hypervolume_2d(front, reference) for front in run] for run in tables])
+    volumes = np.array([[hypervolume_2d(front, reference) for front in run] for run in tables])
     spread = plotly_chart(at, "compare_spread_hypervolume")
     band, median, *others = spread["data"]
     assert median["name"] == "Envelope (median of 3 runs)"
@@ -681,5 +672,5 @@ def test_checkpoints_with_their_wandb_run_show_the_logged_fronts_and_offer_a_swe
     np.testing.assert_array_equal(plotly_array(logged_curve["x"]), [500, 1000, 1500])
     np.testing.assert_allclose(
         plotly_array(logged_curve["y"]),
-        [_hypervolume_2d(np.asarray(table), reference) for table in tables],
+        [hypervolume_2d(np.asarray(table), reference) for table in tables],
     )

@@ -20,6 +20,7 @@ from paretoscope.data import (
 )
 from paretoscope.data.sources import SIDECAR_SUFFIX
 from paretoscope.errors import ParetoscopeError
+from tests.brute_force import hypervolume_2d
 from tests.test_data_support import CHEETAH, CHEETAH_FILE, make_entries, write_pickle
 
 
@@ -32,17 +33,6 @@ def _brute_force_non_dominated(points: np.ndarray) -> np.ndarray:
                 keep[i] = False
                 break
     return keep
-
-
-def _hypervolume_2d(points: np.ndarray, reference: np.ndarray) -> float:
-    """Area dominated by the points above `reference`, by sweeping x from right to left."""
-    useful = points[(points > reference).all(axis=1)]
-    area, best_y = 0.0, reference[1]
-    for x, y in sorted(map(tuple, useful), key=lambda p: (-p[0], -p[1])):
-        if y > best_y:
-            area += (x - reference[0]) * (y - best_y)
-            best_y = y
-    return area
 
 
 def _table(seed: int, count: int, horizon: int = 500) -> TrajectoryTable:
@@ -74,7 +64,7 @@ def test_summary_numbers_match_direct_computation(seed: int) -> None:
     assert summary.non_dominated == tuple(expected_front)
     assert summary.reference_point == (0.0, 0.0)
     assert summary.hypervolume == pytest.approx(
-        _hypervolume_2d(table.returns, np.zeros(2)), rel=1e-12
+        hypervolume_2d(table.returns, np.zeros(2)), rel=1e-12
     )
 
     np.testing.assert_allclose(summary.preference_min, table.preferences.min(axis=0))

@@ -25,6 +25,7 @@ from paretoscope.demo.manifest import TABLE_HEADER, folder_size, human_size
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
 from paretoscope.settings import DemoBuildSettings
+from tests.brute_force import hypervolume_2d
 
 
 def quiet(_: str) -> None:
@@ -139,17 +140,6 @@ def test_quick_build_bundles_a_training_run_with_every_snapshot_swept(built: Pat
         assert "--snapshot-every" in manifest["agents"][asset.name]["command"]
 
 
-def brute_force_hypervolume_2d(points: np.ndarray, reference: np.ndarray) -> float:
-    """Area dominated by `points` above `reference` (maximisation), by sweeping the first
-    objective from high to low and adding each point's new strip."""
-    area, height = 0.0, reference[1]
-    for x, y in sorted(map(tuple, points), reverse=True):
-        if x > reference[0] and y > height:
-            area += (x - reference[0]) * (y - height)
-            height = y
-    return area
-
-
 def discounted_returns(agent: Agent, preference: np.ndarray, gamma: float) -> np.ndarray:
     """One episode of `agent` in MO-Gymnasium's own env, stepped here, discounted by hand."""
     import mo_gymnasium
@@ -190,13 +180,11 @@ def test_the_morl_baselines_agent_is_imported_and_measured_against_the_known_fro
     front = np.asarray(mo_gymnasium.make("deep-sea-treasure-v0").unwrapped.pareto_front(gamma))
     reference = np.asarray(get_spec("deep-sea-treasure-v0").reference_point)
     assert figures["gamma"] == gamma and figures["known_points"] == len(front)
-    assert figures["known_front_hypervolume"] == pytest.approx(
-        brute_force_hypervolume_2d(front, reference)
-    )
+    assert figures["known_front_hypervolume"] == pytest.approx(hypervolume_2d(front, reference))
     # The agent's own points, from episodes stepped here at every grid preference.
     grid = [np.array([w, 1 - w]) for w in np.linspace(0, 1, imported.sweep.granularity + 1)]
     points = np.array([discounted_returns(agent, w, gamma) for w in grid])
-    assert figures["hypervolume"] == pytest.approx(brute_force_hypervolume_2d(points, reference))
+    assert figures["hypervolume"] == pytest.approx(hypervolume_2d(points, reference))
     assert figures["fraction_of_known_front"] == pytest.approx(
         figures["hypervolume"] / figures["known_front_hypervolume"]
     )

@@ -26,6 +26,7 @@ from paretoscope.runs.peda import read_rollout_log
 from paretoscope.runs.run import open_run, sniff_run, with_answers
 from paretoscope.runs.sweep import sweep_run
 from paretoscope.settings import SweepSettings
+from tests.brute_force import hypervolume_2d
 from tests.run_fixtures import (
     PEDA_CHECKPOINTS,
     envelope_run,
@@ -33,7 +34,7 @@ from tests.run_fixtures import (
     policy_set_run,
     rollout_log,
 )
-from tests.test_cli import hypervolume_2d, run_cli
+from tests.test_cli import run_cli
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ import pytest
 from paretoscope.cli import main
 from paretoscope.errors import ParetoscopeError
 from paretoscope.runs.run import open_run
-from tests.test_cli import hypervolume_2d
+from tests.brute_force import hypervolume_2d
 
 FIXTURES = Path(__file__).parent / "fixtures" / "wandb"
 DST = "deep-sea-treasure-v0"
