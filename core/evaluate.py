@@ -26,7 +26,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from paretoscope.agents.base import Agent, agent_fingerprint
-from paretoscope.discount import check_gamma
+from paretoscope.discount import check_gamma, table_gamma
 from paretoscope.envs import EnvSpec, get_spec
 from paretoscope.envs.known_fronts import KnownFront, against_known
 from paretoscope.errors import ParetoscopeError
@@ -390,11 +390,7 @@ def summarize(
     missing = [c for c in (*preference_columns, *return_columns) if c not in table.columns]
     if missing:
         raise ParetoscopeError(f"sweep table for {env_id}: missing columns {missing}")
-    if "gamma" in table and table["gamma"].fillna(1.0).nunique() > 1:
-        raise ParetoscopeError(
-            f"sweep table for {env_id} mixes discounts {sorted(table['gamma'].unique())}: "
-            "summarise one gamma at a time"
-        )
+    table_gamma(table, f"sweep table for {env_id}", "summarise")
     grouped = table.groupby(preference_columns + target_columns, sort=False, as_index=False)
     per_preference = grouped[return_columns].mean()
     per_preference["episodes"] = grouped.size()["size"].to_numpy()

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from paretoscope.discount import table_gamma
 from paretoscope.envs import EnvSpec, get_spec
 from paretoscope.envs.known_fronts import KnownFront, against_known
 from paretoscope.errors import ParetoscopeError
@@ -110,7 +111,7 @@ def front_data(sweep_or_table: Any) -> FrontData:
 
     Raises `ParetoscopeError` as `front` does for a table that is none, empty or mixed."""
     table, spec = _results_table(sweep_or_table)
-    gamma = _gamma(table)
+    gamma = table_gamma(table, "the table", "plot")
     series = []
     known = None
     for name, rows in table.groupby("agent", sort=False):
@@ -371,18 +372,8 @@ def _results_table(sweep_or_table: Any) -> tuple[pd.DataFrame, EnvSpec]:
         raise ParetoscopeError(
             f"the table says its env is {spec.id} but lacks that env's columns {missing}"
         )
-    _gamma(table)
+    table_gamma(table, "the table", "plot")
     return table, spec
-
-
-def _gamma(table: pd.DataFrame) -> float:
-    """The one discount of the table's returns (1 for tables stored before discounting)."""
-    if "gamma" not in table.columns:
-        return 1.0
-    gammas = sorted(set(table["gamma"].fillna(1.0).astype(float)))
-    if len(gammas) > 1:
-        raise ParetoscopeError(f"the table mixes discounts {gammas}: plot one gamma at a time")
-    return gammas[0]
 
 
 def _reference(reference_point: Sequence[float] | None, spec: EnvSpec) -> tuple[float, ...] | None:

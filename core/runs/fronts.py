@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from paretoscope.discount import table_gamma
 from paretoscope.errors import ParetoscopeError
 from paretoscope.results_store import STEP_COLUMN, objective_columns
 
@@ -94,12 +95,7 @@ def step_metrics(
 ) -> pd.DataFrame:
     """One row per step of a run's sweep table: `front_metrics` of its `step_fronts` (against
     the env's known front at the table's discount), with the episodes each step holds."""
-    if "gamma" in table and table["gamma"].fillna(1.0).nunique() > 1:
-        raise ParetoscopeError(
-            f"sweep table for {env_id} mixes discounts {sorted(table['gamma'].unique())}: "
-            "measure one gamma at a time"
-        )
-    gamma = float(table["gamma"].fillna(1.0).iloc[0]) if "gamma" in table and len(table) else 1.0
+    gamma = table_gamma(table, f"sweep table for {env_id}", "measure")
     metrics = front_metrics(step_fronts(table, env_id), env_id, reference_point, weights, gamma)
     episodes = table.groupby(STEP_COLUMN, sort=True).size()
     metrics.insert(5, "episodes", episodes.to_numpy())
