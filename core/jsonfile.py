@@ -18,6 +18,12 @@ import numpy as np
 from paretoscope.errors import ParetoscopeError
 
 MOST_JSON_DEPTH = 100
+
+
+class NestedTooDeeply(ParetoscopeError):
+    """JSON nested deeper than `MOST_JSON_DEPTH`: hostile, never a file paretoscope wrote."""
+
+
 # A JSON string, escapes included (the unrolled form runs in linear time).
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
@@ -30,14 +36,14 @@ def loads(text: str | bytes, where: object) -> Any:
         if isinstance(text, bytes):
             text = text.decode("utf-8")
         if _depth(text) > MOST_JSON_DEPTH:
-            raise ParetoscopeError(
+            raise NestedTooDeeply(
                 f"{where}: not readable JSON (nested deeper than {MOST_JSON_DEPTH} levels)"
             )
         return json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ParetoscopeError(f"{where}: not readable JSON ({str(error)[:200]})") from None
     except RecursionError:  # pragma: no cover - the depth check comes first
-        raise ParetoscopeError(f"{where}: not readable JSON (nested too deeply)") from None
+        raise NestedTooDeeply(f"{where}: not readable JSON (nested too deeply)") from None
 
 
 def _depth(text: str) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -179,3 +180,21 @@ def test_missing_minari_says_how_to_install(
 def test_not_a_minari_id(tmp_path: Path) -> None:
     with pytest.raises(ParetoscopeError, match="minari:nowhere/none-v0: no local Minari dataset"):
         read_minari("minari:nowhere/none-v0", env_id=CHEETAH)
+
+
+def test_metadata_nested_deeply_is_refused_and_a_deep_field_too(tmp_path: Path) -> None:
+    from paretoscope.data.minari_io import sniff_minari
+
+    data = tmp_path / "deep" / "data"
+    data.mkdir(parents=True)
+    (data / "metadata.json").write_text('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(ParetoscopeError, match=r"metadata\.json: not readable JSON \(nested"):
+        sniff_minari(tmp_path / "deep")
+    # A field holding JSON as text: nested too deeply is refused, not JSON is only unknown.
+    deep_field = {"env_spec": "[" * 100_000 + "]" * 100_000, "total_episodes": 1}
+    (data / "metadata.json").write_text(json.dumps(deep_field))
+    with pytest.raises(ParetoscopeError, match=r"field 'env_spec': not readable JSON \(nested"):
+        sniff_minari(tmp_path / "deep")
+    (data / "metadata.json").write_text(json.dumps({"env_spec": "{not json", "total_episodes": 1}))
+    header = sniff_minari(tmp_path / "deep")
+    assert header is not None and header.env_id is None and header.n_trajectories == 1

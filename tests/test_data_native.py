@@ -187,3 +187,12 @@ def test_write_d4morl_refuses_to_overwrite(tmp_path: Path) -> None:
     source = write_pickle(tmp_path / CHEETAH_FILE, make_entries(2))
     with pytest.raises(ParetoscopeError, match="already exists"):
         write_d4morl(read_d4morl(source), source)
+
+
+def test_a_header_nested_deeply_is_refused_in_one_message(tmp_path: Path) -> None:
+    native = convert(write_pickle(tmp_path / CHEETAH_FILE, make_entries(3)), tmp_path / "n")
+    (native / HEADER_FILE).write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(
+        ParetoscopeError, match=r"paretoscope-dataset\.json: not readable JSON \(nested deeper"
+    ):
+        read_header(native)

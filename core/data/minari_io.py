@@ -11,7 +11,6 @@ options (``options/preference``), and our dataset info in the dataset metadata u
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import warnings
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from paretoscope import jsonfile
 from paretoscope.data.formats import DatasetHeader, TrajectoryStream
 from paretoscope.data.progress import progress_bar
 from paretoscope.data.trajectories import DatasetInfo, Trajectories, Trajectory, check_trajectory
@@ -132,14 +132,11 @@ def sniff_minari(path: Path) -> DatasetHeader | None:
 
 
 def _read_metadata(data_path: Path) -> dict[str, Any]:
+    where = data_path / "metadata.json"
     try:
-        metadata = json.loads((data_path / "metadata.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise ParetoscopeError(f"{data_path / 'metadata.json'}: unreadable ({error})") from None
-    except RecursionError:  # json's parser recurses once per level of nesting
-        raise ParetoscopeError(
-            f"{data_path / 'metadata.json'}: unreadable (JSON nested too deeply)"
-        ) from None
+        metadata = jsonfile.loads(where.read_bytes(), where)
+    except OSError as error:
+        raise ParetoscopeError(f"{where}: unreadable ({error})") from None
     if not isinstance(metadata, dict):
         raise ParetoscopeError(f"{data_path / 'metadata.json'}: not a JSON object")
     return metadata
@@ -149,11 +146,11 @@ def _parse_field(where: Path, field: str, text: str) -> Any:
     """A metadata field that holds JSON as text (Minari's `env_spec`); None when it is not
     JSON, a `ParetoscopeError` when it is nested too deeply to parse."""
     try:
-        return json.loads(text)
-    except ValueError:
+        return jsonfile.loads(text, f"{where}: field {field!r}")
+    except jsonfile.NestedTooDeeply:
+        raise
+    except ParetoscopeError:
         return None
-    except RecursionError:
-        raise ParetoscopeError(f"{where}: field {field!r} is JSON nested too deeply") from None
 
 
 def _info_from_metadata(

@@ -20,6 +20,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from paretoscope import jsonfile
 from paretoscope.data.formats import DatasetHeader, TrajectoryStream
 from paretoscope.data.summary import SUMMARY_VERSION, DatasetSummary, TrajectoryTable, summarize
 from paretoscope.data.trajectories import (
@@ -393,13 +394,9 @@ def read_header(path: str | Path) -> dict[str, Any]:
     if not header_path.is_file():
         raise ParetoscopeError(f"{path}: not a paretoscope dataset (no {HEADER_FILE})")
     try:
-        header = json.loads(header_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        header = jsonfile.loads(header_path.read_bytes(), header_path)
+    except OSError as error:
         raise ParetoscopeError(f"{header_path}: unreadable header ({error})") from None
-    except RecursionError:  # json's parser recurses once per level of nesting
-        raise ParetoscopeError(
-            f"{header_path}: unreadable header (JSON nested too deeply)"
-        ) from None
     if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
         raise ParetoscopeError(f"{header_path}: not a {FORMAT_NAME} header")
     version = header.get("version")
@@ -545,11 +542,11 @@ def native_summary(path: str | Path) -> DatasetSummary:
     table = native_table(path, header)
     cache = path / SUMMARY_FILE
     try:
-        cached = json.loads(cache.read_text(encoding="utf-8"))
+        cached = jsonfile.loads(cache.read_bytes(), cache)
         if cached.get("dataset_uid") == header["uid"]:
             return DatasetSummary.from_dict(cached, table=table)
-    except (OSError, ValueError, KeyError, TypeError, RecursionError, ParetoscopeError):
-        pass  # missing, stale or damaged (or JSON nested too deeply): recompute below
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, ParetoscopeError):
+        pass  # missing, stale or damaged: recompute below
     summary = summarize(table, DatasetInfo.from_dict(header["info"], str(path / HEADER_FILE)))
     with contextlib.suppress(OSError):  # a read-only dataset is still readable
         _write_summary(path, header["uid"], summary)

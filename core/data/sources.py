@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from paretoscope import jsonfile
 from paretoscope.data.formats import DatasetFormat, format_of, read_stream
 from paretoscope.data.summary import (
     SUMMARY_VERSION,
@@ -134,13 +135,14 @@ def _read_sidecar(sidecar: Path, key: str) -> DatasetSummary | None:
                 preferences=content["preferences"],
                 ended_early=content["ended_early"],
             )
-            return DatasetSummary.from_dict(json.loads(str(content["summary"])), table=table)
+            summary = jsonfile.loads(str(content["summary"]), sidecar)
+            return DatasetSummary.from_dict(summary, table=table)
     except (
         OSError,
         ValueError,
         KeyError,
         TypeError,
-        RecursionError,  # JSON nested too deeply
+        AttributeError,
         zipfile.BadZipFile,
         ParetoscopeError,
     ):
