@@ -138,7 +138,7 @@ def _read_metadata(data_path: Path) -> dict[str, Any]:
     except OSError as error:
         raise ParetoscopeError(f"{where}: unreadable ({error})") from None
     if not isinstance(metadata, dict):
-        raise ParetoscopeError(f"{data_path / 'metadata.json'}: not a JSON object")
+        raise ParetoscopeError(f"{where}: not a JSON object")
     return metadata
 
 

@@ -210,7 +210,7 @@ async function drawPlot(div, figure) {
     div.on("plotly_unhover", () => light(null));
     div.__hoverHandled = true;
   }
-  plots = plots.filter((other) => other.div !== div).concat([plot]);
+  plots.push(plot);
 }
 
 async function drawPlots(args) {
