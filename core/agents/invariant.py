@@ -37,9 +37,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import torch
 
-# Bumped whenever the arithmetic changes the actions, so stored episodes of the old arithmetic
-# stop matching the agent's fingerprint instead of failing to replay.
-ARITHMETIC_VERSION = "exact-integer-products-v2"
+from paretoscope.agents.arithmetic import ARITHMETIC_VERSION
 
 
 def fingerprint(

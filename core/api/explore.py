@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import hashlib
 import html
 import os
 import shutil
@@ -45,6 +44,7 @@ from paretoscope.agents.builtin import is_builtin, load_agent, named_agent
 from paretoscope.agents.checkpoint_header import is_checkpoint_path
 from paretoscope.agents.plugin import is_plugin, resolve_factory
 from paretoscope.catalog import AGENTS_DIR, default_assets_dir, describe_agent, discover_assets
+from paretoscope.catalog.digest import content_digest
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
 from paretoscope.text import briefly
@@ -267,17 +267,9 @@ def _in_memory(agent: Agent, env_id: str | None, workdir: Path) -> _Served:
     name = agent.spec.kind.replace("_", "-")
     assets = workdir / "assets"
     path = save(agent, assets / AGENTS_DIR / name)
-    return _Served(assets, name, agent_env, ("checkpoint", _digest(path), agent_env), path=path)
-
-
-def _digest(path: Path) -> str:
-    """What identifies a checkpoint's content (so the same weights reuse one server)."""
-    digest = hashlib.sha256()
-    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-    for file in files:
-        digest.update(file.relative_to(path).as_posix().encode() if file != path else b"")
-        digest.update(file.read_bytes())
-    return digest.hexdigest()
+    return _Served(
+        assets, name, agent_env, ("checkpoint", content_digest(path), agent_env), path=path
+    )
 
 
 def _default_assets(workdir: Path) -> Path:

@@ -19,6 +19,7 @@ follow it)::
       datasets/<name>.pkl    a D4MORL file
       results/               a `paretoscope.results_store.ResultsStore` with precomputed sweeps
       rollouts/<key>.mp4     precomputed rollout videos, with <key>.json beside each
+      rollouts/galleries/    saved gallery layouts (`paretoscope.behaviour.saved_layout`)
 
 The catalog's entries (`assets`), the manifest and its sweep plans (`manifest`), one entry
 described from its header (`describe`) and a whole folder listed (`discovery`) each have their

@@ -1,0 +1,19 @@
+"""What identifies an asset's content: a digest of its file, or of every file in its folder
+with their relative paths (renaming a part changes it; copying or touching the folder does not)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+
+def content_digest(path: Path) -> str:
+    """The sha256 (hex) of `path`'s bytes, or of each file under the folder `path` (its path
+    relative to the folder, then its bytes, in path order)."""
+    digest = hashlib.sha256()
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    for file in files:
+        if file != path:
+            digest.update(file.relative_to(path).as_posix().encode())
+        digest.update(file.read_bytes())
+    return digest.hexdigest()
