@@ -5,9 +5,9 @@
 Starts `paretoscope dashboard` on the bundled demo (an empty video cache), opens the Gallery
 page with the default env and agent and measures the seconds from the navigation to every tile
 playing (`window.__gallery.allPlayingAt` in the gallery's frame): first as the fresh server's
-first viewer (the demo ships its default gallery's recordings in assets/rollouts/, made by
-scripts/prerender_gallery.py; without them the tiles are recorded first), then again in a new
-page, as the next viewer. While they play it samples every tile's
+first viewer (the demo ships its default gallery's recordings and layout in assets/rollouts/,
+made by scripts/prerender_gallery.py; without them the tiles are recorded first), then again in
+a new page, as the next viewer. While they play it samples every tile's
 `currentTime` at once and prints the largest difference between two tiles, against one frame.
 Prints the machine's load too.
 """
@@ -61,8 +61,8 @@ def main() -> int:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             seconds, frame = open_gallery(page, server.url, args.tiles, args.timeout)
             print(f"opening to all {args.tiles} tiles playing ({what}): {seconds:.2f} s")
-            # The page then draws the gallery once more, coloured by cluster (a new frame):
-            # the samples are taken there, once the page has named the clusters.
+            # A gallery drawn without its clusters is drawn once more with them (a new frame):
+            # the samples are taken in the frame that shows the named clusters.
             page.get_by_text("Behaviour clusters (k-means").wait_for(timeout=args.timeout * 1000)
             frame = playing_frame(page, args.tiles, args.timeout)
             worst, one_frame = 0.0, 0.0

@@ -17,8 +17,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from paretoscope.agents.header import CHECKPOINT_FORMAT
 from paretoscope.agents.loaded import LoadedAgent
 from paretoscope.asset_agents import load_asset_agent
+from paretoscope.behaviour.saved_layout import GalleryLayouts
 from paretoscope.cache import RECORDINGS_SUBDIR, RESULTS_SUBDIR, cache_dir
 from paretoscope.catalog import (
     AgentAsset,
@@ -27,6 +29,7 @@ from paretoscope.catalog import (
     SweepPlan,
     discover_many,
 )
+from paretoscope.catalog.digest import content_digest
 from paretoscope.dashboard.folders import assets_root, readable_roots
 from paretoscope.dashboard.limits import video_cache_bytes
 from paretoscope.dashboard.live import compute_in_pool, compute_with_progress
@@ -108,6 +111,35 @@ def store(found: AssetCatalog) -> LayeredStore:
 def library(found: AssetCatalog) -> RecordingLibrary:
     """The recording library over the catalog's ``rollouts/`` and the cache's, one per process."""
     return _library(tuple(str(folder) for folder in found.rollout_dirs), str(cache_dir()))
+
+
+@st.cache_resource(show_spinner=False)
+def _gallery_layouts(rollout_dirs: tuple[str, ...], cache: str) -> GalleryLayouts:
+    return GalleryLayouts(
+        [Path(folder) for folder in rollout_dirs], Path(cache) / RECORDINGS_SUBDIR
+    )
+
+
+def gallery_layouts(found: AssetCatalog) -> GalleryLayouts:
+    """The galleries' saved layouts, beside the recordings (the catalog's, then the cache's)."""
+    return _gallery_layouts(tuple(str(folder) for folder in found.rollout_dirs), str(cache_dir()))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _content_digest(path: str, stamp: float) -> str:
+    del stamp  # part of the cache key only
+    return content_digest(Path(path))
+
+
+def checkpoint_digest(asset: AgentAsset) -> str | None:
+    """The content digest of a paretoscope checkpoint's files, what decides the agent it loads
+    (None for other formats: an import's agent also depends on the answers it was given)."""
+    if asset.format != CHECKPOINT_FORMAT:
+        return None
+    try:
+        return _content_digest(str(asset.path), _stamp(asset))
+    except OSError:
+        return None
 
 
 def _stamp(asset: AgentAsset) -> float:

@@ -74,11 +74,20 @@ class Context:
     ) -> EpisodeRequest:
         """The episode a page plays of `loaded` at `preference` (and `target`): the sidebar's
         env, agent, seed, size and horizon, with the frame stride of a real-time video."""
+        return self.fingerprint_request(loaded.fingerprint, preference, target)
+
+    def fingerprint_request(
+        self,
+        fingerprint: str,
+        preference: Sequence[float] | np.ndarray,
+        target: Sequence[float] | np.ndarray | None = None,
+    ) -> EpisodeRequest:
+        """`episode_request` of the agent whose fingerprint is `fingerprint`, not loaded."""
         from paretoscope.render import default_every
 
         assert self.env_id is not None and self.agent is not None
         return EpisodeRequest(
-            fingerprint=loaded.fingerprint,
+            fingerprint=fingerprint,
             env_id=self.env_id,
             preference=tuple(float(value) for value in preference),
             target=None if target is None else tuple(float(value) for value in target),

@@ -1,18 +1,21 @@
 """Record the bundled demo's default gallery into assets/rollouts/, so that a fresh install's
-Gallery page plays its tiles at once instead of recording them first.
+Gallery page plays its tiles at once instead of recording them first, and without loading the
+agent first (its saved layout: `paretoscope.behaviour.saved_layout`).
 
 It starts `paretoscope dashboard` on the assets (a fresh video cache, idle pre-rendering off),
 opens the Gallery page with the default env and agent in Debian's Chromium, as a viewer does,
-waits until every tile is recorded, and copies what the page recorded (each recording's
-``<key>.mp4`` and ``<key>.json``) from the cache into the assets' ``rollouts/``, the folder the
+waits until every tile is recorded and its behaviour clusters are named, and copies what the
+page wrote (each new recording's ``<key>.mp4`` and ``<key>.json``, and the layout's
+``galleries/<key>.json``) from the cache into the assets' ``rollouts/``, the folder the
 recording library reads before its cache. The keys are the page's own: nothing here
 recomputes which episodes the page asks for. Needs the test extra (Playwright) and
 /usr/bin/chromium:
 
     python scripts/prerender_gallery.py [--assets assets]
 
-Run it again after the default agent, its sweep or the recording code changes: a key that no
-longer matches is never read (and `tests/test_dashboard_gallery.py` says so).
+Run it again after the default agent, its sweep, the recording code or the layout's
+(`LAYOUT_VERSION`) changes: a key that no longer matches is never read (and
+`tests/test_dashboard_gallery.py` says so).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ def main() -> int:
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
+    from paretoscope.behaviour.saved_layout import GALLERIES_SUBDIR
     from paretoscope.cache import RECORDINGS_SUBDIR
     from paretoscope.catalog import ROLLOUTS_DIR
 
@@ -53,17 +57,22 @@ def main() -> int:
             )
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             seconds, _ = open_gallery(page, server.url, TILES, TIMEOUT)
-            print(f"recorded the gallery's {TILES} tiles in {seconds:.1f} s", flush=True)
+            print(f"the gallery's {TILES} tiles played after {seconds:.1f} s", flush=True)
+            page.get_by_text("Behaviour clusters (k-means").wait_for(timeout=TIMEOUT * 1000)
             browser.close()
-        recorded = sorted((cache / RECORDINGS_SUBDIR).glob("*.mp4"))
-        if len(recorded) != TILES:
-            raise SystemExit(f"expected {TILES} recordings in the cache, found {len(recorded)}")
+        written = cache / RECORDINGS_SUBDIR
+        layouts = sorted((written / GALLERIES_SUBDIR).glob("*.json"))
+        if len(layouts) != 1:
+            raise SystemExit(f"expected one gallery layout in the cache, found {len(layouts)}")
         target = args.assets / ROLLOUTS_DIR
-        target.mkdir(exist_ok=True)
-        for video in recorded:
-            for part in (video, video.with_suffix(".json")):
-                shutil.copy2(part, target / part.name)
-                print(f"{part.stat().st_size:>9}  {target / part.name}")
+        (target / GALLERIES_SUBDIR).mkdir(parents=True, exist_ok=True)
+        parts = [layouts[0]]
+        for video in sorted(written.glob("*.mp4")):
+            parts += [video, video.with_suffix(".json")]
+        for part in parts:
+            copied = target / part.relative_to(written)
+            shutil.copy2(part, copied)
+            print(f"{part.stat().st_size:>9}  {copied}")
     return 0
 
 

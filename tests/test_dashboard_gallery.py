@@ -143,14 +143,77 @@ def test_the_embedding_marks_every_tile_in_its_cluster(app_env: Path) -> None:
     assert list(ring["x"]) == []
 
 
+def _agent_and_sweep_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the loaders of agents and sweeps the pages call from now on, in order."""
+    from paretoscope.dashboard import loaders
+
+    calls: list[str] = []
+    for name in ("fitting_agent", "loaded_agent", "sweep_points"):
+        original = getattr(loaders, name)
+
+        def spy(*args: object, _name: str = name, _original=original, **kwargs: object):  # noqa: ANN001, ANN202
+            calls.append(_name)
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(loaders, name, spy)
+    return calls
+
+
+def _without_urls(arguments: dict) -> dict:
+    return {**arguments, "tiles": [{**tile, "url": None} for tile in arguments["tiles"]]}
+
+
+def test_a_saved_layout_draws_the_gallery_without_the_agent(
+    app_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first gallery computes its layout (the sweep's front, the tiles and their clusters)
+    and saves it beside its recordings; a fresh server draws the same gallery from it, loading
+    neither the agent nor its sweep."""
+    import streamlit as st
+
+    from paretoscope.behaviour.saved_layout import GALLERIES_SUBDIR
+    from paretoscope.cache import RECORDINGS_SUBDIR
+
+    at = open_app({"env": CHEETAH, "agent": AGENT})
+    at.switch_page("views/gallery.py").run()
+    page_ok(at)
+    (computed,) = component_arguments(at, "tiles")
+    assert all(tile["url"] and tile["colour"] for tile in computed["tiles"])
+    saved = list((tmp_path / "cache" / RECORDINGS_SUBDIR / GALLERIES_SUBDIR).glob("*.json"))
+    assert len(saved) == 1
+
+    st.cache_data.clear()  # a fresh server: nothing of the first one's in memory
+    st.cache_resource.clear()
+    at = open_app({"env": CHEETAH, "agent": AGENT})
+    loads = _agent_and_sweep_loads(monkeypatch)
+    at.switch_page("views/gallery.py").run()
+    page_ok(at)
+    (drawn,) = component_arguments(at, "tiles")
+    assert all(tile["url"] for tile in drawn["tiles"])
+    assert _without_urls(drawn) == _without_urls(computed)
+    assert loads == []
+
+    # Another tile count is another layout: computed from the agent's sweep.
+    at.slider(key="gallery_tiles").set_value(4).run()
+    page_ok(at)
+    assert "fitting_agent" in loads and "sweep_points" in loads
+    assert len(component_arguments(at, "tiles")[0]["tiles"]) == 4
+
+
 def test_the_bundled_gallery_plays_the_shipped_recordings(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The demo's default gallery is recorded in assets/rollouts/ (scripts/prerender_gallery.py):
-    on a fresh cache every tile has its video and nothing is recorded. When this fails, the
-    default agent, its sweep or the recording keys changed: run the script again."""
+    """The demo's default gallery is recorded in assets/rollouts/ with its layout
+    (scripts/prerender_gallery.py): on a fresh cache every tile has its video, nothing is
+    recorded and neither the agent nor its sweep is loaded. When this fails, the default agent,
+    its sweep, the recording keys or the layout changed: run the script again."""
+    from paretoscope.agents import load
+    from paretoscope.behaviour import cluster, describe, embed, episode_states, pick_tiles
+    from paretoscope.behaviour.saved_layout import GALLERIES_SUBDIR, GalleryLayout
     from paretoscope.cache import RECORDINGS_SUBDIR
-    from paretoscope.catalog import ROLLOUTS_DIR, bundled_assets_dir
+    from paretoscope.catalog import ROLLOUTS_DIR, bundled_assets_dir, discover_assets
+    from paretoscope.results_store import layered_store
+    from paretoscope.sweeps import SweepRequest, mean_per_preference, sweep_horizon
 
     monkeypatch.delenv("PARETOSCOPE_ASSETS", raising=False)
     monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
@@ -158,9 +221,53 @@ def test_the_bundled_gallery_plays_the_shipped_recordings(
     recorded = tmp_path / "cache" / RECORDINGS_SUBDIR
     at = open_app({"size": "480"})  # Explore first (it records its episode)
     before = set(recorded.glob("*.mp4"))
+    loads = _agent_and_sweep_loads(monkeypatch)
     at.switch_page("views/gallery.py").run()
     page_ok(at)
     (arguments,) = component_arguments(at, "tiles")
     assert len(arguments["tiles"]) == 9 and all(tile["url"] for tile in arguments["tiles"])
     assert set(recorded.glob("*.mp4")) == before  # the gallery recorded nothing
-    assert len(list((bundled_assets_dir() / ROLLOUTS_DIR).glob("*.mp4"))) == 9
+    assert loads == []  # ... and drew its shipped layout
+    shipped = bundled_assets_dir() / ROLLOUTS_DIR
+    assert len(list(shipped.glob("*.mp4"))) == 9
+
+    # The shipped layout is what this code computes for the default agent: its fingerprint,
+    # the front of its stored sweep and the tiles picked on it.
+    (layout_file,) = (shipped / GALLERIES_SUBDIR).glob("*.json")
+    catalog = discover_assets(bundled_assets_dir())
+    (asset,) = [asset for asset in catalog.agents if asset.name == catalog.defaults["agent"]]
+    assert asset.env_id is not None and asset.n_obj is not None
+    layout = GalleryLayout.from_dict(json.loads(layout_file.read_text()), asset.n_obj)
+    agent = load(asset.path)
+    assert layout.fingerprint == agent.fingerprint()
+    request = SweepRequest(
+        fingerprint=layout.fingerprint,
+        name=asset.name,
+        env_id=asset.env_id,
+        plan=asset.sweep_plan(),
+        preferences=None,
+        targets=None,
+        gamma=1.0,
+    )
+    store = layered_store(catalog.results_dirs, tmp_path / "results")
+    assert request.missing(agent, store) == 0
+    front = mean_per_preference(request.run(agent, store), asset.env_id)
+    np.testing.assert_array_equal(front["returns"], layout.front)
+    chosen = pick_tiles(front["preferences"], front["returns"], 9)
+    np.testing.assert_array_equal(chosen.preferences, layout.preferences)
+    np.testing.assert_array_equal(chosen.returns, layout.returns)
+    # ... and the behaviour clusters of the tiles' episodes, run again.
+    states = [
+        episode_states(
+            agent,
+            asset.env_id,
+            preference,
+            0,
+            horizon=sweep_horizon(asset.sweep_plan(), asset.env_id),
+        )
+        for preference in layout.preferences
+    ]
+    described = describe(states)
+    found = cluster(described, seed=0)
+    assert tuple(found.labels.tolist()) == layout.labels and tuple(found.names) == layout.names
+    np.testing.assert_allclose(embed(described.values), layout.embedding, rtol=1e-9, atol=1e-9)

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import streamlit as st
 
+from paretoscope.agents.loaded import LoadedAgent
 from paretoscope.behaviour import (
     DEFAULT_TILES,
     MAX_TILES,
     EpisodeStates,
+    GalleryTiles,
     cluster,
     describe,
     divergent_steps,
@@ -24,6 +26,7 @@ from paretoscope.behaviour import (
 )
 from paretoscope.behaviour.difference import frames_at
 from paretoscope.behaviour.gallery import tile_caption
+from paretoscope.behaviour.saved_layout import GalleryLayout, layout_key
 from paretoscope.behaviour.states import episode_states
 from paretoscope.dashboard import loaders, sidebar
 from paretoscope.dashboard import preferences as prefs
@@ -108,6 +111,44 @@ def _query(ctx: sidebar.Context, preference: Sequence[float]) -> str:
     return "?" + urlencode(parts)
 
 
+@dataclass(frozen=True)
+class _Front:
+    """What the gallery shows apart from the videos: the agent's fingerprint, its front and
+    the chosen tiles (and their clusters, when a saved layout has them)."""
+
+    fingerprint: str
+    returns: np.ndarray  # (points, n_obj)
+    tiles: GalleryTiles
+    clusters: Clusters | None = None
+
+
+def _saved_front(ctx: sidebar.Context, count: int) -> tuple[str | None, _Front | None]:
+    """The key of this gallery's saved layout (None: the agent is no paretoscope checkpoint)
+    and the layout saved under it, if any: read without loading the agent or its sweep."""
+    assert ctx.agent is not None and ctx.env_id is not None and ctx.spec is not None
+    digest = loaders.checkpoint_digest(ctx.agent)
+    if digest is None:
+        return None, None
+    plan = ctx.agent.sweep_plan().to_dict()
+    key = layout_key(digest, ctx.env_id, plan, count, ctx.seed, ctx.horizon)
+    layout = loaders.gallery_layouts(ctx.catalog).get(key, ctx.spec.n_obj)
+    if layout is None:
+        return key, None
+    tiles = GalleryTiles(layout.preferences, layout.returns, np.arange(len(layout.preferences)))
+    clusters = (list(layout.labels), list(layout.names), layout.embedding.tolist())
+    return key, _Front(layout.fingerprint, layout.front, tiles, clusters)
+
+
+def _computed_front(ctx: sidebar.Context, loaded: LoadedAgent, count: int) -> _Front | None:
+    """The agent's front from its sweep, and the tiles spread along it (None: no episodes)."""
+    assert ctx.agent is not None
+    front = loaders.sweep_points(ctx.agent, ctx.catalog, gamma=1.0).front
+    if not len(front["returns"]):
+        return None
+    chosen = pick_tiles(front["preferences"], front["returns"], count)
+    return _Front(loaded.fingerprint, front["returns"], chosen)
+
+
 def show_gallery() -> None:
     ctx = sidebar.context()
     if not sidebar.need(ctx):
@@ -115,24 +156,27 @@ def show_gallery() -> None:
     spec, env_id, asset = ctx.spec, ctx.env_id, ctx.agent
     assert spec is not None and env_id is not None and asset is not None
     count = st.slider("Tiles", 1, MAX_TILES, DEFAULT_TILES, key="gallery_tiles")
-    loaded = loaders.fitting_agent(asset, env_id)
-    swept = loaders.sweep_points(asset, ctx.catalog, gamma=1.0)
-    front = swept.front
-    if not len(front["returns"]):
-        st.info("The agent's sweep has no episodes yet.")
-        return
-    chosen = pick_tiles(front["preferences"], front["returns"], count)
+    # A saved layout draws recorded tiles without the agent: it loads only to record.
+    layout_name, shown_front = _saved_front(ctx, count)
+    loaded: LoadedAgent | None = None
+    if shown_front is None:
+        loaded = loaders.fitting_agent(asset, env_id)
+        shown_front = _computed_front(ctx, loaded, count)
+        if shown_front is None:
+            st.info("The agent's sweep has no episodes yet.")
+            return
+    chosen = shown_front.tiles
     _, columns = grid_shape(len(chosen.preferences))
     # Three tiles or more a row: each a third of the gallery wide or less, recorded small
     # (faster to record and to load).
     size = min(ctx.size, TILE_SIZE) if columns >= 3 else ctx.size
     requests = [
-        replace(ctx.episode_request(loaded, preference), size=size)
+        replace(ctx.fingerprint_request(shown_front.fingerprint, preference), size=size)
         for preference in chosen.preferences
     ]
     recordings: list[Recording | None] = [ctx.library.get(r.key()) for r in requests]
     key = (
-        loaded.fingerprint,
+        shown_front.fingerprint,
         env_id,
         tuple(tuple(float(v) for v in p) for p in chosen.preferences),
         int(ctx.seed),
@@ -170,7 +214,8 @@ def show_gallery() -> None:
         progress = (
             f"{done} of {len(tiles)} recorded" if done < len(tiles) else f"{len(tiles)} policies"
         )
-        shown = front["returns"][:, [0, -1]] if spec.n_obj > 2 else front["returns"]
+        front_returns = shown_front.returns
+        shown = front_returns[:, [0, -1]] if spec.n_obj > 2 else front_returns
         embedding = None
         if detail and found is not None:
             embedding = embedding_figure(np.asarray(found[2]), tiles, cluster_names)
@@ -186,15 +231,19 @@ def show_gallery() -> None:
             if done < len(tiles):
                 st.progress(done / len(tiles), text=f"Recording the tiles: {progress}")
 
-    # Clusters found before in this process are drawn at once: a recorded gallery is drawn once
-    # (a second draw replaces the frame, its videos loaded again).
-    known = _clustered().get(key) if all(recordings) else None
-    draw(known)
+    # Clusters known already (a saved layout, or found before in this process) are drawn at
+    # once: a recorded gallery is drawn once (a second draw replaces the frame, its videos
+    # loaded again).
+    known = shown_front.clusters if shown_front.clusters is not None else _clustered().get(key)
+    complete = all(recordings)
+    draw(known if complete else None)
+    if not complete:
+        loaded = loaded or loaders.fitting_agent(asset, env_id)
     with contextlib.ExitStack() as stack:
         jobs = {
             index: stack.enter_context(recording_started(ctx.library, request, [loaded]))
             for index, request in enumerate(requests)
-            if recordings[index] is None
+            if recordings[index] is None and loaded is not None
         }
         waiting = {index: job for index, job in jobs.items() if job is not None}
         while waiting:
@@ -207,11 +256,25 @@ def show_gallery() -> None:
                     recordings[index] = state.result
                     draw()
     with guard("behaviour clusters"):
-        found = _clusters(*key)
-        cluster_names = found[1]
-        if known is None:
+        found = known if known is not None else _clusters(*key)
+        if not (complete and known is not None):
             draw(found)
+        if known is None:
             _remember(key, found)
+        if layout_name is not None and shown_front.clusters is None:
+            loaders.gallery_layouts(ctx.catalog).put(
+                layout_name,
+                GalleryLayout(
+                    shown_front.fingerprint,
+                    shown_front.returns,
+                    chosen.preferences,
+                    chosen.returns,
+                    tuple(found[0]),
+                    tuple(found[1]),
+                    np.asarray(found[2], dtype=np.float64),
+                ),
+            )
+        cluster_names = found[1]
         st.caption(
             "Behaviour clusters (k-means on per-episode descriptors, k by silhouette): "
             + "; ".join(f"{index + 1}: {name}" for index, name in enumerate(cluster_names))

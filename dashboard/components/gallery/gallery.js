@@ -29,14 +29,24 @@ let plots = [];
 // For tests and benchmarks: the playhead, and when every shown tile first played.
 window.__gallery = { allPlayingAt: null, openedAt: performance.now(), lit: null };
 
-// Plotly (3.5 MB of script) loads while the tiles' videos do: the tiles do not wait for it.
-const plotlyLoaded = new Promise((resolve, reject) => {
-  const script = document.createElement("script");
-  script.src = "plotly.min.js";
-  script.onload = resolve;
-  script.onerror = () => reject(new Error("plotly.min.js did not load"));
-  document.head.appendChild(script);
-});
+// Plotly (3.5 MB of script) is parsed in this frame's main thread: about a second on a slow
+// machine, during which nothing keeps the tiles in step. So it loads once the tiles play in
+// step (or at once while some still record, or after PLOTLY_AT_LATEST ms whatever happens).
+const PLOTLY_AT_LATEST = 5000;
+let plotlyWanted;
+const plotlyLoaded = new Promise((resolve) => {
+  plotlyWanted = resolve;
+}).then(
+  () =>
+    new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = "plotly.min.js";
+      script.onload = resolve;
+      script.onerror = () => reject(new Error("plotly.min.js did not load"));
+      document.head.appendChild(script);
+    }),
+);
+setTimeout(() => plotlyWanted(), PLOTLY_AT_LATEST);
 
 function post(type, extra) {
   window.parent.postMessage(
@@ -71,6 +81,7 @@ function seek(video, seconds) {
 function follow() {
   const now = playhead();
   let allPlaying = videos.length > 0;
+  let worstDrift = 0;
   for (const video of videos) {
     if (!video) {
       allPlaying = false;
@@ -89,6 +100,7 @@ function follow() {
       continue;
     }
     const drift = video.currentTime - now;
+    worstDrift = Math.max(worstDrift, Math.abs(drift));
     if (Math.abs(drift) > frame) {
       seek(video, now);
       video.playbackRate = speed;
@@ -102,6 +114,8 @@ function follow() {
   if (allPlaying && playing && window.__gallery.allPlayingAt === null) {
     window.__gallery.allPlayingAt = performance.now();
   }
+  const recording = videos.length > 0 && !videos.every(Boolean);
+  if (recording || (allPlaying && worstDrift <= frame / 5)) plotlyWanted();
   if (duration > 0 && document.activeElement !== scrub) {
     scrub.value = String(Math.round((now / duration) * 1000));
   }
