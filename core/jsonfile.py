@@ -40,7 +40,7 @@ def loads(text: str | bytes, where: object) -> Any:
                 f"{where}: not readable JSON (nested deeper than {MOST_JSON_DEPTH} levels)"
             )
         return json.loads(text)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+    except ValueError as error:  # not UTF-8, not JSON, or an integer literal too long to read
         raise ParetoscopeError(f"{where}: not readable JSON ({str(error)[:200]})") from None
     except RecursionError:  # pragma: no cover - the depth check comes first
         raise NestedTooDeeply(f"{where}: not readable JSON (nested too deeply)") from None

@@ -5,11 +5,13 @@ agent first (its saved layout: `paretoscope.behaviour.saved_layout`).
 It starts `paretoscope dashboard` on the assets (a fresh video cache, idle pre-rendering off),
 opens the Gallery page with the default env and agent in Debian's Chromium, as a viewer does,
 waits until every tile is recorded and its behaviour clusters are named, and copies what the
-page wrote (each new recording's ``<key>.mp4`` and ``<key>.json``, and the layout's
-``galleries/<key>.json``) from the cache into the assets' ``rollouts/``, the folder the
-recording library reads before its cache. The keys are the page's own: nothing here
-recomputes which episodes the page asks for. Needs the test extra (Playwright) and
-/usr/bin/chromium:
+page wrote into the cache (each recording it made, ``<key>.mp4`` and ``<key>.json``, and the
+layout, ``galleries/<key>.json``, in place of the layouts shipped before) into the assets'
+``rollouts/``, the folder the recording library reads before its cache. A page that found
+everything shipped writes nothing, and nothing is copied. Recordings shipped before stay (their
+keys name what they are): remove the old ones by hand after a change of agent. The keys are the
+page's own: nothing here recomputes which episodes the page asks for. Needs the test extra
+(Playwright) and /usr/bin/chromium:
 
     python scripts/prerender_gallery.py [--assets assets]
 
@@ -62,11 +64,16 @@ def main() -> int:
             browser.close()
         written = cache / RECORDINGS_SUBDIR
         layouts = sorted((written / GALLERIES_SUBDIR).glob("*.json"))
-        if len(layouts) != 1:
-            raise SystemExit(f"expected one gallery layout in the cache, found {len(layouts)}")
+        if not layouts:
+            print("the page drew the shipped layout and recorded nothing: nothing to copy")
+            return 0
+        (layout,) = layouts
         target = args.assets / ROLLOUTS_DIR
         (target / GALLERIES_SUBDIR).mkdir(parents=True, exist_ok=True)
-        parts = [layouts[0]]
+        for stale in (target / GALLERIES_SUBDIR).glob("*.json"):
+            stale.unlink()  # the page would not read it: another agent, version or setting
+            print(f"removed  {stale}")
+        parts = [layout]
         for video in sorted(written.glob("*.mp4")):
             parts += [video, video.with_suffix(".json")]
         for part in parts:

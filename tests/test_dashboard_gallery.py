@@ -148,7 +148,7 @@ def _agent_and_sweep_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     from paretoscope.dashboard import loaders
 
     calls: list[str] = []
-    for name in ("fitting_agent", "loaded_agent", "sweep_points"):
+    for name in ("fitting_agent", "loaded_agent", "sweep_points", "sweep_table"):
         original = getattr(loaders, name)
 
         def spy(*args: object, _name: str = name, _original=original, **kwargs: object):  # noqa: ANN001, ANN202
@@ -160,44 +160,111 @@ def _agent_and_sweep_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def _without_urls(arguments: dict) -> dict:
-    return {**arguments, "tiles": [{**tile, "url": None} for tile in arguments["tiles"]]}
+    """The component's arguments but the videos' URLs (and the key of the drawing, made of
+    them): what a gallery drawn from the same layout must repeat."""
+    tiles = [{**tile, "url": None} for tile in arguments["tiles"]]
+    return {**arguments, "tiles": tiles, "drawn": None}
 
 
-def test_a_saved_layout_draws_the_gallery_without_the_agent(
-    app_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The first gallery computes its layout (the sweep's front, the tiles and their clusters)
-    and saves it beside its recordings; a fresh server draws the same gallery from it, loading
-    neither the agent nor its sweep."""
+def _fresh_server() -> None:
+    """Forget what this process's pages cached, as a server started afresh."""
     import streamlit as st
 
-    from paretoscope.behaviour.saved_layout import GALLERIES_SUBDIR
-    from paretoscope.cache import RECORDINGS_SUBDIR
-
-    at = open_app({"env": CHEETAH, "agent": AGENT})
-    at.switch_page("views/gallery.py").run()
-    page_ok(at)
-    (computed,) = component_arguments(at, "tiles")
-    assert all(tile["url"] and tile["colour"] for tile in computed["tiles"])
-    saved = list((tmp_path / "cache" / RECORDINGS_SUBDIR / GALLERIES_SUBDIR).glob("*.json"))
-    assert len(saved) == 1
-
-    st.cache_data.clear()  # a fresh server: nothing of the first one's in memory
+    st.cache_data.clear()
     st.cache_resource.clear()
+
+
+def _gallery(monkeypatch: pytest.MonkeyPatch) -> tuple[dict, list[str]]:
+    """The Gallery page opened (after Explore) on a fresh server: its component's arguments,
+    and the agent and sweep loaders it called."""
+    _fresh_server()
     at = open_app({"env": CHEETAH, "agent": AGENT})
     loads = _agent_and_sweep_loads(monkeypatch)
     at.switch_page("views/gallery.py").run()
     page_ok(at)
-    (drawn,) = component_arguments(at, "tiles")
-    assert all(tile["url"] for tile in drawn["tiles"])
+    (arguments,) = component_arguments(at, "tiles")
+    assert all(tile["url"] and tile["colour"] for tile in arguments["tiles"])
+    monkeypatch.undo()  # the spies, and the environment: set again below
+    return arguments, loads
+
+
+def test_a_saved_layout_draws_the_gallery_without_the_agent(
+    assets: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first gallery computes its layout (the sweep's front, the tiles and their clusters)
+    and saves it beside its recordings; a fresh server draws the same gallery from it, loading
+    neither the agent nor its sweep. A missing tile loads the agent to record it; a layout
+    that names another fingerprint than the agent's is computed again."""
+    from paretoscope.behaviour.saved_layout import GALLERIES_SUBDIR
+    from paretoscope.cache import RECORDINGS_SUBDIR
+
+    def environment() -> None:
+        monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
+        monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+
+    environment()
+    computed, loads = _gallery(monkeypatch)
+    assert "fitting_agent" in loads and "sweep_points" in loads
+    recorded = tmp_path / "cache" / RECORDINGS_SUBDIR
+    (saved,) = (recorded / GALLERIES_SUBDIR).glob("*.json")
+
+    environment()
+    drawn, loads = _gallery(monkeypatch)
     assert _without_urls(drawn) == _without_urls(computed)
     assert loads == []
 
+    # A tile's recording lost: the agent loads to record it, the layout is still drawn from.
+    first = [float(v) for v in parse_qs(computed["tiles"][0]["query"][1:])["pref"][0].split(",")]
+    (lost,) = [
+        video
+        for video in recorded.glob("*.mp4")
+        if np.allclose(
+            json.loads(video.with_suffix(".json").read_text())["meta"]["preference"], first
+        )
+    ]
+    lost.unlink()
+    environment()
+    drawn, loads = _gallery(monkeypatch)
+    assert _without_urls(drawn) == _without_urls(computed)
+    assert "fitting_agent" in loads and "sweep_points" not in loads
+    assert lost.exists()  # recorded again, under the same key
+
+    # A layout naming another fingerprint: its tiles' recordings are not found, the agent
+    # loads and does not match, and the layout is computed again (and saved right).
+    layout = json.loads(saved.read_text())
+    saved.write_text(json.dumps({**layout, "fingerprint": "0" * 32}))
+    environment()
+    drawn, loads = _gallery(monkeypatch)
+    assert _without_urls(drawn) == _without_urls(computed)
+    assert "sweep_points" in loads
+    assert json.loads(saved.read_text()) == layout
+
     # Another tile count is another layout: computed from the agent's sweep.
+    environment()
+    _fresh_server()
+    at = open_app({"env": CHEETAH, "agent": AGENT})
+    loads = _agent_and_sweep_loads(monkeypatch)
+    at.switch_page("views/gallery.py").run()
     at.slider(key="gallery_tiles").set_value(4).run()
     page_ok(at)
     assert "fitting_agent" in loads and "sweep_points" in loads
     assert len(component_arguments(at, "tiles")[0]["tiles"]) == 4
+    assert len(list((recorded / GALLERIES_SUBDIR).glob("*.json"))) == 2
+
+
+def test_an_agent_that_is_no_checkpoint_saves_no_layout(app_env: Path, tmp_path: Path) -> None:
+    """A built-in agent has no files whose content names it: its gallery is computed each
+    time, and no layout is saved."""
+    from paretoscope.behaviour.saved_layout import GALLERIES_SUBDIR
+    from paretoscope.cache import RECORDINGS_SUBDIR
+
+    _fresh_server()
+    at = open_app({"env": "deep-sea-treasure-v0", "agent": "random"})
+    at.switch_page("views/gallery.py").run()
+    page_ok(at)
+    (arguments,) = component_arguments(at, "tiles")
+    assert arguments["tiles"] and all(tile["url"] for tile in arguments["tiles"])
+    assert not list((tmp_path / "cache" / RECORDINGS_SUBDIR / GALLERIES_SUBDIR).glob("*"))
 
 
 def test_the_bundled_gallery_plays_the_shipped_recordings(
@@ -237,7 +304,7 @@ def test_the_bundled_gallery_plays_the_shipped_recordings(
     catalog = discover_assets(bundled_assets_dir())
     (asset,) = [asset for asset in catalog.agents if asset.name == catalog.defaults["agent"]]
     assert asset.env_id is not None and asset.n_obj is not None
-    layout = GalleryLayout.from_dict(json.loads(layout_file.read_text()), asset.n_obj)
+    layout = GalleryLayout.from_dict(json.loads(layout_file.read_text()), asset.n_obj, 9)
     agent = load(asset.path)
     assert layout.fingerprint == agent.fingerprint()
     request = SweepRequest(
@@ -254,6 +321,7 @@ def test_the_bundled_gallery_plays_the_shipped_recordings(
     front = mean_per_preference(request.run(agent, store), asset.env_id)
     np.testing.assert_array_equal(front["returns"], layout.front)
     chosen = pick_tiles(front["preferences"], front["returns"], 9)
+    np.testing.assert_array_equal(chosen.rows, layout.rows)
     np.testing.assert_array_equal(chosen.preferences, layout.preferences)
     np.testing.assert_array_equal(chosen.returns, layout.returns)
     # ... and the behaviour clusters of the tiles' episodes, run again.

@@ -32,7 +32,8 @@ def test_brackets_inside_strings_do_not_count_as_nesting() -> None:
     assert loads(text, "x.json") == json.loads(text)
 
 
-@pytest.mark.parametrize("text", [b"{not json", b"\xff\xfe", b""])
+# The last: an integer literal longer than Python reads (4,300 digits), a ValueError of its own.
+@pytest.mark.parametrize("text", [b"{not json", b"\xff\xfe", b"", b"[" + b"9" * 5000 + b"]"])
 def test_what_is_not_json_is_a_message_naming_the_source(text: bytes) -> None:
     with pytest.raises(ParetoscopeError, match=r"^x\.json: not readable JSON \("):
         loads(text, "x.json")

@@ -3,7 +3,10 @@ front, the tiles' preferences and returns and their behaviour clusters. With it 
 recorded gallery at once, without loading the agent (torch) or reading its sweep first.
 
 A layout is found by `layout_key`: the agent files' content digest and every setting the layout
-depends on, so an agent file that changed is never shown another one's layout. Layouts live in
+depends on, so an agent file that changed is never shown another one's layout. The fingerprint
+also depends on how this code reads a checkpoint: the key holds paretoscope's version and the
+networks' arithmetic version, and a page that loads the agent anyway (to record a missing tile)
+checks the fingerprint and drops a layout that names another. Layouts live in
 ``galleries/`` under the recording folders (read-only ones first, e.g. an assets folder's
 ``rollouts/``, then the cache, which receives new ones). A file that does not read as a layout
 for the env is skipped (logged): the page then computes the layout itself.
@@ -21,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from paretoscope import __version__
 from paretoscope.agents.arithmetic import ARITHMETIC_VERSION
 from paretoscope.atomic import write_bytes_atomically
 from paretoscope.errors import ParetoscopeError
@@ -43,6 +47,7 @@ class GalleryLayout:
 
     fingerprint: str  # the agent's (its recordings' keys hold it)
     front: np.ndarray  # (points, n_obj): the sweep's mean returns per preference
+    rows: np.ndarray  # (tiles,): the tiles' rows of the front
     preferences: np.ndarray  # (tiles, n_obj), in order along the front
     returns: np.ndarray  # (tiles, n_obj): the sweep's mean returns at them
     labels: tuple[int, ...]  # each tile's behaviour cluster
@@ -55,6 +60,7 @@ class GalleryLayout:
             "version": LAYOUT_VERSION,
             "fingerprint": self.fingerprint,
             "front": self.front.tolist(),
+            "rows": self.rows.tolist(),
             "preferences": self.preferences.tolist(),
             "returns": self.returns.tolist(),
             "labels": list(self.labels),
@@ -63,9 +69,10 @@ class GalleryLayout:
         }
 
     @classmethod
-    def from_dict(cls, data: object, n_obj: int) -> GalleryLayout:
-        """The layout in `data`, checked (shapes, finite numbers, labels naming a cluster);
-        a `ParetoscopeError` saying what is wrong otherwise."""
+    def from_dict(cls, data: object, n_obj: int, most_tiles: int) -> GalleryLayout:
+        """The layout in `data`, checked (shapes, finite numbers, 1 to `most_tiles` tiles,
+        rows of the front, preferences on the simplex, labels naming a cluster); a
+        `ParetoscopeError` saying what is wrong otherwise."""
         if not isinstance(data, Mapping):
             raise ParetoscopeError("not a JSON object")
         if data.get("format") != LAYOUT_FORMAT or data.get("version") != LAYOUT_VERSION:
@@ -73,9 +80,16 @@ class GalleryLayout:
         fingerprint = data.get("fingerprint")
         if not isinstance(fingerprint, str) or not fingerprint:
             raise ParetoscopeError("fingerprint: expected a non-empty string")
+        rows = data.get("rows")
+        if not isinstance(rows, list) or not 1 <= len(rows) <= most_tiles:
+            raise ParetoscopeError(f"rows: expected 1 to {most_tiles} tiles")
+        tiles = len(rows)
         front = _matrix(data.get("front"), n_obj, "front")
-        preferences = _matrix(data.get("preferences"), n_obj, "preferences")
-        tiles = len(preferences)
+        if not all(type(row) is int and 0 <= row < len(front) for row in rows):
+            raise ParetoscopeError(f"rows: expected rows of the front's {len(front)} points")
+        preferences = _matrix(data.get("preferences"), n_obj, "preferences", rows=tiles)
+        if (preferences < 0).any() or not np.allclose(preferences.sum(axis=1), 1.0, atol=1e-6):
+            raise ParetoscopeError("preferences: expected non-negative weights summing to 1")
         returns = _matrix(data.get("returns"), n_obj, "returns", rows=tiles)
         embedding = _matrix(data.get("embedding"), 2, "embedding", rows=tiles)
         names = data.get("names")
@@ -88,41 +102,56 @@ class GalleryLayout:
             or not all(type(label) is int and 0 <= label < len(names) for label in labels)
         ):
             raise ParetoscopeError(f"labels: expected {tiles} cluster numbers below {len(names)}")
-        if not len(front) or not tiles:
-            raise ParetoscopeError("an empty front or no tiles")
-        return cls(fingerprint, front, preferences, returns, tuple(labels), tuple(names), embedding)
+        return cls(
+            fingerprint,
+            front,
+            np.asarray(rows, dtype=np.int64),
+            preferences,
+            returns,
+            tuple(labels),
+            tuple(names),
+            embedding,
+        )
 
 
 def _matrix(value: object, columns: int, name: str, rows: int | None = None) -> np.ndarray:
-    """`value` as a finite float array of `columns` columns (and `rows` rows when given)."""
+    """`value` (lists of JSON numbers) as a finite float array of `columns` columns (and `rows`
+    rows when given)."""
+    expected = f"{'N' if rows is None else rows} × {columns} numbers"
+    if (
+        not isinstance(value, list)
+        or (rows is not None and len(value) != rows)
+        or not all(isinstance(row, list) and len(row) == columns for row in value)
+    ):
+        raise ParetoscopeError(f"{name}: expected {expected}")
+    if not all(type(number) in (int, float) for row in value for number in row):
+        raise ParetoscopeError(f"{name}: expected numbers only")
     try:
-        array = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ParetoscopeError(f"{name}: expected a table of numbers") from None
-    if array.ndim != 2 or array.shape[1] != columns or (rows is not None and len(array) != rows):
-        expected = f"{'N' if rows is None else rows} × {columns}"
-        raise ParetoscopeError(f"{name}: expected {expected} numbers, got shape {array.shape}")
-    if not np.isfinite(array).all():
-        raise ParetoscopeError(f"{name}: not every number is finite")
+        array = np.asarray(value, dtype=np.float64).reshape(len(value), columns)
+    except OverflowError:  # an integer past a double's range
+        raise ParetoscopeError(f"{name}: a number out of range") from None
+    if not len(array) or not np.isfinite(array).all():
+        raise ParetoscopeError(f"{name}: expected {expected}, all finite")
     return array
 
 
 def layout_key(
     agent_digest: str,
     env_id: str,
-    sweep: Mapping[str, Any] | None,
+    sweep: Mapping[str, Any],
     tiles: int,
     seed: int,
     horizon: int,
 ) -> str:
     """The key of the layout of `tiles` tiles of the agent whose files' digest is
-    `agent_digest` in `env_id`: its front is the sweep `sweep` (a plan's dict; None: the
-    default), its clusters come from episodes of `seed` and `horizon` steps. The networks'
-    arithmetic is part of it as it is of the agent's fingerprint: a layout never names a
-    fingerprint the agent's files no longer have."""
+    `agent_digest` in `env_id`: its front is the sweep `sweep` (its plan's dict), its clusters
+    come from episodes of `seed` and `horizon` steps. This code's versions (the layout's,
+    paretoscope's and the networks' arithmetic's) are part of it, as they decide the tiles and
+    the agent's fingerprint."""
     canonical = json.dumps(
         [
             LAYOUT_VERSION,
+            __version__,
             ARITHMETIC_VERSION,
             agent_digest,
             env_id,
@@ -145,7 +174,9 @@ class GalleryLayouts:
         self.read_dirs = list(read_dirs)
         self.write_dir = write_dir
 
-    def get(self, key: str, n_obj: int) -> GalleryLayout | None:
+    def get(self, key: str, n_obj: int, most_tiles: int) -> GalleryLayout | None:
+        """The layout saved under `key` for an env of `n_obj` objectives and at most
+        `most_tiles` tiles; None when there is none that reads as one."""
         for folder in [*self.read_dirs, *([self.write_dir] if self.write_dir else [])]:
             path = folder / GALLERIES_SUBDIR / f"{key}.json"
             try:
@@ -153,7 +184,7 @@ class GalleryLayouts:
                     continue
                 if path.stat().st_size > MOST_LAYOUT_BYTES:
                     raise ParetoscopeError(f"larger than {MOST_LAYOUT_BYTES} bytes")
-                return GalleryLayout.from_dict(loads(path.read_bytes(), path), n_obj)
+                return GalleryLayout.from_dict(loads(path.read_bytes(), path), n_obj, most_tiles)
             except (OSError, ParetoscopeError) as error:
                 log.warning("gallery layout %s skipped: %s", path, error)
         return None

@@ -8,12 +8,14 @@ from pathlib import Path
 
 
 def content_digest(path: Path) -> str:
-    """The sha256 (hex) of `path`'s bytes, or of each file under the folder `path` (its path
-    relative to the folder, then its bytes, in path order)."""
+    """The sha256 (hex) of `path`'s bytes, or of each file under the folder `path`: its path
+    relative to the folder, then its bytes, in path order, each part preceded by its length
+    (so that no two different folders give the same stream)."""
     digest = hashlib.sha256()
     files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
     for file in files:
-        if file != path:
-            digest.update(file.relative_to(path).as_posix().encode())
-        digest.update(file.read_bytes())
+        parts = [file.relative_to(path).as_posix().encode()] if file != path else []
+        for part in [*parts, file.read_bytes()]:
+            digest.update(len(part).to_bytes(8, "little"))
+            digest.update(part)
     return digest.hexdigest()

@@ -32,16 +32,18 @@ from paretoscope.dashboard import loaders, sidebar
 from paretoscope.dashboard import preferences as prefs
 from paretoscope.dashboard.live import recording_started
 from paretoscope.dashboard.messages import guard
-from paretoscope.dashboard.streamlit_internals import media_url
+from paretoscope.dashboard.streamlit_internals import media_url, server_logger
 from paretoscope.dashboard.widgets.gallery import Tile, embedding_figure, front_figure, gallery
 from paretoscope.figures.behaviour import difference_figure
-from paretoscope.recordings import Recording
+from paretoscope.recordings import EpisodeRequest, Recording
 from paretoscope.render.playback import playback_fps
 from paretoscope.video import grid_shape
 
 # Each tile's behaviour cluster, the clusters' names, the tiles' 2-D behaviour embedding.
 Clusters = tuple[list[int], list[str], list[list[float]]]
 TILE_SIZE = 240  # pixels: the largest a tile's video is recorded at, three or more a row
+
+log = server_logger("paretoscope.dashboard")
 
 st.title("Gallery")
 st.caption(
@@ -112,41 +114,59 @@ def _query(ctx: sidebar.Context, preference: Sequence[float]) -> str:
 
 
 @dataclass(frozen=True)
-class _Front:
-    """What the gallery shows apart from the videos: the agent's fingerprint, its front and
-    the chosen tiles (and their clusters, when a saved layout has them)."""
+class _Plan:
+    """The gallery apart from its videos: the agent's fingerprint, its front, the tiles spread
+    along it and, when a saved layout has them, their behaviour clusters."""
 
     fingerprint: str
-    returns: np.ndarray  # (points, n_obj)
+    front: np.ndarray  # (points, n_obj): mean returns per preference
     tiles: GalleryTiles
     clusters: Clusters | None = None
 
 
-def _saved_front(ctx: sidebar.Context, count: int) -> tuple[str | None, _Front | None]:
-    """The key of this gallery's saved layout (None: the agent is no paretoscope checkpoint)
-    and the layout saved under it, if any: read without loading the agent or its sweep."""
-    assert ctx.agent is not None and ctx.env_id is not None and ctx.spec is not None
+def _saved_key(ctx: sidebar.Context, count: int) -> str | None:
+    """The key of this gallery's saved layout; None when the agent is no paretoscope
+    checkpoint (`loaders.checkpoint_digest`)."""
+    assert ctx.agent is not None and ctx.env_id is not None
     digest = loaders.checkpoint_digest(ctx.agent)
     if digest is None:
-        return None, None
+        return None
     plan = ctx.agent.sweep_plan().to_dict()
-    key = layout_key(digest, ctx.env_id, plan, count, ctx.seed, ctx.horizon)
-    layout = loaders.gallery_layouts(ctx.catalog).get(key, ctx.spec.n_obj)
+    return layout_key(digest, ctx.env_id, plan, count, ctx.seed, ctx.horizon)
+
+
+def _saved_plan(ctx: sidebar.Context, key: str | None, count: int) -> _Plan | None:
+    """The layout saved under `key`, if any: read without loading the agent or its sweep."""
+    assert ctx.spec is not None
+    if key is None:
+        return None
+    layout = loaders.gallery_layouts(ctx.catalog).get(key, ctx.spec.n_obj, count)
     if layout is None:
-        return key, None
-    tiles = GalleryTiles(layout.preferences, layout.returns, np.arange(len(layout.preferences)))
+        return None
+    tiles = GalleryTiles(layout.preferences, layout.returns, layout.rows)
     clusters = (list(layout.labels), list(layout.names), layout.embedding.tolist())
-    return key, _Front(layout.fingerprint, layout.front, tiles, clusters)
+    return _Plan(layout.fingerprint, layout.front, tiles, clusters)
 
 
-def _computed_front(ctx: sidebar.Context, loaded: LoadedAgent, count: int) -> _Front | None:
+def _computed_plan(ctx: sidebar.Context, loaded: LoadedAgent, count: int) -> _Plan | None:
     """The agent's front from its sweep, and the tiles spread along it (None: no episodes)."""
     assert ctx.agent is not None
     front = loaders.sweep_points(ctx.agent, ctx.catalog, gamma=1.0).front
     if not len(front["returns"]):
         return None
     chosen = pick_tiles(front["preferences"], front["returns"], count)
-    return _Front(loaded.fingerprint, front["returns"], chosen)
+    return _Plan(loaded.fingerprint, front["returns"], chosen)
+
+
+def _tile_requests(ctx: sidebar.Context, plan: _Plan) -> list[EpisodeRequest]:
+    """Each tile's episode; with three tiles or more a row each is a third of the gallery wide
+    or less, so recorded at `TILE_SIZE` at most (faster to record and to load)."""
+    _, columns = grid_shape(len(plan.tiles.preferences))
+    size = min(ctx.size, TILE_SIZE) if columns >= 3 else ctx.size
+    return [
+        replace(ctx.fingerprint_request(plan.fingerprint, preference), size=size)
+        for preference in plan.tiles.preferences
+    ]
 
 
 def show_gallery() -> None:
@@ -156,27 +176,28 @@ def show_gallery() -> None:
     spec, env_id, asset = ctx.spec, ctx.env_id, ctx.agent
     assert spec is not None and env_id is not None and asset is not None
     count = st.slider("Tiles", 1, MAX_TILES, DEFAULT_TILES, key="gallery_tiles")
-    # A saved layout draws recorded tiles without the agent: it loads only to record.
-    layout_name, shown_front = _saved_front(ctx, count)
+    # A saved layout draws recorded tiles without the agent: it loads only to record one.
+    saved_key = _saved_key(ctx, count)
+    plan = _saved_plan(ctx, saved_key, count)
     loaded: LoadedAgent | None = None
-    if shown_front is None:
-        loaded = loaders.fitting_agent(asset, env_id)
-        shown_front = _computed_front(ctx, loaded, count)
-        if shown_front is None:
-            st.info("The agent's sweep has no episodes yet.")
-            return
-    chosen = shown_front.tiles
-    _, columns = grid_shape(len(chosen.preferences))
-    # Three tiles or more a row: each a third of the gallery wide or less, recorded small
-    # (faster to record and to load).
-    size = min(ctx.size, TILE_SIZE) if columns >= 3 else ctx.size
-    requests = [
-        replace(ctx.fingerprint_request(shown_front.fingerprint, preference), size=size)
-        for preference in chosen.preferences
-    ]
+    requests = [] if plan is None else _tile_requests(ctx, plan)
     recordings: list[Recording | None] = [ctx.library.get(r.key()) for r in requests]
+    if plan is None or not all(recordings):
+        loaded = loaders.fitting_agent(asset, env_id)
+        if plan is not None and plan.fingerprint != loaded.fingerprint:
+            log.warning("gallery layout %s names another fingerprint: computed again", saved_key)
+            plan = None
+        if plan is None:
+            plan = _computed_plan(ctx, loaded, count)
+            if plan is None:
+                st.info("The agent's sweep has no episodes yet.")
+                return
+            requests = _tile_requests(ctx, plan)
+            recordings = [ctx.library.get(r.key()) for r in requests]
+    chosen = plan.tiles
+    _, columns = grid_shape(len(chosen.preferences))
     key = (
-        shown_front.fingerprint,
+        plan.fingerprint,
         env_id,
         tuple(tuple(float(v) for v in p) for p in chosen.preferences),
         int(ctx.seed),
@@ -214,8 +235,7 @@ def show_gallery() -> None:
         progress = (
             f"{done} of {len(tiles)} recorded" if done < len(tiles) else f"{len(tiles)} policies"
         )
-        front_returns = shown_front.returns
-        shown = front_returns[:, [0, -1]] if spec.n_obj > 2 else front_returns
+        shown = plan.front[:, [0, -1]] if spec.n_obj > 2 else plan.front
         embedding = None
         if detail and found is not None:
             embedding = embedding_figure(np.asarray(found[2]), tiles, cluster_names)
@@ -234,17 +254,16 @@ def show_gallery() -> None:
     # Clusters known already (a saved layout, or found before in this process) are drawn at
     # once: a recorded gallery is drawn once (a second draw replaces the frame, its videos
     # loaded again).
-    known = shown_front.clusters if shown_front.clusters is not None else _clustered().get(key)
-    complete = all(recordings)
-    draw(known if complete else None)
-    if not complete:
-        loaded = loaded or loaders.fitting_agent(asset, env_id)
+    known = plan.clusters if plan.clusters is not None else _clustered().get(key)
+    draw(known)
     with contextlib.ExitStack() as stack:
-        jobs = {
-            index: stack.enter_context(recording_started(ctx.library, request, [loaded]))
-            for index, request in enumerate(requests)
-            if recordings[index] is None and loaded is not None
-        }
+        jobs = {}
+        if loaded is not None:
+            jobs = {
+                index: stack.enter_context(recording_started(ctx.library, request, [loaded]))
+                for index, request in enumerate(requests)
+                if recordings[index] is None
+            }
         waiting = {index: job for index, job in jobs.items() if job is not None}
         while waiting:
             for index, job in list(waiting.items()):
@@ -254,19 +273,19 @@ def show_gallery() -> None:
                     if state.error is not None:
                         raise state.error
                     recordings[index] = state.result
-                    draw()
+                    draw(known)
     with guard("behaviour clusters"):
         found = known if known is not None else _clusters(*key)
-        if not (complete and known is not None):
-            draw(found)
         if known is None:
+            draw(found)
             _remember(key, found)
-        if layout_name is not None and shown_front.clusters is None:
+        if saved_key is not None and plan.clusters is None:
             loaders.gallery_layouts(ctx.catalog).put(
-                layout_name,
+                saved_key,
                 GalleryLayout(
-                    shown_front.fingerprint,
-                    shown_front.returns,
+                    plan.fingerprint,
+                    plan.front,
+                    chosen.rows,
                     chosen.preferences,
                     chosen.returns,
                     tuple(found[0]),

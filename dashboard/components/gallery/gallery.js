@@ -30,9 +30,12 @@ let plots = [];
 window.__gallery = { allPlayingAt: null, openedAt: performance.now(), lit: null };
 
 // Plotly (3.5 MB of script) is parsed in this frame's main thread: about a second on a slow
-// machine, during which nothing keeps the tiles in step. So it loads once the tiles play in
-// step (or at once while some still record, or after PLOTLY_AT_LATEST ms whatever happens).
+// machine, during which nothing keeps the tiles in step. So it loads once the tiles have played
+// in step for STEADY_FRAMES animation frames (or at once while some have no video yet, or
+// after PLOTLY_AT_LATEST ms whatever happens).
 const PLOTLY_AT_LATEST = 5000;
+const STEADY_FRAMES = 10;
+let steadyFrames = 0;
 let plotlyWanted;
 const plotlyLoaded = new Promise((resolve) => {
   plotlyWanted = resolve;
@@ -114,8 +117,9 @@ function follow() {
   if (allPlaying && playing && window.__gallery.allPlayingAt === null) {
     window.__gallery.allPlayingAt = performance.now();
   }
+  steadyFrames = allPlaying && worstDrift <= frame / 5 ? steadyFrames + 1 : 0;
   const recording = videos.length > 0 && !videos.every(Boolean);
-  if (recording || (allPlaying && worstDrift <= frame / 5)) plotlyWanted();
+  if (recording || steadyFrames >= STEADY_FRAMES) plotlyWanted();
   if (duration > 0 && document.activeElement !== scrub) {
     scrub.value = String(Math.round((now / duration) * 1000));
   }
