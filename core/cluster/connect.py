@@ -1,0 +1,46 @@
+"""One connection to a Ray cluster per process: ``auto`` (the cluster this machine belongs to),
+``HOST:PORT`` (its head), or a local Ray started for this process when no address is given.
+
+A cluster started with token authentication (Ray's ``RAY_AUTH_MODE=token``) is reached with the
+same ``RAY_AUTH_TOKEN`` (or ``RAY_AUTH_TOKEN_PATH``) in this process's environment: Ray reads it
+there.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from paretoscope.errors import ParetoscopeError
+
+_lock = threading.Lock()
+
+
+def import_ray() -> Any:
+    """The ``ray`` module, or a message naming the extra that installs it."""
+    try:
+        import ray
+    except ImportError:
+        raise ParetoscopeError("Ray is not installed: pip install 'paretoscope[ray]'") from None
+    return ray
+
+
+def connect(address: str | None) -> Any:
+    """The ``ray`` module, connected to the cluster at `address` (once per process: a later
+    call with another address keeps the first connection). A cluster that cannot be reached is
+    a `ParetoscopeError` naming it."""
+    ray = import_ray()
+    with _lock:
+        if ray.is_initialized():
+            return ray
+        try:
+            ray.init(
+                address=address,
+                include_dashboard=False,
+                log_to_driver=False,
+                ignore_reinit_error=True,
+            )
+        except (ConnectionError, RuntimeError, ValueError) as error:
+            where = "a local Ray" if address is None else f"the Ray cluster at {address}"
+            raise ParetoscopeError(f"cannot reach {where}: {error}") from None
+    return ray
