@@ -20,6 +20,8 @@ MAX_UPLOAD_ENV_VAR = "PARETOSCOPE_MAX_UPLOAD_MB"
 ALLOWED_DIRS_ENV_VAR = "PARETOSCOPE_ALLOWED_DIRS"
 # The plug-ins of --agent, one per line (a plug-in's name holds colons, the path separator).
 PLUGINS_ENV_VAR = "PARETOSCOPE_PLUGINS"
+# --ray-address: the Ray cluster whose actors record the live rollouts.
+RAY_ADDRESS_ENV_VAR = "PARETOSCOPE_RAY_ADDRESS"
 DEFAULT_MAX_UPLOAD_MB = 200
 DEFAULT_VIDEO_CACHE_MB = 256
 

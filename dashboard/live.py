@@ -34,8 +34,10 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from paretoscope.agents.loaded import LoadedAgent, borrow_all
+from paretoscope.cluster.recorders import ClusterRecorders
 from paretoscope.dashboard import frame_feed
 from paretoscope.dashboard import streamlit_internals as internals
+from paretoscope.dashboard.cluster_live import cluster_recorders
 from paretoscope.dashboard.episode_svg import episode_svg
 from paretoscope.dashboard.jobs import Job, Produce, shared_board
 from paretoscope.dashboard.messages import MESSAGE_LIMIT, inert
@@ -50,6 +52,7 @@ from paretoscope.pacing.display import MOST, Throttle
 from paretoscope.recordings import Recording, RecordingLibrary, RecordingRequest
 from paretoscope.render import RenderingUnavailable
 from paretoscope.render.backend import one_policy_thread
+from paretoscope.render.playback import playback_fps
 
 # Redraws of a stream's growing reward chart per second (an env simulated step by step).
 CHART_RATE = 2.0
@@ -127,6 +130,9 @@ def recording_producer(request: RecordingRequest, agents: Sequence[LoadedAgent])
     def produce(
         on_frame: Callable[[Any], None], on_wait: Callable[[int | None], None]
     ) -> Recording:
+        cluster = cluster_recorders()
+        if cluster is not None:
+            return _record_on_cluster(cluster, request, agents, on_frame, on_wait)
         one_policy_thread()  # this job's thread renders too: the renderer needs the cores
         record_live = getattr(request, "record_live", None)
         if get_spec(request.env_id).camera is None:
@@ -151,6 +157,42 @@ def recording_producer(request: RecordingRequest, agents: Sequence[LoadedAgent])
                 return replace(recording, meta={**recording.meta, "why": str(error)})
 
     return produce
+
+
+def _record_on_cluster(
+    cluster: ClusterRecorders,
+    request: RecordingRequest,
+    agents: Sequence[LoadedAgent],
+    on_frame: Callable[[Any], None],
+    on_wait: Callable[[int | None], None],
+) -> Recording:
+    """`request` recorded by an actor on the Ray cluster, its frames relayed at the video's
+    pace (the first at once; the actor runs a few frames ahead, `FRAMES_AHEAD`), each first
+    asking whether anyone still follows (`on_wait` raises then, and the actor stops). This
+    server simulates and draws nothing; where the node cannot draw, the returns alone are
+    recorded here, as on a server without a renderer."""
+    every = getattr(request, "every", None)
+    fps = None if every is None else playback_fps(request.env_id, int(every))
+    started: list[float] = []  # when frame 0 was (or would have been) relayed
+
+    def relay(frame: Any) -> None:
+        on_wait(None)
+        if fps is not None:
+            if not started:
+                started.append(time.monotonic() - frame.index / fps)
+            while (wait := started[0] + frame.index / fps - time.monotonic()) > 0:
+                time.sleep(min(wait, MOVE_POLL))
+                on_wait(None)
+        on_frame(frame)
+
+    with borrow_all(agents) as borrowed:
+        try:
+            return cluster.record(request, borrowed, relay)
+        except RenderingUnavailable as error:
+            if request.video_only:
+                raise
+            recording = request.record(borrowed, on_frame, render=False)
+            return replace(recording, meta={**recording.meta, "why": str(error)})
 
 
 def compute_in_pool(key: str, compute: Callable[[], Result]) -> Result:

@@ -17,7 +17,8 @@ from paretoscope.agents.loaded import LoadedAgent
 from paretoscope.catalog import AgentAsset, AssetCatalog, DatasetAsset, default_sweep_plan
 from paretoscope.dashboard import loaders
 from paretoscope.dashboard.activity import shared_activity
-from paretoscope.dashboard.messages import inert, plain_caption, show_problem
+from paretoscope.dashboard.cluster_live import cluster_status
+from paretoscope.dashboard.messages import inert, literal, plain_caption, show_problem
 from paretoscope.dashboard.option_labels import label_details, short_labels
 from paretoscope.dashboard.url_state import (
     DEFAULT_GAMMA,
@@ -245,6 +246,8 @@ def sidebar() -> Context:
         add_assets_panel(found)
         notes_slot()
         notice_unwritable_cache(ctx_library)
+        if (cluster := cluster_status()) is not None:
+            st.caption(literal(cluster))
         if found.problems:
             with st.expander(f"{len(found.problems)} entries could not be read"):
                 for problem in found.problems:

@@ -24,6 +24,7 @@ from paretoscope.dashboard.limits import (
     MAX_UPLOAD_ENV_VAR,
     PLUGINS_ENV_VAR,
     PRERENDER_ENV_VAR,
+    RAY_ADDRESS_ENV_VAR,
     VIDEO_CACHE_ENV_VAR,
     WORKERS_ENV_VAR,
 )
@@ -113,6 +114,14 @@ def register(subparsers: Any) -> None:
         help="a plug-in policy to offer beside the assets' agents, for every env it serves: "
         "the server imports the module and calls callable(env_id) (repeatable; agents of "
         "installed packages' paretoscope.agents entry points are offered too)",
+    )
+    parser.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="HOST:PORT|auto",
+        help="record live rollouts on this Ray cluster's nodes, the server relaying their "
+        "frames (needs the ray extra, and paretoscope and the agents' code on every node); "
+        "rolled out here when it cannot be reached",
     )
     parser.add_argument(
         "--dry-run", action="store_true", help="print the command that would run, and exit"
@@ -205,6 +214,9 @@ def limits_environment(args: argparse.Namespace) -> dict[str, str]:
         values[ALLOWED_DIRS_ENV_VAR] = os.pathsep.join(folders)
     if getattr(args, "prerender", True) is False:
         values[PRERENDER_ENV_VAR] = "0"
+    address = (getattr(args, "ray_address", None) or "").strip()
+    if address:
+        values[RAY_ADDRESS_ENV_VAR] = address
     values.update(plugins_environment(getattr(args, "agents", None) or []))
     return values
 

@@ -8,12 +8,16 @@ there.
 
 from __future__ import annotations
 
+import socket
 import threading
 from typing import Any
 
 from paretoscope.errors import ParetoscopeError
 
 _lock = threading.Lock()
+# Seconds to wait for a head's port to answer: Ray itself retries an address where nothing
+# listens for minutes.
+PROBE_SECONDS = 3.0
 
 
 def import_ray() -> Any:
@@ -33,6 +37,8 @@ def connect(address: str | None) -> Any:
     with _lock:
         if ray.is_initialized():
             return ray
+        if address is not None and address != "auto":
+            _probe(address)
         try:
             ray.init(
                 address=address,
@@ -44,3 +50,17 @@ def connect(address: str | None) -> Any:
             where = "a local Ray" if address is None else f"the Ray cluster at {address}"
             raise ParetoscopeError(f"cannot reach {where}: {error}") from None
     return ray
+
+
+def _probe(address: str) -> None:
+    """A `ParetoscopeError` unless something accepts connections at `address` (HOST:PORT)."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise ParetoscopeError(f"Ray address {address!r}: expected HOST:PORT or auto")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), PROBE_SECONDS):
+            pass
+    except OSError as error:
+        raise ParetoscopeError(
+            f"cannot reach the Ray cluster at {address}: nothing answers there ({error})"
+        ) from None
