@@ -3,30 +3,20 @@
 The batches are exactly the local backend's, and each is evaluated by the same function
 (`paretoscope.sweep_batch.evaluate_batch`), so the same seeds give the same table on both.
 Connects to a running cluster by `address` (every node needs paretoscope installed), or starts
-a local Ray instance for the sweep.
+a local Ray instance for the sweep (`paretoscope.cluster.connect`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from paretoscope.agents.base import Agent
-from paretoscope.errors import ParetoscopeError
+from paretoscope.cluster.connect import connect, import_ray
 from paretoscope.sweep_batch import SweepEpisode, evaluate_batch
 
 if TYPE_CHECKING:
     import pandas as pd
-
-
-def _import_ray() -> Any:
-    try:
-        import ray
-    except ImportError:
-        raise ParetoscopeError(
-            "the ray backend needs Ray: pip install 'paretoscope[ray]'"
-        ) from None
-    return ray
 
 
 def run_batches_on_ray(
@@ -38,18 +28,8 @@ def run_batches_on_ray(
     gamma: float = 1.0,
 ) -> Iterator[tuple[list[SweepEpisode], pd.DataFrame]]:
     """Yield (batch, rows) as each Ray task finishes."""
-    ray = _import_ray()
-    started_here = not ray.is_initialized()
-    if started_here:
-        try:
-            ray.init(
-                address=address,
-                include_dashboard=False,
-                log_to_driver=False,
-                ignore_reinit_error=True,
-            )
-        except ConnectionError as error:
-            raise ParetoscopeError(f"cannot reach the Ray cluster at {address}: {error}") from None
+    started_here = not import_ray().is_initialized()
+    ray = connect(address)
     try:
         remote_evaluate = ray.remote(evaluate_batch)
         agent_reference = ray.put(agent)
