@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from paretoscope.agents.base import Agent
-from paretoscope.cluster.connect import connect, import_ray
+from paretoscope.cluster.connect import connect
 from paretoscope.sweep_batch import SweepEpisode, evaluate_batch
 
 if TYPE_CHECKING:
@@ -28,8 +28,7 @@ def run_batches_on_ray(
     gamma: float = 1.0,
 ) -> Iterator[tuple[list[SweepEpisode], pd.DataFrame]]:
     """Yield (batch, rows) as each Ray task finishes."""
-    started_here = not import_ray().is_initialized()
-    ray = connect(address)
+    ray, started_here = connect(address)
     try:
         remote_evaluate = ray.remote(evaluate_batch)
         agent_reference = ray.put(agent)

@@ -43,10 +43,12 @@ from paretoscope.dashboard.jobs import Job, Produce, shared_board
 from paretoscope.dashboard.messages import MESSAGE_LIMIT, inert
 from paretoscope.dashboard.pool import live_shown_rate, shared_pool
 from paretoscope.dashboard.session import session_id, session_is_active
+from paretoscope.dashboard.streamlit_internals import server_logger
 from paretoscope.dashboard.trace import mark
 from paretoscope.dashboard.widgets.episode_video import episode_video
 from paretoscope.dashboard.widgets.live_frames import live_frames
 from paretoscope.envs import get_spec
+from paretoscope.errors import ParetoscopeError
 from paretoscope.figures.episode import episode_figure
 from paretoscope.pacing.display import MOST, Throttle
 from paretoscope.recordings import Recording, RecordingLibrary, RecordingRequest
@@ -67,6 +69,7 @@ FIRST_FRAME_PATIENCE = 1.0
 UNSEEN_MOVE_POLL = 1.0
 
 Result = TypeVar("Result")
+log = server_logger("paretoscope.dashboard")
 
 
 def stop_requested() -> bool:
@@ -132,7 +135,10 @@ def recording_producer(request: RecordingRequest, agents: Sequence[LoadedAgent])
     ) -> Recording:
         cluster = cluster_recorders()
         if cluster is not None:
-            return _record_on_cluster(cluster, request, agents, on_frame, on_wait)
+            try:
+                return _record_on_cluster(cluster, request, agents, on_frame, on_wait)
+            except ParetoscopeError as error:  # the cluster failing (the request: again here)
+                log.warning("%s: this recording is made on this server instead", error)
         one_policy_thread()  # this job's thread renders too: the renderer needs the cores
         record_live = getattr(request, "record_live", None)
         if get_spec(request.env_id).camera is None:
@@ -151,12 +157,27 @@ def recording_producer(request: RecordingRequest, agents: Sequence[LoadedAgent])
                     )
                 return request.record(borrowed, on_frame)
             except RenderingUnavailable as error:
-                if request.video_only:
-                    raise
-                recording = request.record(borrowed, on_frame, render=False)
-                return replace(recording, meta={**recording.meta, "why": str(error)})
+                return _without_video(request, borrowed, on_frame, error)
 
     return produce
+
+
+def _without_video(
+    request: RecordingRequest,
+    agents: Sequence[Any],
+    on_frame: Callable[[Any], None],
+    error: RenderingUnavailable,
+) -> Recording:
+    """The returns alone, with why nothing was drawn (a video-only request: the error)."""
+    if request.video_only:
+        raise error
+    recording = request.record(agents, on_frame, render=False)
+    return replace(recording, meta={**recording.meta, "why": str(error)})
+
+
+# A cluster's frames more than this many seconds behind their pace are relayed from then on at
+# the pace again (after a resumed stream), not all at once.
+CATCH_UP = 0.5
 
 
 def _record_on_cluster(
@@ -167,8 +188,8 @@ def _record_on_cluster(
     on_wait: Callable[[int | None], None],
 ) -> Recording:
     """`request` recorded by an actor on the Ray cluster, its frames relayed at the video's
-    pace (the first at once; the actor runs a few frames ahead, `FRAMES_AHEAD`), each first
-    asking whether anyone still follows (`on_wait` raises then, and the actor stops). This
+    pace (the first at once; the actor runs a few frames ahead, `FRAMES_AHEAD`), the job asked
+    meanwhile whether anyone still follows (`on_wait` raises then, and the actor stops). This
     server simulates and draws nothing; where the node cannot draw, the returns alone are
     recorded here, as on a server without a renderer."""
     every = getattr(request, "every", None)
@@ -178,8 +199,9 @@ def _record_on_cluster(
     def relay(frame: Any) -> None:
         on_wait(None)
         if fps is not None:
-            if not started:
-                started.append(time.monotonic() - frame.index / fps)
+            now = time.monotonic()
+            if not started or now - (started[0] + frame.index / fps) > CATCH_UP:
+                started[:] = [now - frame.index / fps]
             while (wait := started[0] + frame.index / fps - time.monotonic()) > 0:
                 time.sleep(min(wait, MOVE_POLL))
                 on_wait(None)
@@ -187,12 +209,9 @@ def _record_on_cluster(
 
     with borrow_all(agents) as borrowed:
         try:
-            return cluster.record(request, borrowed, relay)
+            return cluster.record(request, borrowed, relay, check=lambda: on_wait(None))
         except RenderingUnavailable as error:
-            if request.video_only:
-                raise
-            recording = request.record(borrowed, on_frame, render=False)
-            return replace(recording, meta={**recording.meta, "why": str(error)})
+            return _without_video(request, borrowed, on_frame, error)
 
 
 def compute_in_pool(key: str, compute: Callable[[], Result]) -> Result:

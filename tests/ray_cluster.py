@@ -18,7 +18,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 REPO_DIR = Path(__file__).resolve().parents[1]
 START_TIMEOUT = 180.0  # seconds for a node to join (a loaded 2-core machine is slow)
@@ -40,10 +40,12 @@ class LocalCluster:
         self.folder = folder
         self.head: subprocess.Popen | None = None
         self.workers: dict[str, subprocess.Popen] = {}
+        self.logs: list[IO[bytes]] = []
 
     def _ray_start(self, *flags: str) -> subprocess.Popen:
         command = [str(Path(sys.executable).with_name("ray")), "start", "--block", *flags]
         log = open(self.folder / f"node-{len(self.workers)}-{time.monotonic_ns()}.log", "wb")  # noqa: SIM115
+        self.logs.append(log)
         return subprocess.Popen(
             [*command, "--disable-usage-stats", "--node-ip-address=127.0.0.1"],
             env=self.environment,
@@ -102,6 +104,8 @@ class LocalCluster:
         for process in [*self.workers.values(), *([self.head] if self.head else [])]:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(30)
+        for log in self.logs:
+            log.close()
 
 
 def _kill_tree(pid: int) -> None:

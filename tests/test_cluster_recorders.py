@@ -86,7 +86,66 @@ def test_a_recording_streamed_through_the_cluster_equals_a_local_one(
     _same_recording(recording, truth)
 
 
+def test_the_dashboard_records_its_live_episode_on_the_cluster(
+    cluster: LocalCluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`paretoscope dashboard --ray-address` (its variable): Explore's episode is recorded by
+    an actor on the cluster, and it is the episode this process records for the same request;
+    the sidebar says where live rollouts are recorded."""
+    from paretoscope.cluster.recorders import ClusterRecorders
+    from paretoscope.dashboard import cluster_live
+    from paretoscope.dashboard.limits import PRERENDER_ENV_VAR, RAY_ADDRESS_ENV_VAR
+    from tests.apptests import captions, open_app, page_ok
+    from tests.demo_fixture import build_tiny_assets
+
+    assets = build_tiny_assets(tmp_path / "assets", horizon=30, with_hopper=False)
+    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
+    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv(PRERENDER_ENV_VAR, "0")
+    monkeypatch.setenv(RAY_ADDRESS_ENV_VAR, cluster.address)
+    monkeypatch.setattr(cluster_live, "_recorders", None)  # this server's first connection
+    monkeypatch.setattr(cluster_live, "_problem", None)
+    recorded: list[tuple] = []
+    record = ClusterRecorders.record
+
+    def spy(
+        self: ClusterRecorders, request: object, agents: list, *rest: object, **named: object
+    ) -> Recording:
+        recording = record(self, request, agents, *rest, **named)  # type: ignore[arg-type]
+        recorded.append((request, list(agents), recording))
+        return recording
+
+    monkeypatch.setattr(ClusterRecorders, "record", spy)
+    at = open_app({"env": CHEETAH, "agent": "cheetah-morvs"})
+    page_ok(at)
+    assert len(recorded) == 1
+    request, agents, recording = recorded[0]
+    _same_recording(recording, request.record(agents))
+    said = f"Live rollouts are recorded on the Ray cluster at {cluster.address}"
+    assert any(said in text.replace("\\", "") for text in captions(at))  # unescaped
+
+
+def test_an_error_on_the_node_is_raised_as_itself(cluster: LocalCluster) -> None:
+    """The recording's own error reaches the caller as the node raised it: its type and its
+    message, not Ray's report of a failed task."""
+    from dataclasses import replace
+
+    from paretoscope.cluster.recorders import ClusterRecorders
+    from paretoscope.errors import ParetoscopeError
+
+    agent = LinearAgent(CHEETAH, seed=3)
+    request = replace(_request(agent, horizon=5), env_id="no-such-env-v0")
+    with pytest.raises(ParetoscopeError) as here:
+        request.record([agent])
+    recorders = ClusterRecorders(cluster.address)
+    with pytest.raises(ParetoscopeError) as there:
+        recorders.record(request, [agent])
+    recorders.close()
+    assert type(there.value) is type(here.value) and str(there.value) == str(here.value)
+
+
 def test_a_node_killed_mid_stream_loses_no_frame(cluster: LocalCluster) -> None:
+    """Last in this file: it leaves one node alive."""
     from paretoscope.cluster.recorders import ClusterRecorders
 
     cluster.wait_for(lambda nodes: cluster.alive_names(nodes) == set(NODES), "both nodes")
@@ -125,40 +184,3 @@ def test_a_node_killed_mid_stream_loses_no_frame(cluster: LocalCluster) -> None:
     print(f"longest wait between two frames, the node's death included: {gap:.2f} s")
     # The node killed is gone; the other recorded the rest.
     cluster.wait_for(lambda found: killed[0] not in cluster.alive_names(found), "its death")
-
-
-def test_the_dashboard_records_its_live_episode_on_the_cluster(
-    cluster: LocalCluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """`paretoscope dashboard --ray-address` (its variable): Explore's episode is recorded by
-    an actor on the cluster, and it is the episode this process records for the same request;
-    the sidebar says where live rollouts are recorded."""
-    from paretoscope.cluster.recorders import ClusterRecorders
-    from paretoscope.dashboard import cluster_live
-    from paretoscope.dashboard.limits import PRERENDER_ENV_VAR, RAY_ADDRESS_ENV_VAR
-    from tests.apptests import captions, open_app, page_ok
-    from tests.demo_fixture import build_tiny_assets
-
-    assets = build_tiny_assets(tmp_path / "assets", horizon=30, with_hopper=False)
-    monkeypatch.setenv("PARETOSCOPE_ASSETS", str(assets))
-    monkeypatch.setenv("PARETOSCOPE_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv(PRERENDER_ENV_VAR, "0")
-    monkeypatch.setenv(RAY_ADDRESS_ENV_VAR, cluster.address)
-    monkeypatch.setattr(cluster_live, "_recorders", None)  # this server's first connection
-    monkeypatch.setattr(cluster_live, "_problem", None)
-    recorded: list[tuple] = []
-    record = ClusterRecorders.record
-
-    def spy(self: ClusterRecorders, request: object, agents: list, *rest: object) -> Recording:
-        recording = record(self, request, agents, *rest)  # type: ignore[arg-type]
-        recorded.append((request, list(agents), recording))
-        return recording
-
-    monkeypatch.setattr(ClusterRecorders, "record", spy)
-    at = open_app({"env": CHEETAH, "agent": "cheetah-morvs"})
-    page_ok(at)
-    assert len(recorded) == 1
-    request, agents, recording = recorded[0]
-    _same_recording(recording, request.record(agents))
-    said = f"Live rollouts are recorded on the Ray cluster at {cluster.address}"
-    assert any(said in text.replace("\\", "") for text in captions(at))  # unescaped

@@ -17,6 +17,7 @@ pytestmark = pytest.mark.slow
 def test_an_unreachable_cluster_leaves_the_episodes_to_this_server(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    pytest.importorskip("ray")  # else "Ray is not installed" would be the reason
     from paretoscope.cache import RECORDINGS_SUBDIR
     from paretoscope.dashboard import cluster_live
     from paretoscope.dashboard.limits import PRERENDER_ENV_VAR, RAY_ADDRESS_ENV_VAR

@@ -15,6 +15,7 @@ from typing import Any
 from paretoscope.errors import ParetoscopeError
 
 _lock = threading.Lock()
+_connected: list[str] = []  # the address this module connected to (none: a local Ray)
 # Seconds to wait for a head's port to answer: Ray itself retries an address where nothing
 # listens for minutes.
 PROBE_SECONDS = 3.0
@@ -29,14 +30,20 @@ def import_ray() -> Any:
     return ray
 
 
-def connect(address: str | None) -> Any:
-    """The ``ray`` module, connected to the cluster at `address` (once per process: a later
-    call with another address keeps the first connection). A cluster that cannot be reached is
-    a `ParetoscopeError` naming it."""
+def connect(address: str | None) -> tuple[Any, bool]:
+    """The ``ray`` module connected to the cluster at `address`, and whether this call made
+    the connection (then the caller may end it; a connection found made is another's). One
+    connection per process: an address other than the connected cluster's is an error. A
+    cluster that cannot be reached is a `ParetoscopeError` naming it."""
     ray = import_ray()
     with _lock:
         if ray.is_initialized():
-            return ray
+            if address not in (None, "auto") and _connected and address not in _connected:
+                raise ParetoscopeError(
+                    f"this process is connected to the Ray cluster at {_connected[0]}, not to "
+                    f"{address}"
+                )
+            return ray, False
         if address is not None and address != "auto":
             _probe(address)
         try:
@@ -49,12 +56,14 @@ def connect(address: str | None) -> Any:
         except (ConnectionError, RuntimeError, ValueError) as error:
             where = "a local Ray" if address is None else f"the Ray cluster at {address}"
             raise ParetoscopeError(f"cannot reach {where}: {error}") from None
-    return ray
+        _connected[:] = [] if address is None else [address]
+    return ray, True
 
 
 def _probe(address: str) -> None:
-    """A `ParetoscopeError` unless something accepts connections at `address` (HOST:PORT)."""
-    host, _, port = address.rpartition(":")
+    """A `ParetoscopeError` unless something accepts connections at `address` (HOST:PORT, or
+    Ray Client's ray://HOST:PORT)."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
     if not host or not port.isdigit():
         raise ParetoscopeError(f"Ray address {address!r}: expected HOST:PORT or auto")
     try:

@@ -32,6 +32,9 @@ MOST_LOST_ACTORS = 3
 FRAMES_AHEAD = 8
 # Seconds between a stream's looks for its next frame.
 POLL_SECONDS = 0.005
+# A stream waits this many of its last gaps between frames (at least `stall` seconds) before
+# it counts its actor lost.
+STALL_FRAMES = 4
 
 
 class _End:
@@ -44,7 +47,9 @@ def _frames_then_recording(
     """``("frame", LiveFrame)`` for each frame from number `skip` on, as `request` is recorded
     (in a thread of its own: the recording calls back, the stream is pulled), then
     ``("recording", Recording)``. The recording's error, if any, is raised here."""
-    frames: queue.Queue[LiveFrame | _End] = queue.Queue()
+    # Bounded: the recording waits while the frames it drew are not taken (Ray's back-pressure
+    # holds the stream, and this holds the recording).
+    frames: queue.Queue[LiveFrame | _End] = queue.Queue(maxsize=FRAMES_AHEAD)
     outcome: dict[str, Any] = {}
 
     def record() -> None:
@@ -109,7 +114,7 @@ class ClusterRecorders:
         stall: float = 1.0,
         first_patience: float = 60.0,
     ) -> None:
-        self._ray = connect(address)
+        self._ray, _ = connect(address)  # kept for the process: never ended here
         self._actor = self._ray.remote(num_cpus=RECORDER_CPUS, max_restarts=0)(_RecordingActor)
         self._options = dict(actor_options or {})
         self._stall = stall
@@ -117,6 +122,7 @@ class ClusterRecorders:
         self._spare: Any = None
         self._lock = threading.Lock()
         exceptions = self._ray.exceptions
+        self._task_error = exceptions.RayTaskError
         # What a lost actor looks like from here (its node or process died, or it went silent).
         self._lost = (
             _Stalled,
@@ -127,7 +133,8 @@ class ClusterRecorders:
         )
 
     def close(self) -> None:
-        """Stop the spare actor (the recordings' own actors stop when they end)."""
+        """Stop the spare actor (the recordings' own actors stop when they end); a later
+        `record` starts actors again."""
         with self._lock:
             spare, self._spare = self._spare, None
         if spare is not None:
@@ -135,10 +142,16 @@ class ClusterRecorders:
                 self._ray.kill(spare)
 
     def _started_actor(self) -> Any:
-        """The spare actor (a new one started in its place), or a new one."""
+        """The spare actor, or a new one; then a new spare (after: on a full cluster the
+        recording's own actor gets the free core first)."""
         with self._lock:
-            actor, self._spare = self._spare, self._actor.options(**self._options).remote()
-        return actor if actor is not None else self._actor.options(**self._options).remote()
+            actor, self._spare = self._spare, None
+        if actor is None:
+            actor = self._actor.options(**self._options).remote()
+        with self._lock:
+            if self._spare is None:
+                self._spare = self._actor.options(**self._options).remote()
+        return actor
 
     def record(
         self,
@@ -146,31 +159,37 @@ class ClusterRecorders:
         agents: Sequence[Agent],
         on_frame: Callable[[LiveFrame], None] | None = None,
         on_actor: Callable[[Any], None] | None = None,
+        check: Callable[[], None] | None = None,
     ) -> Recording:
         """`request` recorded by an actor on the cluster, each frame passed to `on_frame` as it
         arrives (in order, each once, however many actors were lost), the recording returned.
-        `on_actor(actor)` is told each actor before it records (to place or to watch it). An
-        exception from `on_frame` (a cancelled job) stops the actor and is raised."""
+        `on_actor(actor)` is told each actor before it records (to place or to watch it);
+        `check()` is called while a frame is awaited. An exception from `on_frame` or `check`
+        (a cancelled job) stops the actor and is raised; an error of the recording itself is
+        raised as it was raised on the node."""
         agent_references = [self._ray.put(agent) for agent in agents]
         received = lost = 0
         while True:
             actor = self._started_actor()
-            if on_actor is not None:
-                on_actor(actor)
             try:
+                if on_actor is not None:
+                    on_actor(actor)
                 stream = actor.record.options(
                     num_returns="streaming", _generator_backpressure_num_objects=FRAMES_AHEAD
                 ).remote(request, received, *agent_references)
-                patience = self._first_patience
-                while (reference := self._next(stream, patience)) is not None:
-                    kind, item = self._ray.get(reference)
+                patience, last = self._first_patience, None
+                while True:
+                    kind, item = self._next(stream, patience, check)
                     if kind == "recording":
                         recording: Recording = item
                         return recording
                     if on_frame is not None:
                         on_frame(item)
-                    received, patience = item.index + 1, self._stall
-                raise ParetoscopeError("the cluster's recording ended without its recording")
+                    received = item.index + 1
+                    # A node that draws slowly is not a dead one: the patience follows its pace.
+                    now = time.monotonic()
+                    gap = 0.0 if last is None else now - last
+                    patience, last = max(self._stall, STALL_FRAMES * gap), now
             except self._lost as error:
                 lost += 1
                 if lost > MOST_LOST_ACTORS:
@@ -178,19 +197,29 @@ class ClusterRecorders:
                         f"the Ray cluster lost {lost} actors recording one episode: "
                         f"{error or 'no frame came'}"
                     ) from None
+            except self._task_error as error:
+                raise error.cause from None  # the node's own exception, not Ray's report of it
             finally:
                 with contextlib.suppress(Exception):
                     self._ray.kill(actor)
 
-    @staticmethod
-    def _next(stream: Any, patience: float) -> Any:
-        """The stream's next reference (None at its end), waiting at most `patience` seconds
-        (`_Stalled` past it). Polled: Ray's own timed wait is a busy loop."""
+    def _next(
+        self, stream: Any, patience: float, check: Callable[[], None] | None
+    ) -> tuple[str, Any]:
+        """The stream's next item, waiting at most `patience` seconds for it (`_Stalled` past
+        it, its fetch included: a frame in a dead node's object store never comes). Polled:
+        Ray's own timed wait is a busy loop."""
         deadline = time.monotonic() + patience
         while not stream.next_ready():
-            if stream.is_finished():
-                return None
+            if check is not None:
+                check()
             if time.monotonic() > deadline:
                 raise _Stalled()
             time.sleep(POLL_SECONDS)
-        return next(stream)
+        try:
+            item: tuple[str, Any] = self._ray.get(
+                next(stream), timeout=max(deadline - time.monotonic(), self._stall)
+            )
+        except (StopIteration, self._ray.exceptions.GetTimeoutError):
+            raise _Stalled() from None  # ended without its recording, or not fetched in time
+        return item
