@@ -43,7 +43,6 @@ from paretoscope.dashboard.jobs import Job, Produce, shared_board
 from paretoscope.dashboard.messages import MESSAGE_LIMIT, inert
 from paretoscope.dashboard.pool import live_shown_rate, shared_pool
 from paretoscope.dashboard.session import session_id, session_is_active
-from paretoscope.dashboard.streamlit_internals import server_logger
 from paretoscope.dashboard.trace import mark
 from paretoscope.dashboard.widgets.episode_video import episode_video
 from paretoscope.dashboard.widgets.live_frames import live_frames
@@ -69,7 +68,7 @@ FIRST_FRAME_PATIENCE = 1.0
 UNSEEN_MOVE_POLL = 1.0
 
 Result = TypeVar("Result")
-log = server_logger("paretoscope.dashboard")
+log = internals.server_logger("paretoscope.dashboard")
 
 
 def stop_requested() -> bool:

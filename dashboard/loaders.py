@@ -20,7 +20,6 @@ import streamlit as st
 from paretoscope.agents.header import CHECKPOINT_FORMAT
 from paretoscope.agents.loaded import LoadedAgent
 from paretoscope.asset_agents import load_asset_agent
-from paretoscope.behaviour.saved_layout import GalleryLayouts
 from paretoscope.cache import RECORDINGS_SUBDIR, RESULTS_SUBDIR, cache_dir
 from paretoscope.catalog import (
     AgentAsset,
@@ -111,18 +110,6 @@ def store(found: AssetCatalog) -> LayeredStore:
 def library(found: AssetCatalog) -> RecordingLibrary:
     """The recording library over the catalog's ``rollouts/`` and the cache's, one per process."""
     return _library(tuple(str(folder) for folder in found.rollout_dirs), str(cache_dir()))
-
-
-@st.cache_resource(show_spinner=False)
-def _gallery_layouts(rollout_dirs: tuple[str, ...], cache: str) -> GalleryLayouts:
-    return GalleryLayouts(
-        [Path(folder) for folder in rollout_dirs], Path(cache) / RECORDINGS_SUBDIR
-    )
-
-
-def gallery_layouts(found: AssetCatalog) -> GalleryLayouts:
-    """The galleries' saved layouts, beside the recordings (the catalog's, then the cache's)."""
-    return _gallery_layouts(tuple(str(folder) for folder in found.rollout_dirs), str(cache_dir()))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

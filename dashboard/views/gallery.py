@@ -26,7 +26,7 @@ from paretoscope.behaviour import (
 )
 from paretoscope.behaviour.difference import frames_at
 from paretoscope.behaviour.gallery import tile_caption
-from paretoscope.behaviour.saved_layout import GalleryLayout, layout_key
+from paretoscope.behaviour.saved_layout import GalleryLayout, GalleryLayouts, layout_key
 from paretoscope.behaviour.states import episode_states
 from paretoscope.dashboard import loaders, sidebar
 from paretoscope.dashboard import preferences as prefs
@@ -135,12 +135,17 @@ def _saved_key(ctx: sidebar.Context, count: int) -> str | None:
     return layout_key(digest, ctx.env_id, plan, count, ctx.seed, ctx.horizon)
 
 
+def _layouts(ctx: sidebar.Context) -> GalleryLayouts:
+    """The saved layouts, in the recording library's folders (its read-only ones first)."""
+    return GalleryLayouts(ctx.library.read_dirs, ctx.library.write_dir)
+
+
 def _saved_plan(ctx: sidebar.Context, key: str | None, count: int) -> _Plan | None:
     """The layout saved under `key`, if any: read without loading the agent or its sweep."""
     assert ctx.spec is not None
     if key is None:
         return None
-    layout = loaders.gallery_layouts(ctx.catalog).get(key, ctx.spec.n_obj, count)
+    layout = _layouts(ctx).get(key, ctx.spec.n_obj, count)
     if layout is None:
         return None
     tiles = GalleryTiles(layout.preferences, layout.returns, layout.rows)
@@ -280,7 +285,7 @@ def show_gallery() -> None:
             draw(found)
             _remember(key, found)
         if saved_key is not None and plan.clusters is None:
-            loaders.gallery_layouts(ctx.catalog).put(
+            _layouts(ctx).put(
                 saved_key,
                 GalleryLayout(
                     plan.fingerprint,
