@@ -310,22 +310,13 @@ def explore() -> None:
 
     def draw_video(started: Job | None, places: LivePlaces | None = None) -> None:
         with video_column:
-            # Looked up again: a recording started above may have been stored while the
-            # front was drawn (a sweep waiting for the only free worker), and then plays now.
-            finished = ctx.library.get(key)
-            if finished is not None:
-                # Which episode plays: neighbouring preferences of a policy set can give the
-                # same video.
-                asked = "" if target is None else f"target {describe(names, target)}, "
-                undiscounted = "" if front_gamma == 1.0 else " (undiscounted)"
-                returns = describe(names, finished.returns[0])
-                st.caption(
-                    f"Preference {describe(names, preference, 2)} · {asked}"
-                    f"seed {request.seed} → return {returns}" + undiscounted
-                )
-
+            # The caption says which episode plays (neighbouring preferences of a policy set can
+            # give the same video). It is placed first and written from the recording shown: a
+            # recording started above may be stored at any moment, also while this draws.
+            caption = st.empty()
+            shown = None
             with guard("rollout"):
-                show_recording_live(
+                shown = show_recording_live(
                     ctx.library,
                     request,
                     [loaded],
@@ -334,6 +325,14 @@ def explore() -> None:
                     file_name=file_name,
                     started=started,
                     places=places,
+                )
+            if shown is not None:
+                asked = "" if target is None else f"target {describe(names, target)}, "
+                undiscounted = "" if front_gamma == 1.0 else " (undiscounted)"
+                returns = describe(names, shown.returns[0])
+                caption.caption(
+                    f"Preference {describe(names, preference, 2)} · {asked}"
+                    f"seed {request.seed} → return {returns}" + undiscounted
                 )
 
     # A finished video goes first (it then plays sooner); a new one is placed first and
