@@ -2,6 +2,10 @@
 an actor on one of the cluster's nodes, its frames streamed back as they are drawn (a Ray
 streaming generator), the finished `Recording` last.
 
+One episode is recorded once at a time on a cluster, however many dashboard servers use it: a
+registry actor (named, on the head node) knows which actor records each request's key, and a
+second server asking for it follows that actor's stream.
+
 A request names everything that changes its episode (its key), so recording it again gives the
 same frames. An actor lost mid-stream (its node died, its process was killed) is therefore
 replaced by a new one, on any node, that records the same request again and sends only the
@@ -11,8 +15,9 @@ the one a local worker would have made.
 
 from __future__ import annotations
 
+import collections
 import contextlib
-import queue
+import functools
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -27,58 +32,88 @@ from paretoscope.recordings import LiveFrame, Recording, RecordingRequest
 RECORDER_CPUS = 1.0
 # Actors a recording may lose before it fails: more means the cluster itself is failing.
 MOST_LOST_ACTORS = 3
-# Frames an actor may draw before the ones it sent are taken: the stream's memory stays bounded,
-# and an actor lost mid-stream has not run far ahead of what was received.
+# Frames an actor may draw past the furthest one taken: the stream's memory stays bounded, and
+# an actor lost mid-stream has not run far ahead of what was received.
 FRAMES_AHEAD = 8
+# Frames an actor keeps for streams that follow it (a stream joining late starts from these).
+FRAMES_KEPT = 2 * FRAMES_AHEAD
+# Streams (and questions) one actor serves at once: every server's viewers of its episode.
+MOST_STREAMS = 64
 # Seconds between a stream's looks for its next frame.
 POLL_SECONDS = 0.005
 # A stream waits this many of its last gaps between frames (at least `stall` seconds) before
 # it counts its actor lost.
 STALL_FRAMES = 4
+# Where the registry lives: one per cluster, found by name.
+REGISTRY_NAME = "paretoscope-recordings"
+NAMESPACE = "paretoscope"
+HEAD_NODE_RESOURCE = "node:__internal_head__"  # Ray's own resource of the head node
 
 
-class _End:
-    """Put in a stream's queue after its last frame."""
+class _Registry:
+    """The cluster's one list of the recordings being made, by key: which actor records each,
+    and how many streams follow it (from every dashboard server using the cluster). A plain
+    actor: its calls run one at a time, so two servers asking for one episode at once get one
+    actor. The last stream to leave stops its actor."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[int, Any, int]] = {}  # key: (generation, actor, streams)
+        self._generations = 0
+
+    def join(self, key: str, candidate: Any, stale: int | None) -> tuple[int, Any, bool]:
+        """The actor recording `key` and its generation, followed once more; `candidate`
+        becomes it when none is, or when the one known is `stale` (lost: it is stopped).
+        The flag says whether `candidate` was taken."""
+        entry = self._entries.get(key)
+        if entry is not None and entry[0] != stale:
+            generation, actor, streams = entry
+            self._entries[key] = (generation, actor, streams + 1)
+            return generation, actor, False
+        if entry is not None:
+            _kill(entry[1])
+        self._generations += 1
+        self._entries[key] = (self._generations, candidate, 1)
+        return self._generations, candidate, True
+
+    def leave(self, key: str, generation: int) -> None:
+        """One stream of `key`'s actor of `generation` ended; the last one stops the actor."""
+        entry = self._entries.get(key)
+        if entry is None or entry[0] != generation:
+            return  # an actor replaced since: stopped then
+        if entry[2] > 1:
+            self._entries[key] = (generation, entry[1], entry[2] - 1)
+            return
+        del self._entries[key]
+        _kill(entry[1])
+
+    def recording(self) -> dict[str, int]:
+        """Each recording being made now, and its streams."""
+        return {key: streams for key, (_, _, streams) in self._entries.items()}
 
 
-def _frames_then_recording(
-    request: RecordingRequest, agents: Sequence[Agent], skip: int
-) -> Iterator[tuple[str, Any]]:
-    """``("frame", LiveFrame)`` for each frame from number `skip` on, as `request` is recorded
-    (in a thread of its own: the recording calls back, the stream is pulled), then
-    ``("recording", Recording)``. The recording's error, if any, is raised here."""
-    # Bounded: the recording waits while the frames it drew are not taken (Ray's back-pressure
-    # holds the stream, and this holds the recording).
-    frames: queue.Queue[LiveFrame | _End] = queue.Queue(maxsize=FRAMES_AHEAD)
-    outcome: dict[str, Any] = {}
+def _kill(actor: Any) -> None:
+    import ray
 
-    def record() -> None:
-        try:
-            outcome["recording"] = request.record(agents, frames.put)
-        except BaseException as error:  # raised in the stream below
-            outcome["error"] = error
-        finally:
-            frames.put(_End())
-
-    thread = threading.Thread(target=record, name="paretoscope-cluster-recording", daemon=True)
-    thread.start()
-    while not isinstance(item := frames.get(), _End):
-        if item.index >= skip:
-            yield "frame", item
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    yield "recording", outcome["recording"]
+    with contextlib.suppress(Exception):  # already gone
+        ray.kill(actor)
 
 
 class _RecordingActor:
-    """What runs on a node: chooses the GL backend once, then records what it is asked."""
+    """What runs on a node: chooses the GL backend once, then records one request, for every
+    stream that follows it (threaded: each stream, and each question, in a thread of its own).
+    It keeps its last frames, so a stream that joins late starts from the newest, and it draws
+    at most `FRAMES_AHEAD` frames past the furthest any stream has taken."""
 
     def __init__(self) -> None:
         from paretoscope.render.backend import ensure_gl_backend
 
         with contextlib.suppress(Exception):  # no renderer: each recording says so itself
             ensure_gl_backend()
+        self._changed = threading.Condition()
+        self._frames: collections.deque[LiveFrame] = collections.deque(maxlen=FRAMES_KEPT)
+        self._taken = -1  # the furthest frame number any stream has taken
+        self._outcome: dict[str, Any] = {}
+        self._started = False
 
     def node(self) -> str:
         import ray
@@ -86,10 +121,62 @@ class _RecordingActor:
         node: str = ray.get_runtime_context().get_node_id()
         return node
 
-    def record(
-        self, request: RecordingRequest, skip: int, *agents: Agent
+    def follow(
+        self, request: RecordingRequest, skip: int, since: int, *agents: Agent
     ) -> Iterator[tuple[str, Any]]:
-        yield from _frames_then_recording(request, agents, skip)
+        """``("frame", LiveFrame)`` for each frame from number `since` on (or the oldest kept),
+        then ``("recording", Recording)``; the first stream starts the recording, from frame
+        `skip` on. The recording's error, if any, is raised here."""
+        with self._changed:
+            if not self._started:
+                self._started = True
+                self._taken = skip - 1
+                threading.Thread(
+                    target=self._record,
+                    args=(request, agents, skip),
+                    name="paretoscope-cluster-recording",
+                    daemon=True,
+                ).start()
+        position = since
+        while True:
+            with self._changed:
+                self._changed.wait_for(functools.partial(self._news, position))
+                ready = [frame for frame in self._frames if frame.index >= position]
+                outcome = dict(self._outcome) if not ready else {}
+            for frame in ready:
+                yield "frame", frame
+                position = frame.index + 1
+                with self._changed:
+                    if frame.index > self._taken:
+                        self._taken = frame.index
+                        self._changed.notify_all()
+            if outcome:
+                if "error" in outcome:
+                    raise outcome["error"]
+                yield "recording", outcome["recording"]
+                return
+
+    def _news(self, position: int) -> bool:
+        """Whether a frame numbered `position` or later, or the end, is here (held lock)."""
+        return bool(self._outcome) or bool(self._frames and self._frames[-1].index >= position)
+
+    def _record(self, request: RecordingRequest, agents: Sequence[Agent], skip: int) -> None:
+        def keep(frame: LiveFrame) -> None:
+            if frame.index < skip:
+                return
+            with self._changed:
+                self._changed.wait_for(lambda: frame.index - self._taken <= FRAMES_AHEAD)
+                self._frames.append(frame)
+                self._changed.notify_all()
+
+        outcome: dict[str, Any]
+        try:
+            outcome = {"recording": request.record(agents, keep)}
+        except BaseException as error:  # raised in each stream
+            outcome = {"error": error}
+        with self._changed:
+            self._outcome = outcome
+            self._changed.notify_all()
 
 
 class _Stalled(Exception):
@@ -98,10 +185,10 @@ class _Stalled(Exception):
 
 class ClusterRecorders:
     """Records requests on the Ray cluster at `address` (``auto``, ``HOST:PORT``; None: a local
-    Ray for this process), one actor per recording. `actor_options` go to Ray's
-    ``.options(...)`` for every actor (resources, scheduling). One actor is kept started ahead
-    (its imports and renderer ready), so a recording, or one resumed, starts without waiting
-    for a new process.
+    Ray for this process), one actor per episode being recorded, shared by every stream of it
+    from any server. `actor_options` go to Ray's ``.options(...)`` for every actor (resources,
+    scheduling). One actor is kept started ahead (its imports and renderer ready), so a
+    recording, or one resumed, starts without waiting for a new process.
 
     A node that dies is declared dead by Ray only after its heartbeats are missed (seconds), so
     a stream also counts its actor lost when no frame comes for `stall` seconds once frames
@@ -115,7 +202,11 @@ class ClusterRecorders:
         first_patience: float = 60.0,
     ) -> None:
         self._ray, _ = connect(address)  # kept for the process: never ended here
-        self._actor = self._ray.remote(num_cpus=RECORDER_CPUS, max_restarts=0)(_RecordingActor)
+        self._actor = self._ray.remote(
+            num_cpus=RECORDER_CPUS, max_restarts=0, max_concurrency=MOST_STREAMS
+        )(_RecordingActor)
+        self._registry_class = self._ray.remote(num_cpus=0, max_restarts=0)(_Registry)
+        self._registry: Any = None
         self._options = dict(actor_options or {})
         self._stall = stall
         self._first_patience = first_patience
@@ -133,25 +224,55 @@ class ClusterRecorders:
         )
 
     def close(self) -> None:
-        """Stop the spare actor (the recordings' own actors stop when they end); a later
-        `record` starts actors again."""
+        """Stop the spare actor (the recordings' own actors stop when their last stream ends);
+        a later `record` starts actors again."""
         with self._lock:
             spare, self._spare = self._spare, None
         if spare is not None:
-            with contextlib.suppress(Exception):
-                self._ray.kill(spare)
+            _kill(spare)
 
-    def _started_actor(self) -> Any:
-        """The spare actor, or a new one; then a new spare (after: on a full cluster the
-        recording's own actor gets the free core first)."""
+    def recording(self) -> dict[str, int]:
+        """The episodes being recorded on the cluster now (by any server), by key, and how many
+        streams follow each."""
+        found: dict[str, int] = self._ray.get(self._registry_actor().recording.remote())
+        return found
+
+    def _registry_actor(self, renew: bool = False) -> Any:
+        """The cluster's registry, started by the first server that needs it (on the head
+        node, which lives as long as the cluster; detached: no server owns it)."""
         with self._lock:
-            actor, self._spare = self._spare, None
-        if actor is None:
-            actor = self._actor.options(**self._options).remote()
+            if self._registry is None or renew:
+                self._registry = self._registry_class.options(
+                    name=REGISTRY_NAME,
+                    namespace=NAMESPACE,
+                    get_if_exists=True,
+                    lifetime="detached",
+                    resources={HEAD_NODE_RESOURCE: 0.001},
+                ).remote()
+            return self._registry
+
+    def _join(self, key: str, stale: int | None) -> tuple[int, Any]:
+        """The actor recording `key` (and its generation), the spare becoming it when none is
+        (or when the one known is `stale`)."""
+        with self._lock:
+            candidate, self._spare = self._spare, None
+        if candidate is None:
+            candidate = self._actor.options(**self._options).remote()
+        try:
+            joined = self._registry_actor().join.remote(key, candidate, stale)
+            generation, actor, taken = self._ray.get(joined)
+        except self._ray.exceptions.RayActorError:  # the registry was lost: a new one
+            joined = self._registry_actor(renew=True).join.remote(key, candidate, stale)
+            generation, actor, taken = self._ray.get(joined)
         with self._lock:
             if self._spare is None:
-                self._spare = self._actor.options(**self._options).remote()
-        return actor
+                # A new spare after the recording's own actor: on a full cluster, the
+                # recording gets the free core first.
+                self._spare = self._actor.options(**self._options).remote() if taken else candidate
+                candidate = None
+        if candidate is not None and not taken:
+            _kill(candidate)
+        return generation, actor
 
     def record(
         self,
@@ -161,22 +282,26 @@ class ClusterRecorders:
         on_actor: Callable[[Any], None] | None = None,
         check: Callable[[], None] | None = None,
     ) -> Recording:
-        """`request` recorded by an actor on the cluster, each frame passed to `on_frame` as it
-        arrives (in order, each once, however many actors were lost), the recording returned.
-        `on_actor(actor)` is told each actor before it records (to place or to watch it);
-        `check()` is called while a frame is awaited. An exception from `on_frame` or `check`
-        (a cancelled job) stops the actor and is raised; an error of the recording itself is
+        """`request` recorded on the cluster (by the actor already recording it for anyone,
+        else by a new one), each frame passed to `on_frame` as it arrives (in order, each once,
+        however many actors were lost), the recording returned. `on_actor(actor)` is told each
+        actor before it streams (to place or to watch it); `check()` is called while a frame is
+        awaited. An exception from `on_frame` or `check` (a cancelled job) ends this stream (the
+        actor stops if it was the last) and is raised; an error of the recording itself is
         raised as it was raised on the node."""
+        key = request.key()
         agent_references = [self._ray.put(agent) for agent in agents]
         received = lost = 0
+        generation: int | None = None
         while True:
-            actor = self._started_actor()
+            generation, actor = self._join(key, stale=generation)
+            resumed = False
             try:
                 if on_actor is not None:
                     on_actor(actor)
-                stream = actor.record.options(
+                stream = actor.follow.options(
                     num_returns="streaming", _generator_backpressure_num_objects=FRAMES_AHEAD
-                ).remote(request, received, *agent_references)
+                ).remote(request, received, received, *agent_references)
                 patience, last = self._first_patience, None
                 while True:
                     kind, item = self._next(stream, patience, check)
@@ -197,11 +322,13 @@ class ClusterRecorders:
                         f"the Ray cluster lost {lost} actors recording one episode: "
                         f"{error or 'no frame came'}"
                     ) from None
+                resumed = True  # the next join replaces the actor (it stops it)
             except self._task_error as error:
                 raise error.cause from None  # the node's own exception, not Ray's report of it
             finally:
-                with contextlib.suppress(Exception):
-                    self._ray.kill(actor)
+                if not resumed:
+                    with contextlib.suppress(Exception):  # a lost registry forgets it anyway
+                        self._registry_actor().leave.remote(key, generation)
 
     def _next(
         self, stream: Any, patience: float, check: Callable[[], None] | None
