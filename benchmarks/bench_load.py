@@ -38,6 +38,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,7 +47,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from benchmarks.procfs import processes  # noqa: E402
-from benchmarks.server import dashboard_server, floor_server  # noqa: E402
+from benchmarks.server import cli_server, dashboard_server, floor_server  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from tests.e2e.room import (  # noqa: E402
     STALL_LIMIT,
@@ -87,12 +88,27 @@ class Room:
     trace: Path  # the server's page-run milestones (`paretoscope.dashboard.trace`)
 
 
-def run_room(browser, assets: Path, count: int, args: argparse.Namespace, floor: bool) -> Room:  # noqa: ANN001
-    """`count` viewers on a fresh server (its own video cache) for args.seconds of moves."""
+def run_room(
+    browser,  # noqa: ANN001 - Playwright's
+    assets: Path,
+    count: int,
+    args: argparse.Namespace,
+    floor: bool,
+    flags: tuple[str, ...] = (),
+    during: Callable[[], None] | None = None,
+) -> Room:
+    """`count` viewers on a fresh server (its own video cache) for args.seconds of moves; the
+    server started with `paretoscope dashboard FLAGS` when flags are given. `during()` runs
+    in a thread of its own once the moves begin (to break something meanwhile)."""
     cache = Path(tempfile.mkdtemp(prefix="bench-load-cache-"))
     trace = cache / "trace.jsonl"
     os.environ["PARETOSCOPE_TRACE"] = str(trace)
-    serving = floor_server(["--stream"]) if floor else dashboard_server(assets, cache)
+    if floor:
+        serving = floor_server(["--stream"])
+    elif flags:
+        serving = cli_server(assets, cache, *flags)
+    else:
+        serving = dashboard_server(assets, cache)
     memory: list[int] = []
     stop_sampling = threading.Event()
     with serving as server:
@@ -107,6 +123,8 @@ def run_room(browser, assets: Path, count: int, args: argparse.Namespace, floor:
                 flush=True,
             )
             browsers_at_ready, server_at_ready = cpu_seconds(server.process.pid)
+            if during is not None:
+                threading.Thread(target=during, name="bench-during", daemon=True).start()
             ready = walk(sessions, args.seconds, tuple(args.every))
             walked = time.monotonic() - ready
             browsers_now, server_now = cpu_seconds(server.process.pid)

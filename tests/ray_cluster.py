@@ -63,10 +63,11 @@ class LocalCluster:
             f"--temp-dir={self.folder / 'ray'}",
         )
 
-    def start_worker(self, name: str) -> None:
-        """A worker node with one core and the resource `name`; returns once it has joined."""
+    def start_worker(self, name: str, cpus: int = 1) -> None:
+        """A worker node with `cpus` cores (Ray's logical ones: how many one-core actors it
+        runs at once) and the resource `name`; returns once it has joined."""
         self.workers[name] = self._ray_start(
-            f"--address={self.address}", "--num-cpus=1", f'--resources={{"{name}": 1}}'
+            f"--address={self.address}", f"--num-cpus={cpus}", f'--resources={{"{name}": 1}}'
         )
         self.wait_for(lambda nodes: name in self.alive_names(nodes), f"node {name} to join")
 
@@ -132,9 +133,9 @@ def _wait_listening(port: int, folder: Path) -> None:
 
 
 @contextlib.contextmanager
-def local_cluster(workers: list[str]) -> Iterator[LocalCluster]:
-    """A head and `workers` (named worker nodes), this process connected to it; everything
-    stopped (and this process disconnected) on leaving."""
+def local_cluster(workers: list[str], cpus: int = 1) -> Iterator[LocalCluster]:
+    """A head and `workers` (named worker nodes of `cpus` cores each), this process connected
+    to it; everything stopped (and this process disconnected) on leaving."""
     settings = {
         "RAY_AUTH_MODE": "disabled",
         "RAY_USAGE_STATS_ENABLED": "0",
@@ -154,7 +155,7 @@ def local_cluster(workers: list[str]) -> Iterator[LocalCluster]:
         _wait_listening(port, cluster.folder)  # a failed ray.init leaves state that fails again
         ray.init(address=cluster.address, log_to_driver=False, include_dashboard=False)
         for name in workers:
-            cluster.start_worker(name)
+            cluster.start_worker(name, cpus)
         yield cluster
     finally:
         if cluster.ray is not None:

@@ -80,7 +80,6 @@ def test_a_recording_streamed_through_the_cluster_equals_a_local_one(
         streamed.append,
         on_actor=lambda actor: nodes.append(cluster.ray.get(actor.node.remote())),
     )
-    recorders.close()
     assert [cluster.name_of(node) for node in nodes] in ([name] for name in NODES)
     _same(streamed, local)
     _same_recording(recording, truth)
@@ -140,7 +139,6 @@ def test_an_error_on_the_node_is_raised_as_itself(cluster: LocalCluster) -> None
     recorders = ClusterRecorders(cluster.address)
     with pytest.raises(ParetoscopeError) as there:
         recorders.record(request, [agent])
-    recorders.close()
     assert type(there.value) is type(here.value) and str(there.value) == str(here.value)
 
 
@@ -173,7 +171,6 @@ def test_a_node_killed_mid_stream_loses_no_frame(cluster: LocalCluster) -> None:
         on_frame,
         on_actor=lambda actor: nodes.append(cluster.ray.get(actor.node.remote())),
     )
-    recorders.close()
     # The first actor's node died mid-stream; an actor on the other one finished.
     assert len(killed) == 1 and len(nodes) == 2 and nodes[0] != nodes[1]
     _same(streamed, local)

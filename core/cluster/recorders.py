@@ -4,11 +4,13 @@ streaming generator), the finished `Recording` last.
 
 One episode is recorded once at a time on a cluster, however many dashboard servers use it: a
 registry actor (named, on the head node) knows which actor records each request's key, and a
-second server asking for it follows that actor's stream.
+second server asking for it follows that actor's stream. The registry also keeps the actors:
+one that finished (or whose viewers all left) waits, warm, for the next episode, since starting
+a process (its imports, its renderer) costs seconds of a core.
 
 A request names everything that changes its episode (its key), so recording it again gives the
 same frames. An actor lost mid-stream (its node died, its process was killed) is therefore
-replaced by a new one, on any node, that records the same request again and sends only the
+replaced by another, on any node, that records the same request again and sends only the
 frames after the last one received: the stream resumes where it stopped, and the recording is
 the one a local worker would have made.
 """
@@ -20,16 +22,19 @@ import contextlib
 import functools
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from paretoscope.agents.base import Agent
-from paretoscope.cluster.connect import connect
+from paretoscope.cluster.connect import connect, import_ray
 from paretoscope.errors import ParetoscopeError
 from paretoscope.recordings import LiveFrame, Recording, RecordingRequest
 
-# Cores an actor holds on its node while it records (the physics, the policy and the renderer).
+# Cores an actor holds on its node (the physics, the policy and the renderer): a node started
+# with `ray start --num-cpus=K` records K episodes at once.
 RECORDER_CPUS = 1.0
+# Actors kept waiting for the next episode (each holds its cores meanwhile).
+MOST_IDLE = 2
 # Actors a recording may lose before it fails: more means the cluster itself is failing.
 MOST_LOST_ACTORS = 3
 # Frames an actor may draw past the furthest one taken: the stream's memory stays bounded, and
@@ -50,45 +55,122 @@ NAMESPACE = "paretoscope"
 HEAD_NODE_RESOURCE = "node:__internal_head__"  # Ray's own resource of the head node
 
 
-class _Registry:
-    """The cluster's one list of the recordings being made, by key: which actor records each,
-    and how many streams follow it (from every dashboard server using the cluster). A plain
-    actor: its calls run one at a time, so two servers asking for one episode at once get one
-    actor. The last stream to leave stops its actor."""
+class _Cancelled(Exception):
+    """Raised in a recording's thread once nobody follows its episode."""
+
+
+class _Episode:
+    """One episode an actor records: its newest frames, how far its streams have taken them,
+    and its end (``recording`` or ``error``)."""
+
+    def __init__(self, key: str, skip: int) -> None:
+        self.key = key
+        self.frames: collections.deque[LiveFrame] = collections.deque(maxlen=FRAMES_KEPT)
+        self.taken = skip - 1  # the furthest frame number any stream has taken
+        self.outcome: dict[str, Any] = {}
+        self.cancelled = False
+
+
+class _RecordingActor:
+    """What runs on a node: chooses the GL backend once, then records one episode at a time for
+    every stream that follows it (threaded: each stream, and each question, in a thread of its
+    own). It keeps the episode's last frames, so a stream that joins late starts from the
+    newest, and draws at most `FRAMES_AHEAD` frames past the furthest any stream has taken."""
 
     def __init__(self) -> None:
-        self._entries: dict[str, tuple[int, Any, int]] = {}  # key: (generation, actor, streams)
-        self._generations = 0
+        from paretoscope.render.backend import ensure_gl_backend
 
-    def join(self, key: str, candidate: Any, stale: int | None) -> tuple[int, Any, bool]:
-        """The actor recording `key` and its generation, followed once more; `candidate`
-        becomes it when none is, or when the one known is `stale` (lost: it is stopped).
-        The flag says whether `candidate` was taken."""
-        entry = self._entries.get(key)
-        if entry is not None and entry[0] != stale:
-            generation, actor, streams = entry
-            self._entries[key] = (generation, actor, streams + 1)
-            return generation, actor, False
-        if entry is not None:
-            _kill(entry[1])
-        self._generations += 1
-        self._entries[key] = (self._generations, candidate, 1)
-        return self._generations, candidate, True
+        with contextlib.suppress(Exception):  # no renderer: each recording says so itself
+            ensure_gl_backend()
+        self._changed = threading.Condition()
+        self._episode: _Episode | None = None
 
-    def leave(self, key: str, generation: int) -> None:
-        """One stream of `key`'s actor of `generation` ended; the last one stops the actor."""
-        entry = self._entries.get(key)
-        if entry is None or entry[0] != generation:
-            return  # an actor replaced since: stopped then
-        if entry[2] > 1:
-            self._entries[key] = (generation, entry[1], entry[2] - 1)
+    def node(self) -> str:
+        import ray
+
+        node: str = ray.get_runtime_context().get_node_id()
+        return node
+
+    def stop(self, key: str) -> None:
+        """Nobody follows `key` any more: its recording stops (if it is this actor's)."""
+        with self._changed:
+            if self._episode is not None and self._episode.key == key:
+                self._episode.cancelled = True
+                self._changed.notify_all()
+
+    def follow(
+        self, key: str, request: RecordingRequest, skip: int, since: int, *agents: Agent
+    ) -> Iterator[tuple[str, Any]]:
+        """``("frame", LiveFrame)`` for each frame of `request` (its `key`) from number `since`
+        on (or the oldest kept), then ``("recording", Recording)``; a stream of another episode
+        than the one recorded starts it, from frame `skip` on (the other one stops). The
+        recording's error, if any, is raised here."""
+        with self._changed:
+            episode = self._episode
+            if episode is None or episode.key != key or episode.cancelled:
+                if episode is not None:
+                    episode.cancelled = True
+                    self._changed.notify_all()
+                episode = self._episode = _Episode(key, skip)
+                threading.Thread(
+                    target=self._record,
+                    args=(episode, request, agents, skip),
+                    name="paretoscope-cluster-recording",
+                    daemon=True,
+                ).start()
+        position = since
+        while True:
+            with self._changed:
+                self._changed.wait_for(functools.partial(self._news, episode, position))
+                if episode.cancelled:
+                    return
+                ready = [frame for frame in episode.frames if frame.index >= position]
+                outcome = dict(episode.outcome) if not ready else {}
+            for frame in ready:
+                yield "frame", frame
+                position = frame.index + 1
+                with self._changed:
+                    if frame.index > episode.taken:
+                        episode.taken = frame.index
+                        self._changed.notify_all()
+            if outcome:
+                if "error" in outcome:
+                    raise outcome["error"]
+                yield "recording", outcome["recording"]
+                return
+
+    @staticmethod
+    def _news(episode: _Episode, position: int) -> bool:
+        """Whether `episode` has a frame numbered `position` or later, or has ended."""
+        frames = episode.frames
+        newer = bool(frames) and frames[-1].index >= position
+        return episode.cancelled or bool(episode.outcome) or newer
+
+    def _record(
+        self, episode: _Episode, request: RecordingRequest, agents: Sequence[Agent], skip: int
+    ) -> None:
+        def keep(frame: LiveFrame) -> None:
+            with self._changed:
+                if frame.index >= skip:
+                    self._changed.wait_for(
+                        lambda: episode.cancelled or frame.index - episode.taken <= FRAMES_AHEAD
+                    )
+                if episode.cancelled:
+                    raise _Cancelled()
+                if frame.index >= skip:
+                    episode.frames.append(frame)
+                    self._changed.notify_all()
+
+        outcome: dict[str, Any]
+        try:
+            outcome = {"recording": request.record(agents, keep)}
+        except _Cancelled:
             return
-        del self._entries[key]
-        _kill(entry[1])
-
-    def recording(self) -> dict[str, int]:
-        """Each recording being made now, and its streams."""
-        return {key: streams for key, (_, _, streams) in self._entries.items()}
+        except BaseException as error:  # raised in each stream
+            outcome = {"error": error}
+        with self._changed:
+            episode.outcome = outcome
+            self._changed.notify_all()
 
 
 def _kill(actor: Any) -> None:
@@ -98,85 +180,65 @@ def _kill(actor: Any) -> None:
         ray.kill(actor)
 
 
-class _RecordingActor:
-    """What runs on a node: chooses the GL backend once, then records one request, for every
-    stream that follows it (threaded: each stream, and each question, in a thread of its own).
-    It keeps its last frames, so a stream that joins late starts from the newest, and it draws
-    at most `FRAMES_AHEAD` frames past the furthest any stream has taken."""
+class _Registry:
+    """The cluster's one list of the episodes being recorded, by key: which actor records each,
+    and how many streams follow it (from every dashboard server using the cluster), and the
+    actors waiting for an episode. A plain actor: its calls run one at a time, so two servers
+    asking for one episode at once get one actor. It starts the actors itself (it owns them:
+    they outlive any one server)."""
 
     def __init__(self) -> None:
-        from paretoscope.render.backend import ensure_gl_backend
+        self._start = (
+            import_ray()
+            .remote(num_cpus=RECORDER_CPUS, max_restarts=0, max_concurrency=MOST_STREAMS)(
+                _RecordingActor
+            )
+            .remote
+        )
+        self._entries: dict[str, tuple[int, Any, int]] = {}  # key: (generation, actor, streams)
+        self._idle: list[Any] = []
+        self._generations = 0
 
-        with contextlib.suppress(Exception):  # no renderer: each recording says so itself
-            ensure_gl_backend()
-        self._changed = threading.Condition()
-        self._frames: collections.deque[LiveFrame] = collections.deque(maxlen=FRAMES_KEPT)
-        self._taken = -1  # the furthest frame number any stream has taken
-        self._outcome: dict[str, Any] = {}
-        self._started = False
+    def join(self, key: str, stale: int | None) -> tuple[int, Any]:
+        """The actor recording `key` (and its generation), followed once more; a waiting one
+        (else a new one) when none is, or when the one known is `stale` (lost: it is stopped,
+        and the waiting ones with it: they may have been on the node that died)."""
+        entry = self._entries.get(key)
+        if entry is not None and entry[0] != stale:
+            generation, actor, streams = entry
+            self._entries[key] = (generation, actor, streams + 1)
+            return generation, actor
+        if entry is not None:
+            for lost in [entry[1], *self._idle]:
+                _kill(lost)
+            self._idle.clear()
+        actor = self._idle.pop() if self._idle else self._start()
+        if not self._idle:
+            self._idle.append(self._start())  # warm for the next episode
+        self._generations += 1
+        self._entries[key] = (self._generations, actor, 1)
+        return self._generations, actor
 
-    def node(self) -> str:
-        import ray
+    def leave(self, key: str, generation: int) -> None:
+        """One stream of `key`'s actor of `generation` ended; after the last one the actor
+        stops recording it and waits for another episode."""
+        entry = self._entries.get(key)
+        if entry is None or entry[0] != generation:
+            return  # an actor replaced since
+        if entry[2] > 1:
+            self._entries[key] = (generation, entry[1], entry[2] - 1)
+            return
+        del self._entries[key]
+        actor = entry[1]
+        actor.stop.remote(key)
+        if len(self._idle) < MOST_IDLE:
+            self._idle.append(actor)
+        else:
+            _kill(actor)
 
-        node: str = ray.get_runtime_context().get_node_id()
-        return node
-
-    def follow(
-        self, request: RecordingRequest, skip: int, since: int, *agents: Agent
-    ) -> Iterator[tuple[str, Any]]:
-        """``("frame", LiveFrame)`` for each frame from number `since` on (or the oldest kept),
-        then ``("recording", Recording)``; the first stream starts the recording, from frame
-        `skip` on. The recording's error, if any, is raised here."""
-        with self._changed:
-            if not self._started:
-                self._started = True
-                self._taken = skip - 1
-                threading.Thread(
-                    target=self._record,
-                    args=(request, agents, skip),
-                    name="paretoscope-cluster-recording",
-                    daemon=True,
-                ).start()
-        position = since
-        while True:
-            with self._changed:
-                self._changed.wait_for(functools.partial(self._news, position))
-                ready = [frame for frame in self._frames if frame.index >= position]
-                outcome = dict(self._outcome) if not ready else {}
-            for frame in ready:
-                yield "frame", frame
-                position = frame.index + 1
-                with self._changed:
-                    if frame.index > self._taken:
-                        self._taken = frame.index
-                        self._changed.notify_all()
-            if outcome:
-                if "error" in outcome:
-                    raise outcome["error"]
-                yield "recording", outcome["recording"]
-                return
-
-    def _news(self, position: int) -> bool:
-        """Whether a frame numbered `position` or later, or the end, is here (held lock)."""
-        return bool(self._outcome) or bool(self._frames and self._frames[-1].index >= position)
-
-    def _record(self, request: RecordingRequest, agents: Sequence[Agent], skip: int) -> None:
-        def keep(frame: LiveFrame) -> None:
-            if frame.index < skip:
-                return
-            with self._changed:
-                self._changed.wait_for(lambda: frame.index - self._taken <= FRAMES_AHEAD)
-                self._frames.append(frame)
-                self._changed.notify_all()
-
-        outcome: dict[str, Any]
-        try:
-            outcome = {"recording": request.record(agents, keep)}
-        except BaseException as error:  # raised in each stream
-            outcome = {"error": error}
-        with self._changed:
-            self._outcome = outcome
-            self._changed.notify_all()
+    def recording(self) -> dict[str, int]:
+        """Each episode being recorded now, and its streams."""
+        return {key: streams for key, (_, _, streams) in self._entries.items()}
 
 
 class _Stalled(Exception):
@@ -185,32 +247,19 @@ class _Stalled(Exception):
 
 class ClusterRecorders:
     """Records requests on the Ray cluster at `address` (``auto``, ``HOST:PORT``; None: a local
-    Ray for this process), one actor per episode being recorded, shared by every stream of it
-    from any server. `actor_options` go to Ray's ``.options(...)`` for every actor (resources,
-    scheduling). One actor is kept started ahead (its imports and renderer ready), so a
-    recording, or one resumed, starts without waiting for a new process.
+    Ray for this process): each episode by one actor, shared by every stream of it from any
+    server.
 
     A node that dies is declared dead by Ray only after its heartbeats are missed (seconds), so
     a stream also counts its actor lost when no frame comes for `stall` seconds once frames
-    have begun (`first_patience` before the first one: an actor loads its agent and env)."""
+    have begun (`first_patience` before the first one: a new actor loads its agent and env)."""
 
-    def __init__(
-        self,
-        address: str | None,
-        actor_options: Mapping[str, Any] | None = None,
-        stall: float = 1.0,
-        first_patience: float = 60.0,
-    ) -> None:
+    def __init__(self, address: str | None, stall: float = 1.0, first_patience: float = 60.0):
         self._ray, _ = connect(address)  # kept for the process: never ended here
-        self._actor = self._ray.remote(
-            num_cpus=RECORDER_CPUS, max_restarts=0, max_concurrency=MOST_STREAMS
-        )(_RecordingActor)
         self._registry_class = self._ray.remote(num_cpus=0, max_restarts=0)(_Registry)
         self._registry: Any = None
-        self._options = dict(actor_options or {})
         self._stall = stall
         self._first_patience = first_patience
-        self._spare: Any = None
         self._lock = threading.Lock()
         exceptions = self._ray.exceptions
         self._task_error = exceptions.RayTaskError
@@ -222,14 +271,6 @@ class ClusterRecorders:
             exceptions.WorkerCrashedError,
             exceptions.NodeDiedError,
         )
-
-    def close(self) -> None:
-        """Stop the spare actor (the recordings' own actors stop when their last stream ends);
-        a later `record` starts actors again."""
-        with self._lock:
-            spare, self._spare = self._spare, None
-        if spare is not None:
-            _kill(spare)
 
     def recording(self) -> dict[str, int]:
         """The episodes being recorded on the cluster now (by any server), by key, and how many
@@ -252,27 +293,11 @@ class ClusterRecorders:
             return self._registry
 
     def _join(self, key: str, stale: int | None) -> tuple[int, Any]:
-        """The actor recording `key` (and its generation), the spare becoming it when none is
-        (or when the one known is `stale`)."""
-        with self._lock:
-            candidate, self._spare = self._spare, None
-        if candidate is None:
-            candidate = self._actor.options(**self._options).remote()
         try:
-            joined = self._registry_actor().join.remote(key, candidate, stale)
-            generation, actor, taken = self._ray.get(joined)
+            joined: tuple[int, Any] = self._ray.get(self._registry_actor().join.remote(key, stale))
         except self._ray.exceptions.RayActorError:  # the registry was lost: a new one
-            joined = self._registry_actor(renew=True).join.remote(key, candidate, stale)
-            generation, actor, taken = self._ray.get(joined)
-        with self._lock:
-            if self._spare is None:
-                # A new spare after the recording's own actor: on a full cluster, the
-                # recording gets the free core first.
-                self._spare = self._actor.options(**self._options).remote() if taken else candidate
-                candidate = None
-        if candidate is not None and not taken:
-            _kill(candidate)
-        return generation, actor
+            joined = self._ray.get(self._registry_actor(renew=True).join.remote(key, stale))
+        return joined
 
     def record(
         self,
@@ -283,12 +308,12 @@ class ClusterRecorders:
         check: Callable[[], None] | None = None,
     ) -> Recording:
         """`request` recorded on the cluster (by the actor already recording it for anyone,
-        else by a new one), each frame passed to `on_frame` as it arrives (in order, each once,
-        however many actors were lost), the recording returned. `on_actor(actor)` is told each
-        actor before it streams (to place or to watch it); `check()` is called while a frame is
-        awaited. An exception from `on_frame` or `check` (a cancelled job) ends this stream (the
-        actor stops if it was the last) and is raised; an error of the recording itself is
-        raised as it was raised on the node."""
+        else by a waiting or new one), each frame passed to `on_frame` as it arrives (in order,
+        each once, however many actors were lost), the recording returned. `on_actor(actor)`
+        is told each actor before it streams (to place or to watch it); `check()` is called
+        while a frame is awaited. An exception from `on_frame` or `check` (a cancelled job)
+        ends this stream (the recording stops if it was the last) and is raised; an error of
+        the recording itself is raised as it was raised on the node."""
         key = request.key()
         agent_references = [self._ray.put(agent) for agent in agents]
         received = lost = 0
@@ -296,12 +321,13 @@ class ClusterRecorders:
         while True:
             generation, actor = self._join(key, stale=generation)
             resumed = False
+            stream = None
             try:
                 if on_actor is not None:
                     on_actor(actor)
                 stream = actor.follow.options(
                     num_returns="streaming", _generator_backpressure_num_objects=FRAMES_AHEAD
-                ).remote(request, received, received, *agent_references)
+                ).remote(key, request, received, received, *agent_references)
                 patience, last = self._first_patience, None
                 while True:
                     kind, item = self._next(stream, patience, check)
@@ -322,12 +348,14 @@ class ClusterRecorders:
                         f"the Ray cluster lost {lost} actors recording one episode: "
                         f"{error or 'no frame came'}"
                     ) from None
-                resumed = True  # the next join replaces the actor (it stops it)
+                resumed = True  # the next join replaces the actor
             except self._task_error as error:
                 raise error.cause from None  # the node's own exception, not Ray's report of it
             finally:
-                if not resumed:
-                    with contextlib.suppress(Exception):  # a lost registry forgets it anyway
+                with contextlib.suppress(Exception):  # an actor or a registry gone meanwhile
+                    if stream is not None:
+                        self._ray.cancel(stream)  # its thread on the actor ends
+                    if not resumed:
                         self._registry_actor().leave.remote(key, generation)
 
     def _next(

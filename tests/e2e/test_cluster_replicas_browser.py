@@ -60,7 +60,6 @@ def test_two_servers_on_one_cluster_record_a_shared_episode_once(
                 screenshot(viewer_b, "cluster-replica-second")
             finally:
                 context.close()
-        registry.close()
     # One recording in the shared folder, under the key both servers streamed.
     stored = sorted(path.name for path in shared.rglob("*.mp4"))
     assert stored == [f"{key}.mp4"], stored
