@@ -25,6 +25,7 @@ move or a video is lost or a page shows an error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import threading
@@ -48,7 +49,23 @@ def frames_shown(room: Room) -> int:
     return sum(int(stream["frames"]) for session in room.sessions for stream in session.streams)
 
 
-def report(name: str, room: Room) -> float:
+def nodes_cpu_seconds(cluster: LocalCluster) -> float:
+    """CPU time (user + system, s) used so far by the worker nodes' processes (each `ray start`
+    and everything it started: raylet, workers, actors), the ones alive now."""
+    import psutil
+
+    total = 0.0
+    for node in cluster.workers.values():
+        with contextlib.suppress(psutil.NoSuchProcess):
+            root = psutil.Process(node.pid)
+            for process in [root, *root.children(recursive=True)]:
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    times = process.cpu_times()
+                    total += times.user + times.system
+    return total
+
+
+def report(name: str, room: Room, nodes_cpu: float | None = None) -> float:
     """Prints the room's figures; returns the server's CPU seconds per frame shown."""
     frames = frames_shown(room)
     moves = sum(session.moves for session in room.sessions)
@@ -62,6 +79,11 @@ def report(name: str, room: Room) -> float:
         f"  frames shown {frames}; server CPU {server_cpu:.1f} s over {room.walked:.0f} s "
         f"({server_cpu / room.walked:.2f} cores), {1000 * per_frame:.1f} ms per frame shown"
     )
+    if nodes_cpu is not None:
+        print(
+            f"  worker nodes' CPU {nodes_cpu:.1f} s for the whole room (its opening included), "
+            f"{1000 * nodes_cpu / max(frames, 1):.1f} ms per frame shown"
+        )
     print(
         f"  longest stall of a live stream: {max(stream_stalls, default=float('nan')):.2f} s "
         f"(n={len(stream_stalls)} streams)"
@@ -114,7 +136,9 @@ def main() -> int:
             import ray
 
             print(f"ray {ray.__version__}; nodes {NODES}, {args.node_cpus} cores each", flush=True)
+            before = nodes_cpu_seconds(cluster)
             on_cluster = run_room(browser, args.assets, args.sessions, args, False, flags)
+            nodes_cpu = nodes_cpu_seconds(cluster) - before
             killed: list[str] = []
             go = killer(cluster, args.kill_after, killed)
             with_kill = run_room(browser, args.assets, args.sessions, args, False, flags, go.set)
@@ -122,7 +146,7 @@ def main() -> int:
 
     print(f"{args.sessions} viewers, {args.seconds:.0f} s of moves, video {args.size}x{args.size}")
     local_per_frame = report("local (this server alone)", local)
-    cluster_per_frame = report("on the cluster", on_cluster)
+    cluster_per_frame = report("on the cluster", on_cluster, nodes_cpu)
     report(f"on the cluster, node {killed[0] if killed else '(none)'} killed", with_kill)
     print(
         f"server CPU per frame shown, cluster / local: "

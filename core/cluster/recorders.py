@@ -6,7 +6,9 @@ One episode is recorded once at a time on a cluster, however many dashboard serv
 registry actor (named, on the head node) knows which actor records each request's key, and a
 second server asking for it follows that actor's stream. The registry also keeps the actors:
 one that finished (or whose viewers all left) waits, warm, for the next episode, since starting
-a process (its imports, its renderer) costs seconds of a core.
+a process (its imports, its renderer) costs seconds of a core. Actors hold their node's cores
+while they wait: a cluster's capacity is the cores its nodes declare (`ray start --num-cpus`),
+and an episode asked for beyond it waits for the first actor to come free.
 
 A request names everything that changes its episode (its key), so recording it again gives the
 same frames. An actor lost mid-stream (its node died, its process was killed) is therefore
@@ -33,8 +35,8 @@ from paretoscope.recordings import LiveFrame, Recording, RecordingRequest
 # Cores an actor holds on its node (the physics, the policy and the renderer): a node started
 # with `ray start --num-cpus=K` records K episodes at once.
 RECORDER_CPUS = 1.0
-# Actors kept waiting for the next episode (each holds its cores meanwhile).
-MOST_IDLE = 2
+# Actors started with the registry, waiting for the first episodes.
+WARM_AT_START = 2
 # Actors a recording may lose before it fails: more means the cluster itself is failing.
 MOST_LOST_ACTORS = 3
 # Frames an actor may draw past the furthest one taken: the stream's memory stays bounded, and
@@ -44,8 +46,11 @@ FRAMES_AHEAD = 8
 FRAMES_KEPT = 2 * FRAMES_AHEAD
 # Streams (and questions) one actor serves at once: every server's viewers of its episode.
 MOST_STREAMS = 64
-# Seconds between a stream's looks for its next frame.
-POLL_SECONDS = 0.005
+# Seconds between a stream's looks for its next frame (a fifth of a 20 fps video's frame).
+POLL_SECONDS = 0.01
+# Seconds an actor that sent no frame within its stream's patience has to answer a question
+# (it then only draws slowly: a loaded node) before it counts lost.
+PING_SECONDS = 1.0
 # A stream waits this many of its last gaps between frames (at least `stall` seconds) before
 # it counts its actor lost.
 STALL_FRAMES = 4
@@ -180,6 +185,37 @@ def _kill(actor: Any) -> None:
         ray.kill(actor)
 
 
+class _Started:
+    """An actor the registry started, and the node it runs on (asked at its start, known once
+    it is up)."""
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+        self._where = handle.node.remote()
+
+    def node(self) -> str | None:
+        """Its node's id; None while it is starting, or when it could not say."""
+        ray = import_ray()
+        ready, _ = ray.wait([self._where], timeout=0)
+        if not ready:
+            return None
+        try:
+            node: str = ray.get(self._where)
+        except Exception:  # noqa: BLE001 - an actor that died before answering
+            return None
+        return node
+
+
+class _Entry:
+    """An episode being recorded: its actor (of a generation: the number of its start) and
+    the streams following it."""
+
+    def __init__(self, generation: int, actor: _Started) -> None:
+        self.generation = generation
+        self.actor = actor
+        self.streams = 1
+
+
 class _Registry:
     """The cluster's one list of the episodes being recorded, by key: which actor records each,
     and how many streams follow it (from every dashboard server using the cluster), and the
@@ -188,57 +224,64 @@ class _Registry:
     they outlive any one server)."""
 
     def __init__(self) -> None:
-        self._start = (
-            import_ray()
-            .remote(num_cpus=RECORDER_CPUS, max_restarts=0, max_concurrency=MOST_STREAMS)(
-                _RecordingActor
-            )
-            .remote
-        )
-        self._entries: dict[str, tuple[int, Any, int]] = {}  # key: (generation, actor, streams)
-        self._idle: list[Any] = []
+        ray = import_ray()
+        self._class = ray.remote(
+            num_cpus=RECORDER_CPUS, max_restarts=0, max_concurrency=MOST_STREAMS
+        )(_RecordingActor)
+        self._entries: dict[str, _Entry] = {}
+        self._idle = [self._start() for _ in range(WARM_AT_START)]
         self._generations = 0
 
-    def join(self, key: str, stale: int | None) -> tuple[int, Any]:
+    def _start(self) -> _Started:
+        return _Started(self._class.remote())
+
+    def join(self, key: str, stale: int | None) -> tuple[int, Any, bool]:
         """The actor recording `key` (and its generation), followed once more; a waiting one
         (else a new one) when none is, or when the one known is `stale` (lost: it is stopped,
-        and the waiting ones with it: they may have been on the node that died)."""
+        and the waiting ones on its node with it, or all when its node is not known). The flag
+        says whether the actor was started before (its first frame comes without a start)."""
         entry = self._entries.get(key)
-        if entry is not None and entry[0] != stale:
-            generation, actor, streams = entry
-            self._entries[key] = (generation, actor, streams + 1)
-            return generation, actor
+        if entry is not None and entry.generation != stale:
+            entry.streams += 1
+            return entry.generation, entry.actor.handle, True
         if entry is not None:
-            for lost in [entry[1], *self._idle]:
-                _kill(lost)
-            self._idle.clear()
-        actor = self._idle.pop() if self._idle else self._start()
+            self._forget(entry.actor)
+        warm = bool(self._idle)
+        actor = self._idle.pop() if warm else self._start()
         if not self._idle:
             self._idle.append(self._start())  # warm for the next episode
         self._generations += 1
-        self._entries[key] = (self._generations, actor, 1)
-        return self._generations, actor
+        self._entries[key] = _Entry(self._generations, actor)
+        return self._generations, actor.handle, warm
+
+    def _forget(self, lost: _Started) -> None:
+        """Stop `lost` and the waiting actors that may have died with it."""
+        node = lost.node()
+        _kill(lost.handle)
+        kept = []
+        for actor in self._idle:
+            if node is not None and actor.node() not in (None, node):
+                kept.append(actor)
+            else:
+                _kill(actor.handle)
+        self._idle = kept
 
     def leave(self, key: str, generation: int) -> None:
         """One stream of `key`'s actor of `generation` ended; after the last one the actor
         stops recording it and waits for another episode."""
         entry = self._entries.get(key)
-        if entry is None or entry[0] != generation:
+        if entry is None or entry.generation != generation:
             return  # an actor replaced since
-        if entry[2] > 1:
-            self._entries[key] = (generation, entry[1], entry[2] - 1)
+        entry.streams -= 1
+        if entry.streams:
             return
         del self._entries[key]
-        actor = entry[1]
-        actor.stop.remote(key)
-        if len(self._idle) < MOST_IDLE:
-            self._idle.append(actor)
-        else:
-            _kill(actor)
+        entry.actor.handle.stop.remote(key)
+        self._idle.append(entry.actor)
 
     def recording(self) -> dict[str, int]:
         """Each episode being recorded now, and its streams."""
-        return {key: streams for key, (_, _, streams) in self._entries.items()}
+        return {key: entry.streams for key, entry in self._entries.items()}
 
 
 class _Stalled(Exception):
@@ -251,10 +294,18 @@ class ClusterRecorders:
     server.
 
     A node that dies is declared dead by Ray only after its heartbeats are missed (seconds), so
-    a stream also counts its actor lost when no frame comes for `stall` seconds once frames
-    have begun (`first_patience` before the first one: a new actor loads its agent and env)."""
+    a stream also asks its actor whether it is there when no frame comes for `stall` seconds
+    (from an actor started before, which only loads its agent and env for its first frame), or
+    `first_patience` seconds before the first frame of a new actor (its process starts): an
+    actor that does not answer within `PING_SECONDS` counts lost. One that answers only draws
+    slowly, and is waited for (at most `first_patience` seconds for any one frame)."""
 
-    def __init__(self, address: str | None, stall: float = 1.0, first_patience: float = 60.0):
+    def __init__(
+        self,
+        address: str | None,
+        stall: float = 1.0,
+        first_patience: float = 60.0,
+    ) -> None:
         self._ray, _ = connect(address)  # kept for the process: never ended here
         self._registry_class = self._ray.remote(num_cpus=0, max_restarts=0)(_Registry)
         self._registry: Any = None
@@ -292,9 +343,10 @@ class ClusterRecorders:
                 ).remote()
             return self._registry
 
-    def _join(self, key: str, stale: int | None) -> tuple[int, Any]:
+    def _join(self, key: str, stale: int | None) -> tuple[int, Any, bool]:
         try:
-            joined: tuple[int, Any] = self._ray.get(self._registry_actor().join.remote(key, stale))
+            asked = self._registry_actor().join.remote(key, stale)
+            joined: tuple[int, Any, bool] = self._ray.get(asked)
         except self._ray.exceptions.RayActorError:  # the registry was lost: a new one
             joined = self._ray.get(self._registry_actor(renew=True).join.remote(key, stale))
         return joined
@@ -319,7 +371,7 @@ class ClusterRecorders:
         received = lost = 0
         generation: int | None = None
         while True:
-            generation, actor = self._join(key, stale=generation)
+            generation, actor, warm = self._join(key, stale=generation)
             resumed = False
             stream = None
             try:
@@ -328,9 +380,10 @@ class ClusterRecorders:
                 stream = actor.follow.options(
                     num_returns="streaming", _generator_backpressure_num_objects=FRAMES_AHEAD
                 ).remote(key, request, received, received, *agent_references)
-                patience, last = self._first_patience, None
+                patience = self._stall if warm else self._first_patience
+                last = None
                 while True:
-                    kind, item = self._next(stream, patience, check)
+                    kind, item = self._next(stream, patience, check, actor)
                     if kind == "recording":
                         recording: Recording = item
                         return recording
@@ -359,17 +412,22 @@ class ClusterRecorders:
                         self._registry_actor().leave.remote(key, generation)
 
     def _next(
-        self, stream: Any, patience: float, check: Callable[[], None] | None
+        self, stream: Any, patience: float, check: Callable[[], None] | None, actor: Any
     ) -> tuple[str, Any]:
-        """The stream's next item, waiting at most `patience` seconds for it (`_Stalled` past
-        it, its fetch included: a frame in a dead node's object store never comes). Polled:
-        Ray's own timed wait is a busy loop."""
-        deadline = time.monotonic() + patience
+        """The stream's next item, waited for `patience` seconds, then for as long as `actor`
+        answers (at most `first_patience` seconds in all); `_Stalled` past it, its fetch
+        included: a frame in a dead node's object store never comes. Polled: Ray's own timed
+        wait is a busy loop."""
+        started = time.monotonic()
+        deadline = started + patience
         while not stream.next_ready():
             if check is not None:
                 check()
-            if time.monotonic() > deadline:
-                raise _Stalled()
+            now = time.monotonic()
+            if now > deadline:
+                if now - started > self._first_patience or not self._answers(actor):
+                    raise _Stalled()
+                deadline = time.monotonic() + patience
             time.sleep(POLL_SECONDS)
         try:
             item: tuple[str, Any] = self._ray.get(
@@ -378,3 +436,12 @@ class ClusterRecorders:
         except (StopIteration, self._ray.exceptions.GetTimeoutError):
             raise _Stalled() from None  # ended without its recording, or not fetched in time
         return item
+
+    def _answers(self, actor: Any) -> bool:
+        """Whether `actor` answers a question within `PING_SECONDS` (it is threaded: it
+        answers while it records)."""
+        try:
+            self._ray.get(actor.node.remote(), timeout=PING_SECONDS)
+        except Exception:  # noqa: BLE001 - any failure to answer: not there
+            return False
+        return True
