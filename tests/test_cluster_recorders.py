@@ -142,6 +142,40 @@ def test_an_error_on_the_node_is_raised_as_itself(cluster: LocalCluster) -> None
     assert type(there.value) is type(here.value) and str(there.value) == str(here.value)
 
 
+def test_a_full_cluster_shares_its_cores_rather_than_making_an_episode_wait(
+    cluster: LocalCluster,
+) -> None:
+    """Three episodes at once on two one-core nodes: each stream holds its first frame until
+    all three have one (so an episode that waited for another to end would never get its
+    own), and each is the episode recorded here."""
+    import threading
+
+    from paretoscope.cluster.recorders import ClusterRecorders
+
+    recorders = ClusterRecorders(cluster.address)
+    agents = [LinearAgent(CHEETAH, seed=seed) for seed in (11, 12, 13)]
+    requests = [_request(agent, horizon=30) for agent in agents]
+    all_started = threading.Barrier(3, timeout=180)
+    recordings: dict[int, Recording] = {}
+
+    def record(index: int) -> None:
+        def on_frame(frame: LiveFrame) -> None:
+            if frame.index == 0:
+                all_started.wait()
+
+        recordings[index] = recorders.record(requests[index], [agents[index]], on_frame)
+
+    threads = [threading.Thread(target=record, args=(index,)) for index in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=600)
+    assert sorted(recordings) == [0, 1, 2]
+    for index, recording in recordings.items():
+        _same_recording(recording, requests[index].record([agents[index]]))
+    assert recorders.recording() == {}  # each actor came free when its stream ended
+
+
 def test_a_node_killed_mid_stream_loses_no_frame(cluster: LocalCluster) -> None:
     """Last in this file: it leaves one node alive."""
     from paretoscope.cluster.recorders import ClusterRecorders

@@ -7,8 +7,9 @@ registry actor (named, on the head node) knows which actor records each request'
 second server asking for it follows that actor's stream. The registry also keeps the actors:
 one that finished (or whose viewers all left) waits, warm, for the next episode, since starting
 a process (its imports, its renderer) costs seconds of a core. Actors hold their node's cores
-while they wait: a cluster's capacity is the cores its nodes declare (`ray start --num-cpus`),
-and an episode asked for beyond it waits for the first actor to come free.
+while they wait: a cluster's capacity is the cores its nodes declare (`ray start --num-cpus`).
+Beyond it, a new episode is not refused nor queued: its actor shares a node's cores with the
+ones there, and every episode there is drawn more slowly.
 
 A request names everything that changes its episode (its key), so recording it again gives the
 same frames. An actor lost mid-stream (its node died, its process was killed) is therefore
@@ -35,8 +36,10 @@ from paretoscope.recordings import LiveFrame, Recording, RecordingRequest
 # Cores an actor holds on its node (the physics, the policy and the renderer): a node started
 # with `ray start --num-cpus=K` records K episodes at once.
 RECORDER_CPUS = 1.0
-# Actors started with the registry, waiting for the first episodes.
-WARM_AT_START = 2
+# Actors started with the registry, waiting for the first episodes: one per free core of the
+# cluster then, at most this many (starting one costs seconds of a core: a room's first moves
+# would wait for them).
+MOST_WARM_AT_START = 16
 # Actors a recording may lose before it fails: more means the cluster itself is failing.
 MOST_LOST_ACTORS = 3
 # Frames an actor may draw past the furthest one taken: the stream's memory stays bounded, and
@@ -229,11 +232,30 @@ class _Registry:
             num_cpus=RECORDER_CPUS, max_restarts=0, max_concurrency=MOST_STREAMS
         )(_RecordingActor)
         self._entries: dict[str, _Entry] = {}
-        self._idle = [self._start() for _ in range(WARM_AT_START)]
         self._generations = 0
+        self._turn = 0  # the last node given an actor beyond the cluster's cores
+        free = int(ray.available_resources().get("CPU", 0.0) // RECORDER_CPUS)
+        self._idle = [self._start() for _ in range(max(1, min(free, MOST_WARM_AT_START)))]
 
     def _start(self) -> _Started:
-        return _Started(self._class.remote())
+        """A new actor, holding its cores; on a cluster whose cores are all held, one holding
+        none, on the worker node next in turn: the node's episodes share its cores, each drawn
+        more slowly, rather than one waiting for another to end."""
+        ray = import_ray()
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        if ray.available_resources().get("CPU", 0.0) >= RECORDER_CPUS:
+            return _Started(self._class.remote())
+        nodes = sorted(
+            node["NodeID"]
+            for node in ray.nodes()
+            if node["Alive"] and node["Resources"].get("CPU", 0.0) > 0
+        )
+        if not nodes:  # no worker node at all: the actor waits for one to join
+            return _Started(self._class.remote())
+        self._turn += 1
+        where = NodeAffinitySchedulingStrategy(nodes[self._turn % len(nodes)], soft=True)
+        return _Started(self._class.options(num_cpus=0, scheduling_strategy=where).remote())
 
     def join(self, key: str, stale: int | None) -> tuple[int, Any, bool]:
         """The actor recording `key` (and its generation), followed once more; a waiting one
