@@ -189,24 +189,27 @@ def _kill(actor: Any) -> None:
 
 
 class _Started:
-    """An actor the registry started, and the node it runs on (asked at its start, known once
-    it is up)."""
+    """An actor the registry started, and whether it is up: it answers a question asked at its
+    start, and again after any actor was lost (a dead one never answers)."""
 
     def __init__(self, handle: Any) -> None:
         self.handle = handle
-        self._where = handle.node.remote()
+        self.answer = handle.node.remote()
 
-    def node(self) -> str | None:
-        """Its node's id; None while it is starting, or when it could not say."""
+    def ask_again(self) -> None:
+        self.answer = self.handle.node.remote()
+
+    def up(self) -> bool:
+        """Whether it has answered the last question (without waiting)."""
         ray = import_ray()
-        ready, _ = ray.wait([self._where], timeout=0)
+        ready, _ = ray.wait([self.answer], timeout=0)
         if not ready:
-            return None
+            return False
         try:
-            node: str = ray.get(self._where)
+            ray.get(self.answer)
         except Exception:  # noqa: BLE001 - an actor that died before answering
-            return None
-        return node
+            return False
+        return True
 
 
 class _Entry:
@@ -258,35 +261,30 @@ class _Registry:
         return _Started(self._class.options(num_cpus=0, scheduling_strategy=where).remote())
 
     def join(self, key: str, stale: int | None) -> tuple[int, Any, bool]:
-        """The actor recording `key` (and its generation), followed once more; a waiting one
-        (else a new one) when none is, or when the one known is `stale` (lost: it is stopped,
-        and the waiting ones on its node with it, or all when its node is not known). The flag
-        says whether the actor was started before (its first frame comes without a start)."""
+        """The actor recording `key` (and its generation), followed once more; when none is, or
+        when the one known is `stale` (lost: it is stopped), a waiting one that is up, else one
+        that is starting (or a new one). The flag says whether the actor is up (its first frame
+        comes without a process's start)."""
         entry = self._entries.get(key)
         if entry is not None and entry.generation != stale:
             entry.streams += 1
             return entry.generation, entry.actor.handle, True
         if entry is not None:
-            self._forget(entry.actor)
-        warm = bool(self._idle)
-        actor = self._idle.pop() if warm else self._start()
+            _kill(entry.actor.handle)
+            for waiting in self._idle:  # they may have died with it (its node)
+                waiting.ask_again()
+            if self._idle:  # the first answer (a live node's actors answer at once)
+                answers = [waiting.answer for waiting in self._idle]
+                import_ray().wait(answers, num_returns=1, timeout=PING_SECONDS)
+        ready = [waiting for waiting in self._idle if waiting.up()]
+        actor = ready[0] if ready else self._idle[0] if self._idle else self._start()
+        if actor in self._idle:
+            self._idle.remove(actor)
         if not self._idle:
             self._idle.append(self._start())  # warm for the next episode
         self._generations += 1
         self._entries[key] = _Entry(self._generations, actor)
-        return self._generations, actor.handle, warm
-
-    def _forget(self, lost: _Started) -> None:
-        """Stop `lost` and the waiting actors that may have died with it."""
-        node = lost.node()
-        _kill(lost.handle)
-        kept = []
-        for actor in self._idle:
-            if node is not None and actor.node() not in (None, node):
-                kept.append(actor)
-            else:
-                _kill(actor.handle)
-        self._idle = kept
+        return self._generations, actor.handle, bool(ready)
 
     def leave(self, key: str, generation: int) -> None:
         """One stream of `key`'s actor of `generation` ended; after the last one the actor
