@@ -37,6 +37,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from benchmarks.bench_load import Room, delays, describe, package_versions, run_room  # noqa: E402
+from benchmarks.verdict import verdict  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from tests.e2e.room import lost, stalls  # noqa: E402
 from tests.ray_cluster import LocalCluster, local_cluster  # noqa: E402
@@ -160,11 +161,7 @@ def main() -> int:
         failures += [f"{name}: {problem}" for problem in lost(room.sessions)]
     if not killed:
         failures.append("no node was killed (the moves ended first: lower --kill-after)")
-    print("load average at end: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
-    for failure in failures:
-        print("FAIL:", failure)
-    print("OK" if not failures else f"{len(failures)} failures")
-    return 0 if not failures else 1
+    return verdict(failures)
 
 
 if __name__ == "__main__":

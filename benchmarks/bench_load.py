@@ -48,6 +48,7 @@ if str(REPO) not in sys.path:
 
 from benchmarks.procfs import processes  # noqa: E402
 from benchmarks.server import cli_server, dashboard_server, floor_server  # noqa: E402
+from benchmarks.verdict import verdict  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from tests.e2e.room import (  # noqa: E402
     STALL_LIMIT,
@@ -357,11 +358,7 @@ def main() -> int:
     )
     if peak >= MEMORY_LIMIT:
         failures.append(f"server memory peaked at {peak / 2**30:.2f} GB (limit 3 GB)")
-    print("load average at end: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
-    for failure in failures:
-        print("FAIL:", failure)
-    print("OK" if not failures else f"{len(failures)} failures")
-    return 0 if not failures else 1
+    return verdict(failures)
 
 
 if __name__ == "__main__":

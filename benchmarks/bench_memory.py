@@ -41,6 +41,7 @@ if str(REPO) not in sys.path:
 from benchmarks.bench_load import READ, sample_memory  # noqa: E402
 from benchmarks.procfs import processes  # noqa: E402
 from benchmarks.server import dashboard_server  # noqa: E402
+from benchmarks.verdict import verdict  # noqa: E402
 from paretoscope.dashboard.memory import MEMORY_LOG_ENV_VAR  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, EPISODE_VIDEO  # noqa: E402
 
@@ -295,10 +296,7 @@ def main() -> int:
         )
         if post > TOLERANCE * pre:
             failures.append(f"{stage}: {post / MB:.0f} MB > {TOLERANCE} x {pre / MB:.0f} MB")
-    for failure in failures:
-        print("FAIL:", failure)
-    print("OK" if not failures else f"{len(failures)} failures")
-    return 0 if not failures else 1
+    return verdict(failures, load=False)
 
 
 if __name__ == "__main__":
