@@ -53,7 +53,7 @@ MOST_STREAMS = 64
 POLL_SECONDS = 0.01
 # Seconds an actor that sent no frame within its stream's patience has to answer a question
 # (it then only draws slowly: a loaded node) before it counts lost.
-PING_SECONDS = 1.0
+PING_SECONDS = 2.0
 # A stream waits this many of its last gaps between frames (at least `stall` seconds) before
 # it counts its actor lost.
 STALL_FRAMES = 4
@@ -199,12 +199,13 @@ class _Started:
     def ask_again(self) -> None:
         self.answer = self.handle.node.remote()
 
-    def up(self) -> bool:
-        """Whether it has answered the last question (without waiting)."""
+    def up(self) -> bool | None:
+        """True once it has answered the last question, False when it died before answering,
+        None while the answer is awaited (without waiting)."""
         ray = import_ray()
         ready, _ = ray.wait([self.answer], timeout=0)
         if not ready:
-            return False
+            return None
         try:
             ray.get(self.answer)
         except Exception:  # noqa: BLE001 - an actor that died before answering
@@ -257,7 +258,8 @@ class _Registry:
         if not nodes:  # no worker node at all: the actor waits for one to join
             return _Started(self._class.remote())
         self._turn += 1
-        where = NodeAffinitySchedulingStrategy(nodes[self._turn % len(nodes)], soft=True)
+        # Held to that node: a fallback could be the head, which declares no cores to draw on.
+        where = NodeAffinitySchedulingStrategy(nodes[self._turn % len(nodes)], soft=False)
         return _Started(self._class.options(num_cpus=0, scheduling_strategy=where).remote())
 
     def join(self, key: str, stale: int | None) -> tuple[int, Any, bool]:
@@ -273,11 +275,15 @@ class _Registry:
             _kill(entry.actor.handle)
             for waiting in self._idle:  # they may have died with it (its node)
                 waiting.ask_again()
-            if self._idle:  # the first answer (a live node's actors answer at once)
-                answers = [waiting.answer for waiting in self._idle]
-                import_ray().wait(answers, num_returns=1, timeout=PING_SECONDS)
+            self._first_live_answer()
+        self._idle = [waiting for waiting in self._idle if waiting.up() is not False]
         ready = [waiting for waiting in self._idle if waiting.up()]
-        actor = ready[0] if ready else self._idle[0] if self._idle else self._start()
+        if ready:
+            actor = ready[0]
+        elif self._idle and entry is None:
+            actor = self._idle[0]  # starting: sooner up than a new one
+        else:
+            actor = self._start()  # after a loss, never one that may have died with it
         if actor in self._idle:
             self._idle.remove(actor)
         if not self._idle:
@@ -285,6 +291,19 @@ class _Registry:
         self._generations += 1
         self._entries[key] = _Entry(self._generations, actor)
         return self._generations, actor.handle, bool(ready)
+
+    def _first_live_answer(self) -> None:
+        """Wait (at most `PING_SECONDS`) for the first waiting actor to answer its question;
+        a dead one's error is no answer."""
+        ray = import_ray()
+        pending = [waiting.answer for waiting in self._idle]
+        deadline = time.monotonic() + PING_SECONDS
+        while pending and (left := deadline - time.monotonic()) > 0:
+            answered, pending = ray.wait(pending, num_returns=1, timeout=left)
+            for answer in answered:
+                with contextlib.suppress(Exception):
+                    ray.get(answer)
+                    return
 
     def leave(self, key: str, generation: int) -> None:
         """One stream of `key`'s actor of `generation` ended; after the last one the actor
