@@ -28,8 +28,8 @@ import argparse
 import contextlib
 import os
 import sys
-import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -92,19 +92,17 @@ def report(name: str, room: Room, nodes_cpu: float | None = None) -> float:
     return per_frame
 
 
-def killer(cluster: LocalCluster, after: float, killed: list[str]) -> threading.Event:
-    """An event that, once set, kills the first worker node `after` seconds later."""
-    go = threading.Event()
+def killer(cluster: LocalCluster, after: float, killed: list[str]) -> Callable[[], None]:
+    """What kills the first worker node `after` seconds after it is called (`run_room` calls
+    it in a thread of its own once the moves begin)."""
 
     def kill() -> None:
-        go.wait()
         time.sleep(after)  # the schedule: `after` seconds into the moves
         killed.append(NODES[0])
         cluster.kill(NODES[0])
         print(f"  killed worker node {NODES[0]} {after:.0f} s into the moves", flush=True)
 
-    threading.Thread(target=kill, name="bench-kill", daemon=True).start()
-    return go
+    return kill
 
 
 def main() -> int:
@@ -141,8 +139,8 @@ def main() -> int:
             on_cluster = run_room(browser, args.assets, args.sessions, args, False, flags)
             nodes_cpu = nodes_cpu_seconds(cluster) - before
             killed: list[str] = []
-            go = killer(cluster, args.kill_after, killed)
-            with_kill = run_room(browser, args.assets, args.sessions, args, False, flags, go.set)
+            kill = killer(cluster, args.kill_after, killed)
+            with_kill = run_room(browser, args.assets, args.sessions, args, False, flags, kill)
         browser.close()
 
     print(f"{args.sessions} viewers, {args.seconds:.0f} s of moves, video {args.size}x{args.size}")
