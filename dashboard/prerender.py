@@ -1,16 +1,16 @@
-"""Pre-rendering while nobody watches: the default view's episodes, recorded ahead.
+"""Pre-rendering while nobody watches: the episodes a viewer may ask for next, recorded ahead.
 
 When a viewer opens Explore on the default agent, seed and video size, the page offers the
-episodes at every preference of its slider's grid (nearest the current one first). One
-background thread records those the library lacks, as `Kind.IDLE` streams: a frame is drawn
-only when no live stream or task wants a worker, so a viewer never waits for it, and
-its simulation runs at the lowest OS priority; and only once no page has run for a few
-seconds (`paretoscope.dashboard.activity`: a page serving a finished video opens no stream, yet
-needs the
-cores the software renderer's threads would take). Recordings go to the library like any other, so
-the next viewer to pick one of those preferences gets the finished video at once. It stops when
-the recordings would take more than `share` of the library's memory budget, and skips an
-episode a viewer is recording live (and abandons one a viewer starts meanwhile).
+episodes at every preference of its slider's grid (nearest the current one first); Choose offers
+the pairs it may ask next. One background thread records those the library lacks, as
+`Kind.IDLE` streams: a frame is drawn only when no live stream or task wants a worker, so a
+viewer never waits for it, and its simulation runs at the lowest OS priority; and only once no
+page has run for a few seconds (`paretoscope.dashboard.activity`: a page serving a finished
+video opens no stream, yet needs the cores the software renderer's threads would take).
+Recordings go to the library like any other, so the next viewer to pick one of those
+preferences gets the finished video at once. It stops when the recordings would take more than
+`share` of the library's memory budget, and skips an episode a viewer is recording live (and
+abandons one a viewer starts meanwhile).
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ class _Offer:
     library: RecordingLibrary
     requests: list[EpisodeRequest]
     agent: LoadedAgent
+    # Lists the requests (replacing `requests`) once the server is quiet: `offer_later`.
+    make: Callable[[], list[EpisodeRequest]] | None = None
 
 
 DEFAULT_SHARE = 0.5  # of the library's memory budget
@@ -73,8 +75,22 @@ class Prerenderer:
         """Record `requests` (in order, those `library` lacks) with `agent` into `library`;
         replaces an earlier offer once the episode under way ends. Starts the thread on first
         use."""
+        self._replace(_Offer(library, list(requests), agent))
+
+    def offer_later(
+        self,
+        library: RecordingLibrary,
+        make: Callable[[], list[EpisodeRequest]],
+        agent: LoadedAgent,
+    ) -> None:
+        """`offer` of the requests `make` lists, called in the pre-renderer's thread once no
+        page has run for a while: a page run need not spend its time, nor hold the interpreter
+        while its browser loads what it sent, to list what is recorded after it."""
+        self._replace(_Offer(library, [], agent, make))
+
+    def _replace(self, offer: _Offer) -> None:
         with self._condition:
-            self._offer = _Offer(library, list(requests), agent)
+            self._offer = offer
             self._condition.notify_all()
             if self._thread is None:
                 self._thread = threading.Thread(
@@ -87,10 +103,38 @@ class Prerenderer:
         with self._condition:
             return self._condition.wait_for(lambda: self._offer is None, timeout)
 
+    def _list_requests(self) -> None:
+        """Once the server is quiet, list the current offer's requests if `offer_later` made it
+        (given up when another offer replaces it meanwhile)."""
+        with self._condition:
+            offer = self._offer
+        if offer is None or offer.make is None:
+            return
+
+        def stop_if_replaced() -> None:
+            if self._offer is not offer:
+                raise Cancelled
+
+        try:
+            if self.activity is not None:
+                self.activity.wait_quiet(self.quiet_seconds, stop_if_replaced)
+            requests = offer.make()
+        except Cancelled:
+            return
+        except Exception as error:  # noqa: BLE001 - the page that offered reports its own
+            log.warning("pre-rendering stopped: %s", error)
+            requests = []
+        with self._condition:
+            offer.requests, offer.make = requests, None
+            self._condition.notify_all()
+
     def _next(self) -> tuple[_Offer, EpisodeRequest] | None:
-        """The next episode to record, or None after waiting for an offer."""
+        """The next episode to record, or None after waiting for an offer (at once when the
+        offer's requests are still to be listed)."""
         with self._condition:
             while (offer := self._offer) is not None:
+                if offer.make is not None:
+                    return None
                 library = offer.library
                 full = library.memory_bytes > self.share * library.capacity_bytes
                 if not offer.requests or full:
@@ -110,6 +154,7 @@ class Prerenderer:
         lower_this_thread(IDLE_NICENESS)
         one_policy_thread()
         while True:
+            self._list_requests()
             chosen = self._next()
             if chosen is None:
                 continue

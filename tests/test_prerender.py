@@ -234,6 +234,34 @@ def test_prerendering_waits_until_no_page_has_run_for_a_while() -> None:
     assert prerenderer.recorded == [request.key()]
 
 
+def test_a_later_offer_lists_its_episodes_in_the_background_once_the_server_is_quiet() -> None:
+    import threading
+
+    agent = LinearAgent(CHEETAH, seed=4)
+    requests = [_request(agent, 0.5), _request(agent, 0.3)]
+    library = RecordingLibrary([], None)
+    now = [100.0]
+    activity = Activity(clock=lambda: now[0])
+    activity.touch()
+    listed: list[threading.Thread] = []
+
+    def make(wanted: list[EpisodeRequest]) -> list[EpisodeRequest]:
+        listed.append(threading.current_thread())
+        return wanted
+
+    prerenderer = Prerenderer(_gate(), busy=lambda key: False, activity=activity, quiet_seconds=3.0)
+    # Replaced before the server is quiet: never listed.
+    prerenderer.offer_later(library, lambda: make(requests[:1]), _loaded(agent))
+    prerenderer.offer_later(library, lambda: make(requests[1:]), _loaded(agent))
+    assert not prerenderer.idle(1.0)
+    assert listed == [] and prerenderer.recorded == []
+    now[0] = 103.5
+    assert prerenderer.idle(60)
+    assert len(listed) == 1 and listed[0] is not threading.current_thread()
+    assert prerenderer.recorded == [requests[1].key()]
+    assert library.get(requests[0].key()) is None
+
+
 def test_waiting_for_quiet_checks_meanwhile_and_can_be_given_up() -> None:
     now = [0.0]
     activity = Activity(clock=lambda: now[0])

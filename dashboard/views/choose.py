@@ -19,7 +19,7 @@ from typing import Any
 import streamlit as st
 
 from paretoscope.agents.loaded import LoadedAgent
-from paretoscope.dashboard import choosing, loaders, sidebar, url_state
+from paretoscope.dashboard import choosing, loaders, sidebar, trace, url_state
 from paretoscope.dashboard import preferences as prefs
 from paretoscope.dashboard.jobs import Job
 from paretoscope.dashboard.limits import prerender_enabled
@@ -128,21 +128,20 @@ def _prepare(
     state: Elicitation,
     question: Question,
 ) -> None:
-    """Offer the episodes of the pairs asked after each answer (the likelier first) to the
-    pre-renderer: recorded while the viewer watches this pair, they play at once."""
-    kept = st.session_state.get("_choose_next")
-    wanted = (front.key, encode_answers(state.answers))
-    if kept is None or kept[0] != wanted:
-        kept = (wanted, choosing.likely_next(state, question))
-        st.session_state["_choose_next"] = kept
+    """Have the pre-renderer record the episodes of the pairs asked after each answer (the
+    likelier first) while the viewer watches this pair, so that they play at once. Which pairs
+    those are is worked out there too, once the page is drawn: this run's pair loads meanwhile."""
     rows = state.front.rows
-    requests = [
-        _request(ctx, loaded, front, int(rows[position]))
-        for following in kept[1]
-        for position in (following.a, following.b)
-    ]
-    unique = list({request.key(): request for request in requests}.values())
-    shared_prerenderer().offer(ctx.library, unique, loaded)
+
+    def next_pairs() -> list[EpisodeRequest]:
+        requests = [
+            _request(ctx, loaded, front, int(rows[position]))
+            for following in choosing.likely_next(state, question)
+            for position in (following.a, following.b)
+        ]
+        return list({request.key(): request for request in requests}.values())
+
+    shared_prerenderer().offer_later(ctx.library, next_pairs, loaded)
 
 
 def _follow_pair(jobs: Sequence[Job | None], places: Sequence[object]) -> None:
@@ -183,6 +182,7 @@ def _recorded_pair(
         return False
     with where:
         pair_video(videos, labels, "choose_pair")
+    trace.mark("pair sent")
     return True
 
 
