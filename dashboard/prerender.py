@@ -43,6 +43,7 @@ class _Offer:
     agent: LoadedAgent
     # Lists the requests (replacing `requests`) once the server is quiet: `offer_later`.
     make: Callable[[], list[EpisodeRequest]] | None = None
+    smooth: bool = True  # anti-aliased frames (2.6 times the drawing's cost in software GL)
 
 
 DEFAULT_SHARE = 0.5  # of the library's memory budget
@@ -70,23 +71,28 @@ class Prerenderer:
         self.recorded: list[str] = []  # keys recorded here, in order
 
     def offer(
-        self, library: RecordingLibrary, requests: Sequence[EpisodeRequest], agent: LoadedAgent
+        self,
+        library: RecordingLibrary,
+        requests: Sequence[EpisodeRequest],
+        agent: LoadedAgent,
+        smooth: bool = True,
     ) -> None:
-        """Record `requests` (in order, those `library` lacks) with `agent` into `library`;
-        replaces an earlier offer once the episode under way ends. Starts the thread on first
-        use."""
-        self._replace(_Offer(library, list(requests), agent))
+        """Record `requests` (in order, those `library` lacks) with `agent` into `library`,
+        anti-aliased if `smooth`; replaces an earlier offer once the episode under way ends.
+        Starts the thread on first use."""
+        self._replace(_Offer(library, list(requests), agent, smooth=smooth))
 
     def offer_later(
         self,
         library: RecordingLibrary,
         make: Callable[[], list[EpisodeRequest]],
         agent: LoadedAgent,
+        smooth: bool = True,
     ) -> None:
         """`offer` of the requests `make` lists, called in the pre-renderer's thread once no
         page has run for a while: a page run need not spend its time, nor hold the interpreter
         while its browser loads what it sent, to list what is recorded after it."""
-        self._replace(_Offer(library, [], agent, make))
+        self._replace(_Offer(library, [], agent, make, smooth))
 
     def _replace(self, offer: _Offer) -> None:
         with self._condition:
@@ -173,7 +179,9 @@ class Prerenderer:
             try:
                 check()  # before the episode makes its renderer (0.3 s holding the lock)
                 with offer.agent.borrow() as borrowed:
-                    recording = request.record_live([borrowed], self.gate, None, check, Kind.IDLE)
+                    recording = request.record_live(
+                        [borrowed], self.gate, None, check, Kind.IDLE, smooth=offer.smooth
+                    )
                 offer.library.put(key, recording)
                 self.recorded.append(key)
             except Cancelled:

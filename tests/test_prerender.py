@@ -164,6 +164,45 @@ def test_a_live_recording_started_in_a_crowd_draws_rough_frames_of_the_same_epis
         alone_recording.rewards,  # type: ignore[attr-defined]
     )
 
+    # Idle work draws anti-aliased frames unless asked not to: then the crowd's.
+    def idle_first_frame(**smooth: bool) -> np.ndarray:
+        pictures: list[np.ndarray] = []
+        request.record_live(
+            [agent],
+            _gate(),
+            lambda frame: pictures.append(frame.image),
+            lambda: None,
+            Kind.IDLE,
+            **smooth,
+        )
+        return pictures[0]
+
+    np.testing.assert_array_equal(idle_first_frame(), alone)
+    np.testing.assert_array_equal(idle_first_frame(smooth=False), crowded)
+
+
+def test_a_prerenderer_offer_says_whether_its_frames_are_anti_aliased(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent = LinearAgent(CHEETAH, seed=2)
+    record_live = EpisodeRequest.record_live
+    asked: list[object] = []
+
+    def recording(self: EpisodeRequest, *args: object, **options: object) -> object:
+        asked.append(options.get("smooth"))
+        return record_live(self, *args, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(EpisodeRequest, "record_live", recording)
+    library = RecordingLibrary([], tmp_path / "cache")
+    prerenderer = Prerenderer(_gate(), busy=lambda key: False)
+    prerenderer.offer(library, [_request(agent, 0.5, horizon=4)], _loaded(agent))
+    assert prerenderer.idle(60)
+    prerenderer.offer_later(
+        library, lambda: [_request(agent, 0.4, horizon=4)], _loaded(agent), smooth=False
+    )
+    assert prerenderer.idle(60)
+    assert asked == [True, False] and len(prerenderer.recorded) == 2
+
 
 def test_a_live_recording_stops_when_nobody_watches() -> None:
     agent = LinearAgent(CHEETAH, seed=1)

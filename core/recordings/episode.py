@@ -96,15 +96,17 @@ class EpisodeRequest:
         check: Callable[[], None],
         kind: Kind = Kind.LIVE,
         share: CoreShare | None = None,
+        smooth: bool | None = None,
     ) -> Recording:
         """The same episode paced to its viewer: each frame drawn when `gate` grants it
         (`paretoscope.recordings.paced`); `check` raises once nobody watches. `Kind.IDLE`: every
         frame, whenever nothing else wants a worker. `share`: the core share its simulation
-        ahead runs within (None: the process's)."""
+        ahead runs within (None: the process's). `smooth`: anti-aliased frames or not (None:
+        `record_paced` chooses)."""
         from paretoscope.recordings.paced import record_paced
 
         (agent,) = expect_agents(agents, 1, "an episode")
-        return record_paced(self, agent, gate, on_frame, check, kind, share)
+        return record_paced(self, agent, gate, on_frame, check, kind, share, smooth)
 
 
 def record_one_lane(

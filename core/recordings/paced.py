@@ -149,13 +149,15 @@ def record_paced(
     check: Callable[[], None],
     kind: Kind = Kind.LIVE,
     share: CoreShare | None = None,
+    smooth: bool | None = None,
 ) -> Recording:
     """`request`'s episode, each frame drawn when `gate` grants it, shown through `on_frame`.
     `check` raises once nobody watches (the stream stops there). A `Kind.IDLE` recording draws
     every frame, in order, whenever no one else streams. Raises `RenderingUnavailable` before
     the first step when nothing renders. A live stream's simulation beyond its next second of
     playback runs within `share` (the process's `simulation_share()` by default), with all
-    others'."""
+    others'. `smooth`: whether its frames are anti-aliased (None: idle work's are, and a live
+    stream's unless it starts in a crowd)."""
     env_id, every, size, key = request.env_id, request.every, request.size, request.key()
     preference = np.asarray(request.preference, dtype=np.float64)
     target = None if request.target is None else np.asarray(request.target, dtype=np.float64)
@@ -168,9 +170,11 @@ def record_paced(
         agent, env_id, preference, request.seed, target, request.horizon, render=True
     )
     # Idle work draws with a renderer of its own, made in (and as low-priority as) its thread,
-    # anti-aliased; a live stream that starts in a crowd draws cheaper frames (`smooth_frames`).
+    # anti-aliased unless asked; a live stream that starts in a crowd draws cheaper frames
+    # (`smooth_frames`).
     idle = kind is Kind.IDLE
-    smooth = idle or smooth_frames(gate.live_streams())
+    if smooth is None:
+        smooth = idle or smooth_frames(gate.live_streams())
     metered = kind is Kind.LIVE
     share = share or simulation_share()
     unmetered = math.ceil(UNMETERED_SECONDS * fps)  # frames
