@@ -20,7 +20,15 @@ from paretoscope.decision.elicitation import (
 )
 from paretoscope.envs import get_spec
 from paretoscope.results_store import ResultsStore, objective_columns
-from tests.apptests import APP, TIMEOUT, episode_videos, metric_values, page_ok, served_files
+from tests.apptests import (
+    APP,
+    TIMEOUT,
+    episode_videos,
+    front_chart_figure,
+    metric_values,
+    page_ok,
+    served_files,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -86,6 +94,11 @@ def test_five_answers_live_in_the_link_and_the_record_replays_to_the_store(
     shown = metric_values(at)
     assert shown["Questions answered"] == "5"
     assert shown["Probability it is the best"] == f"{state.probability_best:.2f}"
+    # The front marks the recommendation, drawn by the component that moves it in place.
+    (marked,) = [trace for trace in front_chart_figure(at)["data"] if trace.get("uid") == "current"]
+    assert marked["name"] == f"recommended (P best {state.probability_best:.2f})"
+    recommended = report.returns[state.recommended_row]
+    assert [marked["x"][0], marked["y"][0]] == pytest.approx(list(recommended), rel=1e-9)
 
     # A fresh session from the copied link resumes the same state: same numbers, same question.
     resumed = _choose_page(link)

@@ -34,6 +34,7 @@ from paretoscope.dashboard.live import (
 from paretoscope.dashboard.messages import describe, guard, inert, literal
 from paretoscope.dashboard.prerender import shared_prerenderer
 from paretoscope.dashboard.widgets import charts
+from paretoscope.dashboard.widgets.front_chart import front_chart
 from paretoscope.dashboard.widgets.pair_video import pair_video
 from paretoscope.decision.elicitation import (
     Answer,
@@ -275,7 +276,7 @@ def choose_page() -> None:
     status[1].metric("Recommended policy", prefs.format_vector(front.preferences[recommended], 2))
     status[2].metric("Probability it is the best", f"{chance:.2f}")
 
-    question = state.next_question(choosing.STRATEGY)
+    question = choosing.next_question(state)
     done = chance >= level or question is None
     requests: list[EpisodeRequest] = []
     labels: list[str] = []
@@ -371,7 +372,7 @@ def choose_page() -> None:
             height=380,
         )
         titled_by_meaning(figure, spec)
-        st.plotly_chart(figure, key="choose_front", width="stretch")
+        front_chart(figure, key="choose_front")
 
     # --- the answers so far -----------------------------------------------------------------
     st.subheader("Your answers")
