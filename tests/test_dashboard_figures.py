@@ -607,3 +607,30 @@ def test_episode_svg_labels_by_the_one_formatter_and_no_zero_over_an_end() -> No
     assert labels[-4:] == ["0", "1", "2", "step"]
     svg = episode_svg(("run",), np.array([1, 2]), np.array([[-10.0], [-5.0]]), horizon=2)
     assert _svg_labels(svg)[:5] == ["run", "reward per step", "5.75", "-10.75", "0"]
+
+
+def test_the_posterior_picture_draws_the_segments_mass_interval_and_mean() -> None:
+    import xml.etree.ElementTree as ElementTree
+
+    from paretoscope.dashboard.posterior_svg import LEFT, RIGHT, WIDTH, segment_svg
+    from paretoscope.figures.posterior import SEGMENT_BINS, segment_mass
+
+    # Particles by hand: half the mass at weight 0.11, a quarter at 0.61 and at 0.91.
+    weights = np.array([[0.11, 0.89], [0.61, 0.39], [0.91, 0.09]])
+    mass = segment_mass(weights, np.array([0.5, 0.25, 0.25]))
+    svg = segment_svg(("<run>", "energy"), mass, mean=0.4, low=0.1, high=0.9)
+    assert "&lt;run&gt;" in svg and "<run>" not in svg
+    namespace = "{http://www.w3.org/2000/svg}"
+    root = ElementTree.fromstring(svg)
+    _, band, *bars = root.iter(f"{namespace}rect")
+    assert len(bars) == SEGMENT_BINS
+    heights = np.array([float(bar.get("height")) for bar in bars])  # type: ignore[arg-type]
+    tall = np.flatnonzero(heights > 0.5)
+    assert list(tall) == [4, 24, 36]  # the bins of 0.11, 0.61 and 0.91 (of 40)
+    np.testing.assert_allclose(heights[tall] / heights[tall].max(), [1.0, 0.5, 0.5], atol=0.01)
+    width = WIDTH - LEFT - RIGHT
+    left, span = float(band.get("x")), float(band.get("width"))  # type: ignore[arg-type]
+    assert left == pytest.approx(LEFT + 0.1 * width, abs=0.1)
+    assert left + span == pytest.approx(LEFT + 0.9 * width, abs=0.1)
+    (mean,) = [line for line in root.iter(f"{namespace}line") if line.get("stroke-width") == "3"]
+    assert float(mean.get("x1")) == pytest.approx(LEFT + 0.4 * width, abs=0.1)  # type: ignore[arg-type]

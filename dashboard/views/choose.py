@@ -32,6 +32,7 @@ from paretoscope.dashboard.live import (
     stop_if_asked,
 )
 from paretoscope.dashboard.messages import describe, guard, inert, literal
+from paretoscope.dashboard.posterior_svg import segment_svg
 from paretoscope.dashboard.prerender import shared_prerenderer
 from paretoscope.dashboard.widgets import charts
 from paretoscope.dashboard.widgets.front_chart import front_chart
@@ -46,7 +47,7 @@ from paretoscope.decision.elicitation import (
 from paretoscope.decision.record import DecisionContext
 from paretoscope.errors import ParetoscopeError
 from paretoscope.figures.front import FrontSeries, Marker, front_figure
-from paretoscope.figures.posterior import posterior_figure
+from paretoscope.figures.posterior import posterior_figure, segment_mass
 from paretoscope.figures.style import titled_by_meaning
 from paretoscope.recordings import EpisodeRequest, RecordingLibrary
 
@@ -336,13 +337,23 @@ def choose_page() -> None:
     summary = state.summary()
     with posterior_column, guard("posterior"):
         st.markdown("**What your answers say about your weights**")
-        st.plotly_chart(
-            posterior_figure(
-                names, state.weights, state.probabilities, summary.mean, summary.low, summary.high
-            ),
-            key="choose_posterior",
-            width="stretch",
-        )
+        if len(names) == 2:  # a picture: a Plotly redraw would hold the browser (module doc)
+            mass = segment_mass(state.weights, state.probabilities)
+            picture = segment_svg(names, mass, summary.mean[0], summary.low[0], summary.high[0])
+            st.image(picture, width="stretch")
+        else:
+            st.plotly_chart(
+                posterior_figure(
+                    names,
+                    state.weights,
+                    state.probabilities,
+                    summary.mean,
+                    summary.low,
+                    summary.high,
+                ),
+                key="choose_posterior",
+                width="stretch",
+            )
         st.caption(
             f"Posterior of the weights you seem to give the objectives, each on the front's "
             f"own range (0: its worst, 1: its best); mean {describe(names, summary.mean, 2)}, "
