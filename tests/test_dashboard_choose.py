@@ -174,9 +174,13 @@ def test_an_answer_can_be_changed_or_undone_and_the_others_stay(
     state = Elicitation.start(front)
     first = state.next_question()
     at.button(key="choose_answer_A").click().run()
+    first_row = [box.key for box in at.selectbox if box.key.startswith("choose_change_")]
     second = state.answered(first, "A").next_question()
     at.button(key="choose_answer_B").click().run()
     page_ok(at)
+    # The first answer's row keeps its widgets (the browser draws the new row only).
+    rows = [box.key for box in at.selectbox if box.key.startswith("choose_change_")]
+    assert len(first_row) == 1 and len(rows) == 2 and rows[0] == first_row[0]
     assert _query(at)["ans"] == f"{first.a}-{first.b}A.{second.a}-{second.b}B"
     assert _query(at)["pbest"] == "0.999"
     # The first answer changed to "about the same": the second stays, the state is replayed.

@@ -389,8 +389,11 @@ def choose_page() -> None:
     st.subheader("Your answers")
     if not answers:
         st.caption("None yet.")
-    encoded = encode_answers(answers)
     for index, item in enumerate(answers):
+        # Keyed by the answer itself, not the whole history: at each answer the browser then
+        # draws the new row only (keys made from the history redrew every row's widgets, an
+        # answer's time growing with their number).
+        answer_key = f"{index}_{item.question.a}_{item.question.b}_{item.choice}"
         text, change, remove = st.columns([4, 2, 1], vertical_alignment="center")
         rows = state.front.rows
         text.markdown(
@@ -399,7 +402,7 @@ def choose_page() -> None:
             f"{prefs.format_vector(front.preferences[int(rows[item.question.b])], 2)}"
             + ("" if item.seconds is None else f" ({item.seconds:.1f} s)")
         )
-        key = f"choose_change_{index}_{encoded}"
+        key = f"choose_change_{answer_key}"
         change.selectbox(
             "answer",
             list(ANSWER_LABELS),
@@ -412,7 +415,7 @@ def choose_page() -> None:
         )
         remove.button(
             "Undo",
-            key=f"choose_undo_{index}_{encoded}",
+            key=f"choose_undo_{answer_key}",
             on_click=_undo,
             args=(index,),
             help="Remove this answer (the others stay)",
