@@ -2,6 +2,7 @@
 
     python benchmarks/bench_cluster.py [--sessions 8] [--seconds 60] [--node-cpus 4]
                                        [--kill-after 20] [--assets DIR] [--size 320]
+                                       [--rooms local,cluster,killed]
 
 Starts a local Ray cluster on this machine: a head with no cores and two worker nodes, each a
 separate `ray start` process declaring --node-cpus cores (tests/ray_cluster.py; every process
@@ -13,6 +14,8 @@ server with a fresh video cache and idle pre-rendering off:
 - cluster: `paretoscope dashboard --ray-address` (the server relays, the nodes record);
 - cluster, a node killed: the same, with one worker node killed (SIGKILL, its whole process
   tree) --kill-after seconds into the moves.
+
+(--rooms runs some of them: the ratio to local needs both local and cluster.)
 
 Prints per room: slider -> first frame (p50 / p95 / max), moves served / made, frames the
 browsers showed, the server process group's CPU seconds per frame shown, the longest stall of
@@ -43,6 +46,7 @@ from tests.e2e.room import lost, stalls  # noqa: E402
 from tests.ray_cluster import LocalCluster, local_cluster  # noqa: E402
 
 NODES = ["node_a", "node_b"]
+ROOMS = ("local", "cluster", "killed")
 
 
 def frames_shown(room: Room) -> int:
@@ -66,6 +70,21 @@ def nodes_cpu_seconds(cluster: LocalCluster) -> float:
     return total
 
 
+def slowest(room: Room, count: int = 5) -> str:
+    """The `count` slowest moves, when they were made: a room's opening (actors starting) or
+    its steady state."""
+    presses = [press for session in room.sessions for press, _ in session.presses]
+    if not presses:
+        return "none"
+    start = min(presses)
+    moves = [
+        (delay, press - start)
+        for session in room.sessions
+        for (press, _), delay in zip(session.presses, session.first_frames, strict=False)
+    ]
+    return ", ".join(f"{at:.0f} s: {delay:.2f} s" for delay, at in sorted(moves)[::-1][:count])
+
+
 def report(name: str, room: Room, nodes_cpu: float | None = None) -> float:
     """Prints the room's figures; returns the server's CPU seconds per frame shown."""
     frames = frames_shown(room)
@@ -76,6 +95,7 @@ def report(name: str, room: Room, nodes_cpu: float | None = None) -> float:
     print(f"{name}:")
     print(f"  slider change -> first frame: {describe(delays(room.sessions))}")
     print(f"  moves served / made: {len(delays(room.sessions))} / {moves}")
+    print(f"  slowest moves (seconds into the moves: first frame after): {slowest(room)}")
     print(
         f"  frames shown {frames}; server CPU {server_cpu:.1f} s over {room.walked:.0f} s "
         f"({server_cpu / room.walked:.2f} cores), {1000 * per_frame:.1f} ms per frame shown"
@@ -114,7 +134,11 @@ def main() -> int:
     parser.add_argument("--kill-after", type=float, default=20.0)
     parser.add_argument("--size", type=int, default=320)
     parser.add_argument("--every", type=float, nargs=2, default=(3.0, 6.0), metavar=("MIN", "MAX"))
+    parser.add_argument("--rooms", default=",".join(ROOMS), help="of local, cluster, killed")
     args = parser.parse_args()
+    rooms = [name.strip() for name in args.rooms.split(",") if name.strip()]
+    if not rooms or set(rooms) - set(ROOMS):
+        sys.exit(f"--rooms: expected some of {','.join(ROOMS)}, got {args.rooms!r}")
     if not CHROMIUM.is_file():
         sys.exit(f"{CHROMIUM} is missing: apt-get install -y chromium")
     if not (args.assets / "manifest.json").is_file():
@@ -129,36 +153,52 @@ def main() -> int:
             executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
         )
         print("versions:", package_versions(browser.version), flush=True)
-        local = run_room(browser, args.assets, args.sessions, args, floor=False)
-        with local_cluster(NODES, cpus=args.node_cpus) as cluster:
-            flags = ("--ray-address", cluster.address)
-            import ray
+        done: dict[str, Room] = {}
+        if "local" in rooms:
+            done["local"] = run_room(browser, args.assets, args.sessions, args, floor=False)
+        killed: list[str] = []
+        nodes_cpu = None
+        if {"cluster", "killed"} & set(rooms):
+            with local_cluster(NODES, cpus=args.node_cpus) as cluster:
+                flags = ("--ray-address", cluster.address)
+                import ray
 
-            print(f"ray {ray.__version__}; nodes {NODES}, {args.node_cpus} cores each", flush=True)
-            before = nodes_cpu_seconds(cluster)
-            on_cluster = run_room(browser, args.assets, args.sessions, args, False, flags)
-            nodes_cpu = nodes_cpu_seconds(cluster) - before
-            killed: list[str] = []
-            kill = killer(cluster, args.kill_after, killed)
-            with_kill = run_room(browser, args.assets, args.sessions, args, False, flags, kill)
+                print(f"ray {ray.__version__}; nodes {NODES}, {args.node_cpus} cores each")
+                if "cluster" in rooms:
+                    before = nodes_cpu_seconds(cluster)
+                    done["cluster"] = run_room(
+                        browser, args.assets, args.sessions, args, False, flags
+                    )
+                    nodes_cpu = nodes_cpu_seconds(cluster) - before
+                if "killed" in rooms:
+                    kill = killer(cluster, args.kill_after, killed)
+                    done["killed"] = run_room(
+                        browser, args.assets, args.sessions, args, False, flags, kill
+                    )
         browser.close()
 
     print(f"{args.sessions} viewers, {args.seconds:.0f} s of moves, video {args.size}x{args.size}")
-    local_per_frame = report("local (this server alone)", local)
-    cluster_per_frame = report("on the cluster", on_cluster, nodes_cpu)
-    report(f"on the cluster, node {killed[0] if killed else '(none)'} killed", with_kill)
-    print(
-        f"server CPU per frame shown, cluster / local: "
-        f"{cluster_per_frame / local_per_frame:.0%}  [<= 25%]"
-    )
-    print(
-        "longest stall with a node killed (its streams resumed within it): "
-        f"{max(stalls(with_kill.sessions), default=float('nan')):.2f} s  [<= 2 s]"
-    )
-    for name, room in (("local", local), ("cluster", on_cluster), ("killed", with_kill)):
+    per_frame: dict[str, float] = {}
+    if "local" in done:
+        per_frame["local"] = report("local (this server alone)", done["local"])
+    if "cluster" in done:
+        per_frame["cluster"] = report("on the cluster", done["cluster"], nodes_cpu)
+    if "killed" in done:
+        report(f"on the cluster, node {killed[0] if killed else '(none)'} killed", done["killed"])
+    if {"local", "cluster"} <= set(per_frame):
+        print(
+            f"server CPU per frame shown, cluster / local: "
+            f"{per_frame['cluster'] / per_frame['local']:.0%}  [<= 25%]"
+        )
+    if "killed" in done:
+        print(
+            "longest stall with a node killed (its streams resumed within it): "
+            f"{max(stalls(done['killed'].sessions), default=float('nan')):.2f} s  [<= 2 s]"
+        )
+        if not killed:
+            failures.append("no node was killed (the moves ended first: lower --kill-after)")
+    for name, room in done.items():
         failures += [f"{name}: {problem}" for problem in lost(room.sessions)]
-    if not killed:
-        failures.append("no node was killed (the moves ended first: lower --kill-after)")
     return verdict(failures)
 
 
