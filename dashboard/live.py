@@ -24,6 +24,7 @@ a waiting one leaves the line, a running one stops at its next frame.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -34,7 +35,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from paretoscope.agents.loaded import LoadedAgent, borrow_all
-from paretoscope.cluster.recorders import ClusterRecorders
+from paretoscope.cluster.recorders import ClusterRecorders, LivePace
 from paretoscope.dashboard import frame_feed
 from paretoscope.dashboard import streamlit_internals as internals
 from paretoscope.dashboard.cluster_live import cluster_recorders
@@ -49,7 +50,7 @@ from paretoscope.dashboard.widgets.live_frames import live_frames
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
 from paretoscope.figures.episode import episode_figure
-from paretoscope.pacing.display import MOST, Throttle
+from paretoscope.pacing.display import MOST, Throttle, smooth_frames
 from paretoscope.recordings import Recording, RecordingLibrary, RecordingRequest
 from paretoscope.render import RenderingUnavailable
 from paretoscope.render.backend import one_policy_thread
@@ -177,6 +178,9 @@ def _without_video(
 # A cluster's frames more than this many seconds behind their pace are relayed from then on at
 # the pace again (after a resumed stream), not all at once.
 CATCH_UP = 0.5
+# Seconds between two frames from the cluster that the trace notes (for benchmarks).
+SLOW_RELAY = 1.0
+_relays = itertools.count()  # each relayed stream is its own in the frame budget
 
 
 def _record_on_cluster(
@@ -188,15 +192,28 @@ def _record_on_cluster(
 ) -> Recording:
     """`request` recorded by an actor on the Ray cluster, its frames relayed at the video's
     pace (the first at once; the actor runs a few frames ahead, `FRAMES_AHEAD`), the job asked
-    meanwhile whether anyone still follows (`on_wait` raises then, and the actor stops). This
-    server simulates and draws nothing; where the node cannot draw, the returns alone are
-    recorded here, as on a server without a renderer."""
+    meanwhile whether anyone still follows (`on_wait` raises then, and the actor stops). The
+    stream counts in this server's frame budget as its own streams do, and the actor draws by
+    the same rules (`LivePace`: the pages' rate, rough frames in a crowd). This server
+    simulates and draws nothing; where the node cannot draw, the returns alone are recorded
+    here, as on a server without a renderer."""
     every = getattr(request, "every", None)
     fps = None if every is None else playback_fps(request.env_id, int(every))
+    gate = shared_pool().gate
+    crowd = gate.live_streams()  # before this one, as a stream of this server's own chooses
     started: list[float] = []  # when frame 0 was (or would have been) relayed
+
+    relayed = f"cluster:{request.key()}#{next(_relays)}"
+    arrived: list[float] = []  # when the last frame came from the cluster
 
     def relay(frame: Any) -> None:
         on_wait(None)
+        now = time.monotonic()
+        if not arrived or now - arrived[0] > SLOW_RELAY:
+            # For benchmarks: a stream's first frame, or one that came late, by how much.
+            gap = None if not arrived else now - arrived[0]
+            mark("cluster frame", stream=relayed, index=frame.index, gap=gap)
+        arrived[:] = [now]
         if fps is not None:
             now = time.monotonic()
             if not started or now - (started[0] + frame.index / fps) > CATCH_UP:
@@ -206,9 +223,18 @@ def _record_on_cluster(
                 on_wait(None)
         on_frame(frame)
 
-    with borrow_all(agents) as borrowed:
+    with borrow_all(agents) as borrowed, gate.relayed(relayed, fps or 1.0):
+        pace = LivePace(gate.shown_rate(), smooth_frames(crowd))
+        mark("cluster asked", stream=relayed)
         try:
-            return cluster.record(request, borrowed, relay, check=lambda: on_wait(None))
+            return cluster.record(
+                request,
+                borrowed,
+                relay,
+                on_actor=lambda _: mark("cluster actor", stream=relayed),
+                check=lambda: on_wait(None),
+                pace=pace,
+            )
         except RenderingUnavailable as error:
             return _without_video(request, borrowed, on_frame, error)
 

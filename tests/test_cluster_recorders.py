@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -174,6 +175,37 @@ def test_a_full_cluster_shares_its_cores_rather_than_making_an_episode_wait(
     for index, recording in recordings.items():
         _same_recording(recording, requests[index].record([agents[index]]))
     assert recorders.recording() == {}  # each actor came free when its stream ended
+
+
+def test_a_live_stream_is_drawn_at_the_pace_its_server_asks(cluster: LocalCluster) -> None:
+    """With a `LivePace` (the relaying server's pages show 5 frames a second, a crowd: rough
+    frames), the actor draws every 4th frame of the 20 fps video, each the picture this process
+    draws for the same frame at that pace, and the recording is the episode's, its video holding
+    the frames not drawn."""
+    from paretoscope.cluster.recorders import ClusterRecorders, LivePace, record_on_node
+
+    agent = LinearAgent(CHEETAH, seed=6)
+    request = _request(agent, horizon=40)
+    pace = LivePace(5.0, smooth=False)
+    here: list[LiveFrame] = []
+    record_on_node(request, [agent], here.append, lambda: None, pace)
+    plain = request.record([agent])
+
+    streamed: list[LiveFrame] = []
+    recording = ClusterRecorders(cluster.address).record(
+        request, [agent], streamed.append, pace=pace
+    )
+    indices = [frame.index for frame in streamed]
+    assert indices[0] == 0 and indices[-1] == plain.length - 1
+    assert all(later - earlier >= 4 for earlier, later in pairwise(indices[:-1]))
+    drawn_here = {frame.index: frame for frame in here}
+    common = [frame for frame in streamed if frame.index in drawn_here]
+    assert len(common) >= len(streamed) // 2  # the same frames, but where a node fell behind
+    for frame in common:
+        np.testing.assert_array_equal(frame.image, drawn_here[frame.index].image)
+    np.testing.assert_array_equal(recording.frame_steps, plain.frame_steps)
+    np.testing.assert_allclose(recording.rewards, plain.rewards, rtol=1e-12, atol=1e-12)
+    assert recording.meta["held_frames"] == plain.length - len(indices)
 
 
 def test_a_node_killed_mid_stream_loses_no_frame(cluster: LocalCluster) -> None:

@@ -410,6 +410,27 @@ def test_live_streams_count_viewers_streams_only() -> None:
     assert gate.live_streams() == 0
 
 
+def test_a_relayed_stream_shares_the_pages_budget_and_takes_no_worker() -> None:
+    """A stream a cluster's actor draws (`FrameGate.relayed`) slows the server's own pages as
+    one of its own streams would, while its block lasts, and never holds a worker: a stream
+    of the server's own on its one worker is granted its frames at once beside it."""
+    clock = FakeClock()
+    gate = FrameGate(FrameScheduler(1, clock, budget=lambda: MOST))
+    alone = gate.shown_rate()
+    with pytest.raises(RuntimeError), gate.relayed("cluster:a", 20.0):
+        assert gate.live_streams() == 1
+        with gate.relayed("cluster:b", 20.0):
+            assert gate.live_streams() == 2
+            assert gate.shown_rate() == shown_rate(2, MOST) < alone
+            started(gate.scheduler, "own")  # its first frame: the one worker is free
+            assert gate.shown_rate() == shown_rate(3, MOST)
+            gate.close("own")
+        assert gate.live_streams() == 1
+        raise RuntimeError("the relay failed")
+    assert gate.live_streams() == 0 and gate.shown_rate() == alone
+    assert gate.counts() == (0, 0)
+
+
 def test_shown_frames_share_a_budget_between_a_floor_and_a_ceiling() -> None:
     assert shown_rate(0) == shown_rate(1) == MOST  # alone: full rate
     for streams in range(1, 40):

@@ -11,6 +11,12 @@ while they wait: a cluster's capacity is the cores its nodes declare (`ray start
 Beyond it, a new episode is not refused nor queued: its actor shares a node's cores with the
 ones there, and every episode there is drawn more slowly.
 
+A live episode (`LivePace`) is drawn on its node by the server's own pacing rules
+(`paretoscope.recordings.paced`): its first frame at once, then each about when its viewers'
+video reaches it, no more frames a second than the relaying server's pages show (the rest held
+in the video), without anti-aliasing when it starts in a crowd, and a node that falls behind
+skips to the frame due now (fewer frames, never a frozen picture).
+
 A request names everything that changes its episode (its key), so recording it again gives the
 same frames. An actor lost mid-stream (its node died, its process was killed) is therefore
 replaced by another, on any node, that records the same request again and sends only the
@@ -23,15 +29,21 @@ from __future__ import annotations
 import collections
 import contextlib
 import functools
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from paretoscope.agents.base import Agent
 from paretoscope.cluster.connect import connect, import_ray
+from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.pacing.gate import FrameGate
+from paretoscope.pacing.scheduler import FrameScheduler
 from paretoscope.recordings import LiveFrame, Recording, RecordingRequest
+from paretoscope.render.backend import one_policy_thread
 
 # Cores an actor holds on its node (the physics, the policy and the renderer): a node started
 # with `ray start --num-cpus=K` records K episodes at once.
@@ -42,7 +54,7 @@ RECORDER_CPUS = 1.0
 MOST_WARM_AT_START = 16
 # Actors a recording may lose before it fails: more means the cluster itself is failing.
 MOST_LOST_ACTORS = 3
-# Frames an actor may draw past the furthest one taken: the stream's memory stays bounded, and
+# Frames an actor may keep past the furthest one taken: the stream's memory stays bounded, and
 # an actor lost mid-stream has not run far ahead of what was received.
 FRAMES_AHEAD = 8
 # Frames an actor keeps for streams that follow it (a stream joining late starts from these).
@@ -52,7 +64,8 @@ MOST_STREAMS = 64
 # Seconds between a stream's looks for its next frame (a fifth of a 20 fps video's frame).
 POLL_SECONDS = 0.01
 # Seconds an actor that sent no frame within its stream's patience has to answer a question
-# (it then only draws slowly: a loaded node) before it counts lost.
+# (it then only draws slowly: a loaded node) before it counts lost; and seconds its node has
+# to take a connection, when where it runs is known.
 PING_SECONDS = 2.0
 # A stream waits this many of its last gaps between frames (at least `stall` seconds) before
 # it counts its actor lost.
@@ -61,6 +74,17 @@ STALL_FRAMES = 4
 REGISTRY_NAME = "paretoscope-recordings"
 NAMESPACE = "paretoscope"
 HEAD_NODE_RESOURCE = "node:__internal_head__"  # Ray's own resource of the head node
+
+
+@dataclass(frozen=True)
+class LivePace:
+    """How an actor draws a live episode: at most `shown_rate` frames a second (what the
+    relaying server's pages show now, `paretoscope.pacing.display.shown_rate`), anti-aliased
+    or not (`smooth`, `paretoscope.pacing.display.smooth_frames`), each frame about when its
+    viewers' video reaches it."""
+
+    shown_rate: float
+    smooth: bool
 
 
 class _Cancelled(Exception):
@@ -78,6 +102,10 @@ class _Episode:
         self.outcome: dict[str, Any] = {}
         self.cancelled = False
 
+    def ahead(self) -> int:
+        """Frames kept that no stream has taken yet."""
+        return sum(1 for frame in self.frames if frame.index > self.taken)
+
 
 class _RecordingActor:
     """What runs on a node: chooses the GL backend once, then records one episode at a time for
@@ -86,10 +114,21 @@ class _RecordingActor:
     newest, and draws at most `FRAMES_AHEAD` frames past the furthest any stream has taken."""
 
     def __init__(self) -> None:
+        # Set up as the dashboard's server sets itself up: software GL drawing in the thread
+        # that asks (at that thread's priority), the backend chosen before MuJoCo is imported,
+        # and the heavy imports done here: the actor answers (counts as up) only once its first
+        # episode costs the episode alone, not a process's imports (seconds of a core).
+        from paretoscope.pacing.priority import draw_in_calling_threads
         from paretoscope.render.backend import ensure_gl_backend
 
+        draw_in_calling_threads()
         with contextlib.suppress(Exception):  # no renderer: each recording says so itself
             ensure_gl_backend()
+        import mujoco  # noqa: F401
+        import torch  # noqa: F401
+
+        import paretoscope.recordings.paced  # noqa: F401 - the rollout and the renderer
+
         self._changed = threading.Condition()
         self._episode: _Episode | None = None
 
@@ -107,12 +146,20 @@ class _RecordingActor:
                 self._changed.notify_all()
 
     def follow(
-        self, key: str, request: RecordingRequest, skip: int, since: int, *agents: Agent
+        self,
+        key: str,
+        request: RecordingRequest,
+        skip: int,
+        since: int,
+        pace: LivePace | None,
+        *agents: Agent,
     ) -> Iterator[tuple[str, Any]]:
         """``("frame", LiveFrame)`` for each frame of `request` (its `key`) from number `since`
         on (or the oldest kept), then ``("recording", Recording)``; a stream of another episode
-        than the one recorded starts it, from frame `skip` on (the other one stops). The
-        recording's error, if any, is raised here."""
+        than the one recorded starts it, from frame `skip` on (the other one stops), paced by
+        `pace` from its first frame (None, or a stream resumed past its first frame: every
+        frame, as fast as the node draws them). The recording's error, if any, is raised
+        here."""
         with self._changed:
             episode = self._episode
             if episode is None or episode.key != key or episode.cancelled:
@@ -122,7 +169,7 @@ class _RecordingActor:
                 episode = self._episode = _Episode(key, skip)
                 threading.Thread(
                     target=self._record,
-                    args=(episode, request, agents, skip),
+                    args=(episode, request, agents, skip, pace if skip == 0 else None),
                     name="paretoscope-cluster-recording",
                     daemon=True,
                 ).start()
@@ -155,13 +202,20 @@ class _RecordingActor:
         return episode.cancelled or bool(episode.outcome) or newer
 
     def _record(
-        self, episode: _Episode, request: RecordingRequest, agents: Sequence[Agent], skip: int
+        self,
+        episode: _Episode,
+        request: RecordingRequest,
+        agents: Sequence[Agent],
+        skip: int,
+        pace: LivePace | None,
     ) -> None:
         def keep(frame: LiveFrame) -> None:
             with self._changed:
                 if frame.index >= skip:
+                    # Counted in frames kept, not frame numbers: a paced recording that fell
+                    # behind skips ahead, past any number of frames nobody can take.
                     self._changed.wait_for(
-                        lambda: episode.cancelled or frame.index - episode.taken <= FRAMES_AHEAD
+                        lambda: episode.cancelled or episode.ahead() < FRAMES_AHEAD
                     )
                 if episode.cancelled:
                     raise _Cancelled()
@@ -169,9 +223,15 @@ class _RecordingActor:
                     episode.frames.append(frame)
                     self._changed.notify_all()
 
+        def check() -> None:
+            if episode.cancelled:
+                raise _Cancelled()
+
+        one_policy_thread()  # the renderer needs the cores (per thread: OpenMP's count is)
+
         outcome: dict[str, Any]
         try:
-            outcome = {"recording": request.record(agents, keep)}
+            outcome = {"recording": record_on_node(request, agents, keep, check, pace)}
         except _Cancelled:
             return
         except BaseException as error:  # raised in each stream
@@ -179,6 +239,25 @@ class _RecordingActor:
         with self._changed:
             episode.outcome = outcome
             self._changed.notify_all()
+
+
+def record_on_node(
+    request: RecordingRequest,
+    agents: Sequence[Agent],
+    on_frame: Callable[[LiveFrame], None],
+    check: Callable[[], None],
+    pace: LivePace | None,
+) -> Recording:
+    """`request` recorded on this node: paced by `pace` where the request can be (a single
+    episode of an env MuJoCo draws, as a server paces its own), else every frame at once."""
+    record_live = getattr(request, "record_live", None)
+    if pace is None or record_live is None or get_spec(request.env_id).camera is None:
+        return request.record(agents, on_frame)
+    # This actor's one stream, its pages' rate the relaying server's (`shown_rate` of one
+    # stream is the budget itself, within the display's bounds).
+    gate = FrameGate(FrameScheduler(1, time.monotonic, budget=lambda: pace.shown_rate))
+    recording: Recording = record_live(agents, gate, on_frame, check, smooth=pace.smooth)
+    return recording
 
 
 def _kill(actor: Any) -> None:
@@ -397,6 +476,7 @@ class ClusterRecorders:
         on_frame: Callable[[LiveFrame], None] | None = None,
         on_actor: Callable[[Any], None] | None = None,
         check: Callable[[], None] | None = None,
+        pace: LivePace | None = None,
     ) -> Recording:
         """`request` recorded on the cluster (by the actor already recording it for anyone,
         else by a waiting or new one), each frame passed to `on_frame` as it arrives (in order,
@@ -404,9 +484,10 @@ class ClusterRecorders:
         is told each actor before it streams (to place or to watch it); `check()` is called
         while a frame is awaited. An exception from `on_frame` or `check` (a cancelled job)
         ends this stream (the recording stops if it was the last) and is raised; an error of
-        the recording itself is raised as it was raised on the node."""
+        the recording itself is raised as it was raised on the node. A live episode started
+        here is drawn at `pace` (None: every frame, as fast as the node draws them; so is the
+        rest of an episode whose actor was lost)."""
         key = request.key()
-        agent_references = [self._ray.put(agent) for agent in agents]
         received = lost = 0
         generation: int | None = None
         while True:
@@ -414,15 +495,19 @@ class ClusterRecorders:
             resumed = False
             stream = None
             try:
+                # Put again for each actor: a copy a lost node fetched is still listed where
+                # the object is, and a fetch that tries it first waits out Ray's timeouts.
+                agent_references = [self._ray.put(agent) for agent in agents]
+                where = actor.node.remote()  # answered at once by an actor that is up
                 if on_actor is not None:
                     on_actor(actor)
                 stream = actor.follow.options(
                     num_returns="streaming", _generator_backpressure_num_objects=FRAMES_AHEAD
-                ).remote(key, request, received, received, *agent_references)
+                ).remote(key, request, received, received, pace, *agent_references)
                 patience = self._stall if warm else self._first_patience
                 last = None
                 while True:
-                    kind, item = self._next(stream, patience, check, actor)
+                    kind, item = self._next(stream, patience, check, actor, where)
                     if kind == "recording":
                         recording: Recording = item
                         return recording
@@ -451,36 +536,83 @@ class ClusterRecorders:
                         self._registry_actor().leave.remote(key, generation)
 
     def _next(
-        self, stream: Any, patience: float, check: Callable[[], None] | None, actor: Any
+        self,
+        stream: Any,
+        patience: float,
+        check: Callable[[], None] | None,
+        actor: Any,
+        where: Any,
     ) -> tuple[str, Any]:
         """The stream's next item, waited for `patience` seconds, then for as long as `actor`
-        answers (at most `first_patience` seconds in all); `_Stalled` past it, its fetch
-        included: a frame in a dead node's object store never comes. Polled: Ray's own timed
-        wait is a busy loop."""
+        is there (`_there`), at most `first_patience` seconds in all; `_Stalled` past it, its
+        fetch included: a frame in a dead node's object store never comes. Polled: Ray's own
+        timed wait is a busy loop."""
         started = time.monotonic()
         deadline = started + patience
-        while not stream.next_ready():
+        item = None  # the next item's reference, once the stream has one
+        while True:
+            if item is None and stream.next_ready():
+                try:
+                    item = next(stream)
+                except StopIteration:
+                    raise _Stalled() from None  # ended without its recording
+            # Fetched while it is waited for: a frame in a busy node's object store may take its
+            # time, one in a dead node's never comes.
+            if item is not None:
+                left = max(POLL_SECONDS, deadline - time.monotonic())
+                with contextlib.suppress(self._ray.exceptions.GetTimeoutError):
+                    got: tuple[str, Any] = self._ray.get(item, timeout=left)
+                    return got
             if check is not None:
                 check()
             now = time.monotonic()
             if now > deadline:
-                if now - started > self._first_patience or not self._answers(actor):
+                if now - started > self._first_patience:
+                    raise _Stalled()
+                if now - started > self._first_patience or not self._there(actor, where):
                     raise _Stalled()
                 deadline = time.monotonic() + patience
             time.sleep(POLL_SECONDS)
-        try:
-            item: tuple[str, Any] = self._ray.get(
-                next(stream), timeout=max(deadline - time.monotonic(), self._stall)
-            )
-        except (StopIteration, self._ray.exceptions.GetTimeoutError):
-            raise _Stalled() from None  # ended without its recording, or not fetched in time
-        return item
 
-    def _answers(self, actor: Any) -> bool:
-        """Whether `actor` answers a question within `PING_SECONDS` (it is threaded: it
-        answers while it records)."""
+    def _there(self, actor: Any, where: Any) -> bool:
+        """Whether `actor`, which sent nothing within its stream's patience, is still there.
+        Where its node is known (`where`: its answer to ``node``), whether the node's raylet
+        takes a connection: the machine's kernel answers that however busy the node is (asking
+        the actor itself made actors too busy drawing to answer in time count lost, and their
+        episodes start again elsewhere, on the same busy cores), and a node that died refuses
+        it at once or, its machine gone, stays silent. An actor that died on a live node is
+        reported by Ray itself, in its stream. Where the node is not known (the actor never
+        answered), whether the actor answers a question within `PING_SECONDS`."""
+        address = self._node_address(where)
+        if address is not None:
+            return _listens(address)
         try:
             self._ray.get(actor.node.remote(), timeout=PING_SECONDS)
         except Exception:  # noqa: BLE001 - any failure to answer: not there
             return False
         return True
+
+    def _node_address(self, where: Any) -> tuple[str, int] | None:
+        """The address of the raylet of the node named by `where` (an actor's answer to
+        ``node``), if it has answered and the cluster knows the node."""
+        ready, _ = self._ray.wait([where], timeout=0)
+        if not ready:
+            return None
+        try:
+            node_id = self._ray.get(where)
+        except Exception:  # noqa: BLE001 - an actor that died before answering
+            return None
+        for node in self._ray.nodes():
+            if node.get("NodeID") == node_id:
+                host, port = node.get("NodeManagerAddress"), node.get("NodeManagerPort")
+                return (str(host), int(port)) if host and port else None
+        return None
+
+
+def _listens(address: tuple[str, int]) -> bool:
+    """Whether something takes a connection at `address` within `PING_SECONDS`."""
+    try:
+        with socket.create_connection(address, timeout=PING_SECONDS):
+            return True
+    except OSError:
+        return False

@@ -125,6 +125,17 @@ class FrameGate:
                 self.finish(grant)
             self.close(key)
 
+    @contextlib.contextmanager
+    def relayed(self, key: str, fps: float) -> Iterator[None]:
+        """For the block, a live stream drawn elsewhere (a cluster's actor) that this server's
+        pages show: it counts in their frame budget (`live_streams`, `shown_rate`) and asks
+        for no worker here."""
+        self.open(key, fps, Kind.LIVE)
+        try:
+            yield
+        finally:
+            self.close(key)
+
     def counts(self) -> tuple[int, int]:
         """(workers busy, tasks waiting) now."""
         with self._condition:

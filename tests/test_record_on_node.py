@@ -1,0 +1,144 @@
+"""What a cluster's actor runs for one episode (`paretoscope.cluster.recorders.record_on_node`),
+here without Ray: a live episode paced as the relaying server asked (`LivePace`), no more frames
+than its pages show, the video holding the rest; without a pace (a resumed stream, a test),
+every frame, the plain recording's."""
+
+from __future__ import annotations
+
+import math
+import time
+from itertools import pairwise
+
+import numpy as np
+import pytest
+
+from paretoscope.cluster.recorders import LivePace, record_on_node
+from paretoscope.pacing.gate import FrameGate
+from paretoscope.pacing.scheduler import FrameScheduler
+from paretoscope.recordings import EpisodeRequest, LiveFrame
+from tests.agents_for_tests import LinearAgent
+
+CHEETAH = "MO-HalfCheetah-v2"
+FPS = 20.0  # HalfCheetah's video with every frame step drawn
+
+
+def _request(agent: LinearAgent, horizon: int) -> EpisodeRequest:
+    return EpisodeRequest(
+        fingerprint=agent.fingerprint,
+        env_id=CHEETAH,
+        preference=(0.4, 0.6),
+        target=None,
+        seed=2,
+        size=48,
+        horizon=horizon,
+        every=1,
+        label="linear",
+    )
+
+
+def test_without_a_pace_every_frame_is_the_plain_recordings() -> None:
+    agent = LinearAgent(CHEETAH, seed=5)
+    request = _request(agent, horizon=12)
+    truth: list[LiveFrame] = []
+    plain = request.record([agent], truth.append)
+    frames: list[LiveFrame] = []
+    recording = record_on_node(request, [agent], frames.append, lambda: None, None)
+    assert [frame.index for frame in frames] == list(range(plain.length))
+    for frame, expected in zip(frames, truth, strict=True):
+        np.testing.assert_array_equal(frame.image, expected.image)
+    np.testing.assert_array_equal(recording.rewards, plain.rewards)
+
+
+def test_a_paced_episode_draws_no_more_than_its_pages_show_and_holds_the_rest() -> None:
+    agent = LinearAgent(CHEETAH, seed=5)
+    request = _request(agent, horizon=40)
+    plain = request.record([agent])
+    shown: list[tuple[int, float]] = []
+    started = time.monotonic()
+
+    def on_frame(frame: LiveFrame) -> None:
+        shown.append((frame.index, time.monotonic() - started))
+
+    rate = 5.0  # frames a second the pages show: every 4th of a 20 fps video
+    recording = record_on_node(request, [agent], on_frame, lambda: None, LivePace(rate, False))
+    indices = [index for index, _ in shown]
+    last = plain.length - 1
+    assert indices[0] == 0 and indices[-1] == last
+    stride = math.floor(FPS / rate)
+    # Every 4th frame (more apart where the node fell behind), and the last whatever it is.
+    assert all(later - earlier >= stride for earlier, later in pairwise(indices[:-1]))
+    assert len(indices) <= math.ceil(plain.length / stride) + 1
+    # Paced to the video: the last frame not before its time, less the scheduler's lead.
+    assert shown[-1][1] >= last / FPS - FrameScheduler(1, time.monotonic).lead - 0.05
+    # The recording is the episode's: every frame step, its rewards; the video holds the
+    # pictures not drawn.
+    np.testing.assert_array_equal(recording.frame_steps, plain.frame_steps)
+    np.testing.assert_allclose(recording.rewards, plain.rewards, rtol=1e-12, atol=1e-12)
+    assert recording.meta["held_frames"] == plain.length - len(indices)
+
+
+def test_the_pace_says_whether_frames_are_anti_aliased() -> None:
+    """The frames a paced actor draws are those a server's own live stream draws with the same
+    choice (`record_live`'s `smooth`), and the two choices draw different pictures."""
+    agent = LinearAgent(CHEETAH, seed=5)
+    request = _request(agent, horizon=6)
+    pictures: dict[bool, dict[int, np.ndarray]] = {}
+    for smooth in (True, False):
+        on_node: dict[int, np.ndarray] = {}
+        record_on_node(
+            request,
+            [agent],
+            lambda frame, into=on_node: into.__setitem__(frame.index, frame.image),
+            lambda: None,
+            LivePace(12.0, smooth),
+        )
+        here: dict[int, np.ndarray] = {}
+        gate = FrameGate(FrameScheduler(1, time.monotonic, budget=lambda: 12.0))
+        request.record_live(
+            [agent],
+            gate,
+            lambda frame, into=here: into.__setitem__(frame.index, frame.image),
+            lambda: None,
+            smooth=smooth,
+        )
+        common = sorted(set(on_node) & set(here))
+        assert common and common[0] == 0
+        for index in common:
+            np.testing.assert_array_equal(on_node[index], here[index])
+        pictures[smooth] = on_node
+    assert not np.array_equal(pictures[True][0], pictures[False][0])
+
+
+def test_an_actor_that_skips_ahead_still_streams_its_frames() -> None:
+    """A paced recording that fell behind skips to the frame due now, far past the last one a
+    stream took: the actor's bound on what it keeps ahead counts frames, not frame numbers
+    (counted in numbers, the recording waited for frames nobody could take, and its stream
+    stalled until its patience ran out)."""
+    from types import SimpleNamespace
+
+    from paretoscope.cluster.recorders import FRAMES_AHEAD, _RecordingActor
+
+    numbers = [0, 1, 2, 3 + 5 * FRAMES_AHEAD, 4 + 5 * FRAMES_AHEAD]
+
+    class Skipping:
+        def key(self) -> str:
+            return "skipping"
+
+        def record(self, agents: object, on_frame: object) -> str:
+            for number in numbers:
+                on_frame(SimpleNamespace(index=number))  # type: ignore[operator]
+            return "the recording"
+
+    import threading
+
+    actor = _RecordingActor()
+    items: list = []
+    stream = actor.follow("skipping", Skipping(), 0, 0, None)  # type: ignore[arg-type]
+    reader = threading.Thread(target=lambda: items.extend(stream), daemon=True)
+    reader.start()
+    reader.join(timeout=30)
+    if reader.is_alive():
+        actor.stop("skipping")  # frees the waiting recording, and the reader with it
+        pytest.fail(f"the stream stalled after {items}")
+    assert [item.index for kind, item in items if kind == "frame"] == numbers
+    assert items[-1] == ("recording", "the recording")
