@@ -137,6 +137,10 @@ def local_cluster(workers: list[str], cpus: int = 1) -> Iterator[LocalCluster]:
     """A head and `workers` (named worker nodes of `cpus` cores each), this process connected
     to it; everything stopped (and this process disconnected) on leaving."""
     settings = {
+        # Ray starts its workers (the recording actors) at niceness 15, below every other
+        # process here: these nodes share one machine with the servers and the browsers, where
+        # a node of its own would run its actors against nothing else.
+        "RAY_worker_niceness": "0",
         "RAY_AUTH_MODE": "disabled",
         "RAY_USAGE_STATS_ENABLED": "0",
         "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl"),
