@@ -111,7 +111,7 @@ class _RecordingActor:
     """What runs on a node: chooses the GL backend once, then records one episode at a time for
     every stream that follows it (threaded: each stream, and each question, in a thread of its
     own). It keeps the episode's last frames, so a stream that joins late starts from the
-    newest, and draws at most `FRAMES_AHEAD` frames past the furthest any stream has taken."""
+    newest, and keeps at most `FRAMES_AHEAD` frames past the furthest any stream has taken."""
 
     def __init__(self) -> None:
         # Set up as the dashboard's server sets itself up: software GL drawing in the thread
