@@ -215,7 +215,6 @@ def _record_on_cluster(
             mark("cluster frame", stream=relayed, index=frame.index, gap=gap)
         arrived[:] = [now]
         if fps is not None:
-            now = time.monotonic()
             if not started or now - (started[0] + frame.index / fps) > CATCH_UP:
                 started[:] = [now - frame.index / fps]
             while (wait := started[0] + frame.index / fps - time.monotonic()) > 0:
