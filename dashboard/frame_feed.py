@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import io
 import secrets
 import struct
 import threading
@@ -51,11 +50,11 @@ import numpy as np
 from paretoscope.dashboard import streamlit_internals as internals
 from paretoscope.dashboard.jobs import Job
 from paretoscope.dashboard.trace import mark
+from paretoscope.jpeg import jpeg_bytes
 from paretoscope.pacing.display import MOST, Throttle
 
 FEED_PATH = "/_paretoscope/frames/"
 HEADER = struct.Struct(">III")  # JPEG length, episode step, episode
-JPEG_QUALITY = 90  # what `st.image` uses for an array
 # A feed sleeps until its job or its channel changes (`Job.watch`, `Feed.watch`), or until
 # its throttle lets the frame it holds go; it looks again at least this often (seconds), for a
 # feed closed meanwhile (`is_open`), which wakes nothing.
@@ -197,14 +196,10 @@ def installed() -> bool:
     return _served
 
 
-def frame_bytes(image: Any, step: int, episode: int = 1) -> bytes:
-    """One frame as the feed sends it: header and JPEG."""
-    from PIL import Image
-
-    picture = Image.fromarray(np.ascontiguousarray(np.asarray(image, dtype=np.uint8)))
-    buffer = io.BytesIO()
-    picture.convert("RGB").save(buffer, format="JPEG", quality=JPEG_QUALITY)
-    jpeg = buffer.getvalue()
+def frame_bytes(image: np.ndarray | bytes, step: int, episode: int = 1) -> bytes:
+    """One frame as the feed sends it: header and JPEG (`image` as it is when it is one
+    already: a frame drawn on a cluster node)."""
+    jpeg = image if isinstance(image, bytes) else jpeg_bytes(image)
     return HEADER.pack(len(jpeg), int(step), int(episode)) + jpeg
 
 

@@ -50,6 +50,7 @@ from paretoscope.dashboard.widgets.live_frames import live_frames
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
 from paretoscope.figures.episode import episode_figure
+from paretoscope.jpeg import QUALITY as JPEG_QUALITY
 from paretoscope.pacing.display import MOST, Throttle, smooth_frames
 from paretoscope.recordings import Recording, RecordingLibrary, RecordingRequest
 from paretoscope.render import RenderingUnavailable
@@ -233,6 +234,7 @@ def _record_on_cluster(
                 on_actor=lambda _: mark("cluster actor", stream=relayed),
                 check=lambda: on_wait(None),
                 pace=pace,
+                jpeg_quality=JPEG_QUALITY,  # what the feeds send: sent as is
             )
         except RenderingUnavailable as error:
             return _without_video(request, borrowed, on_frame, error)

@@ -86,6 +86,29 @@ def test_a_recording_streamed_through_the_cluster_equals_a_local_one(
     _same_recording(recording, truth)
 
 
+def test_frames_asked_as_jpegs_are_the_local_pictures_encoded(cluster: LocalCluster) -> None:
+    """With `jpeg_quality`, each frame comes as the JPEG this process makes of the same frame
+    (PIL encodes the same pixels to the same bytes); the recording is the same as without."""
+    from paretoscope.cluster.recorders import ClusterRecorders
+    from paretoscope.jpeg import jpeg_bytes
+
+    agent = LinearAgent(CHEETAH, seed=4)
+    request = _request(agent, horizon=12)
+    local: list[LiveFrame] = []
+    truth = request.record([agent], local.append)
+
+    streamed: list[LiveFrame] = []
+    recording = ClusterRecorders(cluster.address).record(
+        request, [agent], streamed.append, jpeg_quality=75
+    )
+    assert [frame.index for frame in streamed] == [frame.index for frame in local]
+    for frame, expected in zip(streamed, local, strict=True):
+        assert isinstance(frame.image, bytes) and isinstance(expected.image, np.ndarray)
+        assert frame.image == jpeg_bytes(expected.image, 75)
+        assert frame.record.step == expected.record.step
+    _same_recording(recording, truth)
+
+
 def test_the_dashboard_records_its_live_episode_on_the_cluster(
     cluster: LocalCluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -31,6 +31,7 @@ from paretoscope.dashboard.frame_feed import (
     shared_feeds,
 )
 from paretoscope.dashboard.jobs import Job, JobBoard
+from paretoscope.jpeg import jpeg_bytes
 from paretoscope.pacing.display import Throttle
 from tests.asgi_client import Answer, Client, run_in_thread
 from tests.waiting import wait_until
@@ -86,6 +87,14 @@ def test_a_frame_is_its_step_and_a_jpeg_of_the_picture() -> None:
     assert (step, episode) == (321, 1) and len(frames[0].jpeg) == size
     # A frame cut off by the end of what arrived is not a frame yet.
     assert [frame.step for frame in read_frames(data[:-1])] == [321]
+
+
+def test_a_frame_that_is_a_jpeg_already_is_sent_as_it_is() -> None:
+    """A cluster node's frame (`paretoscope.cluster.recorders`) is not encoded again."""
+    jpeg = jpeg_bytes(_picture(3), quality=60)
+    (sent,) = read_frames(frame_bytes(jpeg, 7, episode=2))
+    assert (sent.jpeg, sent.step, sent.episode) == (jpeg, 7, 2)
+    assert sent.jpeg != read_frames(frame_bytes(_picture(3), 7))[0].jpeg  # the feed's quality
 
 
 def test_the_feed_sends_the_newest_frame_it_may_and_always_the_last() -> None:

@@ -133,7 +133,7 @@ def test_an_actor_that_skips_ahead_still_streams_its_frames() -> None:
 
     actor = _RecordingActor()
     items: list = []
-    stream = actor.follow("skipping", Skipping(), 0, 0, None)  # type: ignore[arg-type]
+    stream = actor.follow("skipping", Skipping(), 0, 0, None, None)  # type: ignore[arg-type]
     reader = threading.Thread(target=lambda: items.extend(stream), daemon=True)
     reader.start()
     reader.join(timeout=30)

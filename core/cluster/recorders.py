@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import functools
+import itertools
 import socket
 import threading
 import time
@@ -36,10 +38,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from paretoscope.agents.base import Agent
 from paretoscope.cluster.connect import connect, import_ray
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
+from paretoscope.jpeg import jpeg_bytes
 from paretoscope.pacing.gate import FrameGate
 from paretoscope.pacing.scheduler import FrameScheduler
 from paretoscope.recordings import LiveFrame, Recording, RecordingRequest
@@ -152,10 +157,12 @@ class _RecordingActor:
         skip: int,
         since: int,
         pace: LivePace | None,
+        jpeg_quality: int | None,
         *agents: Agent,
     ) -> Iterator[tuple[str, Any]]:
         """``("frame", LiveFrame)`` for each frame of `request` (its `key`) from number `since`
-        on (or the oldest kept), then ``("recording", Recording)``; a stream of another episode
+        on (or the oldest kept), its picture a JPEG of `jpeg_quality` (None: the pixels), then
+        ``("recording", Recording)``; a stream of another episode
         than the one recorded starts it, from frame `skip` on (the other one stops), paced by
         `pace` from its first frame (None, or a stream resumed past its first frame: every
         frame, as fast as the node draws them). The recording's error, if any, is raised
@@ -182,7 +189,7 @@ class _RecordingActor:
                 ready = [frame for frame in episode.frames if frame.index >= position]
                 outcome = dict(episode.outcome) if not ready else {}
             for frame in ready:
-                yield "frame", frame
+                yield "frame", _encoded(frame, jpeg_quality)
                 position = frame.index + 1
                 with self._changed:
                     if frame.index > episode.taken:
@@ -241,6 +248,13 @@ class _RecordingActor:
             self._changed.notify_all()
 
 
+def _encoded(frame: LiveFrame, quality: int | None) -> LiveFrame:
+    """`frame` with its picture as a JPEG of `quality` (None: as it is)."""
+    if quality is None or not isinstance(frame.image, np.ndarray):
+        return frame
+    return dataclasses.replace(frame, image=jpeg_bytes(frame.image, quality))
+
+
 def record_on_node(
     request: RecordingRequest,
     agents: Sequence[Agent],
@@ -268,28 +282,37 @@ def _kill(actor: Any) -> None:
 
 
 class _Started:
-    """An actor the registry started, and whether it is up: it answers a question asked at its
-    start, and again after any actor was lost (a dead one never answers)."""
+    """An actor the registry started, and the node it runs on once it has answered (it is up
+    then: a process's start is behind it)."""
 
     def __init__(self, handle: Any) -> None:
         self.handle = handle
         self.answer = handle.node.remote()
 
-    def ask_again(self) -> None:
-        self.answer = self.handle.node.remote()
+    def node(self) -> str | None:
+        """Its node, once it has answered (without waiting); None before, or when it died
+        before answering."""
+        return _answered(self.answer)
 
-    def up(self) -> bool | None:
-        """True once it has answered the last question, False when it died before answering,
-        None while the answer is awaited (without waiting)."""
+    def dead(self) -> bool:
+        """Whether it died before answering (without waiting)."""
         ray = import_ray()
         ready, _ = ray.wait([self.answer], timeout=0)
-        if not ready:
-            return None
-        try:
-            ray.get(self.answer)
-        except Exception:  # noqa: BLE001 - an actor that died before answering
-            return False
-        return True
+        return bool(ready) and self.node() is None
+
+
+def _answered(answer: Any) -> str | None:
+    """An actor's answer to ``node`` if it has come (without waiting), else None (also when it
+    died before answering)."""
+    ray = import_ray()
+    ready, _ = ray.wait([answer], timeout=0)
+    if not ready:
+        return None
+    try:
+        node: str = ray.get(answer)
+    except Exception:  # noqa: BLE001 - an actor that died before answering
+        return None
+    return node
 
 
 class _Entry:
@@ -307,7 +330,9 @@ class _Registry:
     and how many streams follow it (from every dashboard server using the cluster), and the
     actors waiting for an episode. A plain actor: its calls run one at a time, so two servers
     asking for one episode at once get one actor. It starts the actors itself (it owns them:
-    they outlive any one server)."""
+    they outlive any one server): the next episode's actor in a thread of its own, since
+    starting one waits for the cluster's control service (seconds on a busy cluster), which no
+    other stream's `join` should wait for."""
 
     def __init__(self) -> None:
         ray = import_ray()
@@ -316,73 +341,83 @@ class _Registry:
         )(_RecordingActor)
         self._entries: dict[str, _Entry] = {}
         self._generations = 0
-        self._turn = 0  # the last node given an actor beyond the cluster's cores
+        self._turns = itertools.count()  # the nodes given an actor beyond the cluster's cores
         free = int(ray.available_resources().get("CPU", 0.0) // RECORDER_CPUS)
         self._idle = [self._start() for _ in range(max(1, min(free, MOST_WARM_AT_START)))]
+        # What the starter thread does next: actors to start, actors to kill.
+        self._changed = threading.Condition()
+        self._to_start = 0
+        self._to_kill: list[Any] = []
+        threading.Thread(target=self._starter, name="paretoscope-starter", daemon=True).start()
 
-    def _start(self) -> _Started:
-        """A new actor, holding its cores; on a cluster whose cores are all held, one holding
+    def _start(self, avoid: str | None = None) -> _Started:
+        """A new actor, holding its cores; on a cluster whose cores are all held (or away from
+        the node `avoid`, which lost an actor: Ray may not know yet that it died), one holding
         none, on the worker node next in turn: the node's episodes share its cores, each drawn
         more slowly, rather than one waiting for another to end."""
         ray = import_ray()
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        if ray.available_resources().get("CPU", 0.0) >= RECORDER_CPUS:
+        if avoid is None and ray.available_resources().get("CPU", 0.0) >= RECORDER_CPUS:
             return _Started(self._class.remote())
         nodes = sorted(
             node["NodeID"]
             for node in ray.nodes()
-            if node["Alive"] and node["Resources"].get("CPU", 0.0) > 0
+            if node["Alive"] and node["Resources"].get("CPU", 0.0) > 0 and node["NodeID"] != avoid
         )
         if not nodes:  # no worker node at all: the actor waits for one to join
             return _Started(self._class.remote())
-        self._turn += 1
         # Held to that node: a fallback could be the head, which declares no cores to draw on.
-        where = NodeAffinitySchedulingStrategy(nodes[self._turn % len(nodes)], soft=False)
+        where = NodeAffinitySchedulingStrategy(nodes[next(self._turns) % len(nodes)], soft=False)
         return _Started(self._class.options(num_cpus=0, scheduling_strategy=where).remote())
 
-    def join(self, key: str, stale: int | None) -> tuple[int, Any, bool]:
+    def _starter(self) -> None:
+        """The registry's second thread: starts and kills actors when `join` asks."""
+        while True:
+            with self._changed:
+                self._changed.wait_for(lambda: self._to_start > 0 or bool(self._to_kill))
+                count, self._to_start = self._to_start, 0
+                doomed, self._to_kill = self._to_kill, []
+            for handle in doomed:
+                _kill(handle)
+            started = [self._start() for _ in range(count)]
+            with self._changed:
+                self._idle += started
+
+    def join(self, key: str, stale: int | None, lost_node: str | None) -> tuple[int, Any, bool]:
         """The actor recording `key` (and its generation), followed once more; when none is, or
-        when the one known is `stale` (lost: it is stopped), a waiting one that is up, else one
-        that is starting (or a new one). The flag says whether the actor is up (its first frame
-        comes without a process's start)."""
-        entry = self._entries.get(key)
-        if entry is not None and entry.generation != stale:
-            entry.streams += 1
-            return entry.generation, entry.actor.handle, True
-        if entry is not None:
-            _kill(entry.actor.handle)
-            for waiting in self._idle:  # they may have died with it (its node)
-                waiting.ask_again()
-            self._first_live_answer()
-        self._idle = [waiting for waiting in self._idle if waiting.up() is not False]
-        ready = [waiting for waiting in self._idle if waiting.up()]
-        if ready:
-            actor = ready[0]
-        elif self._idle and entry is None:
-            actor = self._idle[0]  # starting: sooner up than a new one
-        else:
-            actor = self._start()  # after a loss, never one that may have died with it
-        if actor in self._idle:
-            self._idle.remove(actor)
-        if not self._idle:
-            self._idle.append(self._start())  # warm for the next episode
+        when the one known is `stale` (lost on `lost_node`, if it had said where it ran: it is
+        stopped), a waiting one that is up (elsewhere), else one that is starting (or a new
+        one). The flag says whether the actor is up (its first frame comes without a process's
+        start)."""
+        with self._changed:
+            entry = self._entries.get(key)
+            if entry is not None and entry.generation != stale:
+                entry.streams += 1
+                return entry.generation, entry.actor.handle, True
+            doomed = [] if entry is None else [entry.actor]
+            if lost_node is not None:  # the actors that waited there died with it
+                doomed += [waiting for waiting in self._idle if waiting.node() == lost_node]
+            doomed += [waiting for waiting in self._idle if waiting.dead()]
+            self._idle = [waiting for waiting in self._idle if waiting not in doomed]
+            self._to_kill += [actor.handle for actor in doomed]
+            ready = [waiting for waiting in self._idle if waiting.node() is not None]
+            if ready:
+                actor = ready[0]
+            elif self._idle and entry is None:
+                actor = self._idle[0]  # starting: sooner up than a new one
+            else:
+                actor = None
+            if actor is not None:
+                self._idle.remove(actor)
+            if not self._idle:
+                self._to_start += 1  # warm for the next episode
+            self._changed.notify_all()
+        if actor is None:  # after a loss, never one that may have died with it
+            actor = self._start(avoid=lost_node)
         self._generations += 1
         self._entries[key] = _Entry(self._generations, actor)
-        return self._generations, actor.handle, bool(ready)
-
-    def _first_live_answer(self) -> None:
-        """Wait (at most `PING_SECONDS`) for the first waiting actor to answer its question;
-        a dead one's error is no answer."""
-        ray = import_ray()
-        pending = [waiting.answer for waiting in self._idle]
-        deadline = time.monotonic() + PING_SECONDS
-        while pending and (left := deadline - time.monotonic()) > 0:
-            answered, pending = ray.wait(pending, num_returns=1, timeout=left)
-            for answer in answered:
-                with contextlib.suppress(Exception):
-                    ray.get(answer)
-                    return
+        return self._generations, actor.handle, actor in ready
 
     def leave(self, key: str, generation: int) -> None:
         """One stream of `key`'s actor of `generation` ended; after the last one the actor
@@ -395,7 +430,8 @@ class _Registry:
             return
         del self._entries[key]
         entry.actor.handle.stop.remote(key)
-        self._idle.append(entry.actor)
+        with self._changed:
+            self._idle.append(entry.actor)
 
     def recording(self) -> dict[str, int]:
         """Each episode being recorded now, and its streams."""
@@ -461,12 +497,13 @@ class ClusterRecorders:
                 ).remote()
             return self._registry
 
-    def _join(self, key: str, stale: int | None) -> tuple[int, Any, bool]:
+    def _join(self, key: str, stale: int | None, lost_node: str | None) -> tuple[int, Any, bool]:
         try:
-            asked = self._registry_actor().join.remote(key, stale)
+            asked = self._registry_actor().join.remote(key, stale, lost_node)
             joined: tuple[int, Any, bool] = self._ray.get(asked)
         except self._ray.exceptions.RayActorError:  # the registry was lost: a new one
-            joined = self._ray.get(self._registry_actor(renew=True).join.remote(key, stale))
+            renewed = self._registry_actor(renew=True)
+            joined = self._ray.get(renewed.join.remote(key, stale, lost_node))
         return joined
 
     def record(
@@ -477,6 +514,7 @@ class ClusterRecorders:
         on_actor: Callable[[Any], None] | None = None,
         check: Callable[[], None] | None = None,
         pace: LivePace | None = None,
+        jpeg_quality: int | None = None,
     ) -> Recording:
         """`request` recorded on the cluster (by the actor already recording it for anyone,
         else by a waiting or new one), each frame passed to `on_frame` as it arrives (in order,
@@ -486,14 +524,18 @@ class ClusterRecorders:
         ends this stream (the recording stops if it was the last) and is raised; an error of
         the recording itself is raised as it was raised on the node. A live episode started
         here is drawn at `pace` (None: every frame, as fast as the node draws them; so is the
-        rest of an episode whose actor was lost)."""
+        rest of an episode whose actor was lost). With `jpeg_quality`, each frame's picture
+        comes as a JPEG of that quality, encoded on the node (what a page shows: a twentieth
+        of the bytes to move, and nothing to encode here); the recording's video is made from
+        the pixels either way."""
         key = request.key()
         received = lost = 0
         generation: int | None = None
+        lost_node: str | None = None  # where the last actor lost ran, if it had said
         while True:
-            generation, actor, warm = self._join(key, stale=generation)
+            generation, actor, warm = self._join(key, generation, lost_node)
             resumed = False
-            stream = None
+            stream = where = None
             try:
                 # Put again for each actor: a copy a lost node fetched is still listed where
                 # the object is, and a fetch that tries it first waits out Ray's timeouts.
@@ -503,7 +545,7 @@ class ClusterRecorders:
                     on_actor(actor)
                 stream = actor.follow.options(
                     num_returns="streaming", _generator_backpressure_num_objects=FRAMES_AHEAD
-                ).remote(key, request, received, received, pace, *agent_references)
+                ).remote(key, request, received, received, pace, jpeg_quality, *agent_references)
                 patience = self._stall if warm else self._first_patience
                 last = None
                 while True:
@@ -526,6 +568,7 @@ class ClusterRecorders:
                         f"{error or 'no frame came'}"
                     ) from None
                 resumed = True  # the next join replaces the actor
+                lost_node = None if where is None else _answered(where)
             except self._task_error as error:
                 raise error.cause from None  # the node's own exception, not Ray's report of it
             finally:
@@ -595,12 +638,8 @@ class ClusterRecorders:
     def _node_address(self, where: Any) -> tuple[str, int] | None:
         """The address of the raylet of the node named by `where` (an actor's answer to
         ``node``), if it has answered and the cluster knows the node."""
-        ready, _ = self._ray.wait([where], timeout=0)
-        if not ready:
-            return None
-        try:
-            node_id = self._ray.get(where)
-        except Exception:  # noqa: BLE001 - an actor that died before answering
+        node_id = _answered(where)
+        if node_id is None:
             return None
         for node in self._ray.nodes():
             if node.get("NodeID") == node_id:

@@ -24,7 +24,9 @@ if TYPE_CHECKING:  # mujoco comes with these: imported when a recording is made,
 class LiveFrame:
     """One recorded frame as a callback sees it, while the recording goes on."""
 
-    image: np.ndarray | None  # the picture the video shows; None when nothing renders
+    # The picture the video shows (None when nothing renders); as JPEG bytes where whoever
+    # asked for it shows it as one (`paretoscope.cluster.recorders`: what a node sends).
+    image: np.ndarray | bytes | None
     records: tuple[StepRecord | None, ...]  # each lane's latest step (None: not started)
     index: int  # 0-based frame number
     # A live recording whose simulation ran to the episode's end before this frame was drawn:
