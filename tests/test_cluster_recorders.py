@@ -229,6 +229,15 @@ def test_a_live_stream_is_drawn_at_the_pace_its_server_asks(cluster: LocalCluste
     np.testing.assert_array_equal(recording.frame_steps, plain.frame_steps)
     np.testing.assert_allclose(recording.rewards, plain.rewards, rtol=1e-12, atol=1e-12)
     assert recording.meta["held_frames"] == plain.length - len(indices)
+    # The simulated episode (sent once by the node) is with every frame from the first that
+    # had it, the one simulated here.
+    first = next(number for number, frame in enumerate(streamed) if frame.episode is not None)
+    assert all(frame.episode is streamed[first].episode for frame in streamed[first:])
+    whole, truth = streamed[-1].episode, here[-1].episode
+    assert whole is not None and truth is not None
+    assert [step.step for step in whole] == [step.step for step in truth]
+    for step, expected in zip(whole, truth, strict=True):
+        np.testing.assert_array_equal(step.reward, expected.reward)
 
 
 def test_a_node_killed_mid_stream_loses_no_frame(cluster: LocalCluster) -> None:

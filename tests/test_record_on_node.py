@@ -6,8 +6,11 @@ every frame, the plain recording's."""
 from __future__ import annotations
 
 import math
+import threading
 import time
+from collections.abc import Callable
 from itertools import pairwise
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,6 +19,7 @@ from paretoscope.cluster.recorders import LivePace, record_on_node
 from paretoscope.pacing.gate import FrameGate
 from paretoscope.pacing.scheduler import FrameScheduler
 from paretoscope.recordings import EpisodeRequest, LiveFrame
+from paretoscope.rollout import StepRecord
 from tests.agents_for_tests import LinearAgent
 
 CHEETAH = "MO-HalfCheetah-v2"
@@ -114,31 +118,53 @@ def test_an_actor_that_skips_ahead_still_streams_its_frames() -> None:
     stream took: the actor's bound on what it keeps ahead counts frames, not frame numbers
     (counted in numbers, the recording waited for frames nobody could take, and its stream
     stalled until its patience ran out)."""
-    from types import SimpleNamespace
-
-    from paretoscope.cluster.recorders import FRAMES_AHEAD, _RecordingActor
+    from paretoscope.cluster.recorders import FRAMES_AHEAD
 
     numbers = [0, 1, 2, 3 + 5 * FRAMES_AHEAD, 4 + 5 * FRAMES_AHEAD]
+    items = _stream_of([LiveFrame(None, (), number) for number in numbers])
+    assert [item.index for kind, item in items if kind == "frame"] == numbers
+    assert items[-1] == ("recording", "the recording")
 
-    class Skipping:
+
+def test_a_stream_sends_the_simulated_episode_once() -> None:
+    """A live recording's frames after its simulation ended each carry the whole episode's frame
+    steps (`LiveFrame.episode`); a stream sends them with the first such frame only (the
+    relaying server puts them back: `tests/test_cluster_recorders.py`)."""
+    whole = (_step(1), _step(2))
+    frames = [LiveFrame(None, (), 0), *(LiveFrame(None, (), index, whole) for index in (1, 2, 3))]
+    items = _stream_of(frames)
+    sent = [item.episode for kind, item in items if kind == "frame"]
+    assert sent == [None, whole, None, None]
+
+
+def _step(step: int) -> StepRecord:
+    values = np.full(2, float(step))
+    return StepRecord(step, values, values, values, values, values, False, False, False)
+
+
+def _stream_of(frames: list[LiveFrame]) -> list[tuple[str, Any]]:
+    """What an actor's stream sends for a recording that gives `frames` (its key: its
+    frames' numbers), here without Ray; fails when the stream stalls."""
+    from paretoscope.cluster.recorders import _RecordingActor
+
+    key = "frames " + " ".join(str(frame.index) for frame in frames)
+
+    class Giving:
         def key(self) -> str:
-            return "skipping"
+            return key
 
-        def record(self, agents: object, on_frame: object) -> str:
-            for number in numbers:
-                on_frame(SimpleNamespace(index=number))  # type: ignore[operator]
+        def record(self, agents: object, on_frame: Callable[[LiveFrame], None]) -> str:
+            for frame in frames:
+                on_frame(frame)
             return "the recording"
 
-    import threading
-
     actor = _RecordingActor()
-    items: list = []
-    stream = actor.follow("skipping", Skipping(), 0, 0, None, None)  # type: ignore[arg-type]
+    items: list[tuple[str, Any]] = []
+    stream = actor.follow(key, Giving(), 0, 0, None, None)  # type: ignore[arg-type]
     reader = threading.Thread(target=lambda: items.extend(stream), daemon=True)
     reader.start()
     reader.join(timeout=30)
     if reader.is_alive():
-        actor.stop("skipping")  # frees the waiting recording, and the reader with it
+        actor.stop(key)  # frees the waiting recording, and the reader with it
         pytest.fail(f"the stream stalled after {items}")
-    assert [item.index for kind, item in items if kind == "frame"] == numbers
-    assert items[-1] == ("recording", "the recording")
+    return items

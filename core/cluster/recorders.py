@@ -36,7 +36,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -49,6 +49,9 @@ from paretoscope.pacing.gate import FrameGate
 from paretoscope.pacing.scheduler import FrameScheduler
 from paretoscope.recordings import LiveFrame, Recording, RecordingRequest
 from paretoscope.render.backend import one_policy_thread
+
+if TYPE_CHECKING:  # mujoco comes with it: imported on the nodes, not here
+    from paretoscope.rollout import StepRecord
 
 # Cores an actor holds on its node (the physics, the policy and the renderer): a node started
 # with `ray start --num-cpus=K` records K episodes at once.
@@ -181,6 +184,7 @@ class _RecordingActor:
                     daemon=True,
                 ).start()
         position = since
+        whole_sent = False
         while True:
             with self._changed:
                 self._changed.wait_for(functools.partial(self._news, episode, position))
@@ -189,7 +193,8 @@ class _RecordingActor:
                 ready = [frame for frame in episode.frames if frame.index >= position]
                 outcome = dict(episode.outcome) if not ready else {}
             for frame in ready:
-                yield "frame", _encoded(frame, jpeg_quality)
+                yield "frame", _as_sent(frame, jpeg_quality, whole_sent)
+                whole_sent = whole_sent or frame.episode is not None
                 position = frame.index + 1
                 with self._changed:
                     if frame.index > episode.taken:
@@ -248,11 +253,17 @@ class _RecordingActor:
             self._changed.notify_all()
 
 
-def _encoded(frame: LiveFrame, quality: int | None) -> LiveFrame:
-    """`frame` with its picture as a JPEG of `quality` (None: as it is)."""
-    if quality is None or not isinstance(frame.image, np.ndarray):
-        return frame
-    return dataclasses.replace(frame, image=jpeg_bytes(frame.image, quality))
+def _as_sent(frame: LiveFrame, quality: int | None, whole_sent: bool) -> LiveFrame:
+    """`frame` as a stream sends it: its picture a JPEG of `quality` (None: as it is), and
+    without the episode's frame steps once they were sent (`ClusterRecorders.record` puts them
+    back: sent with every frame, unpickling their thousands of arrays was most of a relaying
+    server's work)."""
+    changes: dict[str, Any] = {}
+    if quality is not None and isinstance(frame.image, np.ndarray):
+        changes["image"] = jpeg_bytes(frame.image, quality)
+    if whole_sent and frame.episode is not None:
+        changes["episode"] = None
+    return dataclasses.replace(frame, **changes) if changes else frame
 
 
 def record_on_node(
@@ -530,6 +541,7 @@ class ClusterRecorders:
         the pixels either way."""
         key = request.key()
         received = lost = 0
+        whole: tuple[StepRecord, ...] | None = None  # the episode's frame steps, once sent
         generation: int | None = None
         lost_node: str | None = None  # where the last actor lost ran, if it had said
         while True:
@@ -553,6 +565,10 @@ class ClusterRecorders:
                     if kind == "recording":
                         recording: Recording = item
                         return recording
+                    if item.episode is not None:
+                        whole = item.episode
+                    elif whole is not None:
+                        item = dataclasses.replace(item, episode=whole)
                     if on_frame is not None:
                         on_frame(item)
                     received = item.index + 1
