@@ -9,6 +9,7 @@ import math
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from itertools import pairwise
 from typing import Any
 
@@ -111,6 +112,26 @@ def test_the_pace_says_whether_frames_are_anti_aliased() -> None:
             np.testing.assert_array_equal(on_node[index], here[index])
         pictures[smooth] = on_node
     assert not np.array_equal(pictures[True][0], pictures[False][0])
+
+
+def test_an_actor_warmed_with_a_request_draws_its_first_episode_on_a_kept_renderer() -> None:
+    """`_RecordingActor.warm` draws one frame and stops; the renderer it made is kept, and the
+    actor's next episode of that env and size (another preference, another seed) makes none."""
+    from paretoscope.cluster.recorders import _RecordingActor
+    from paretoscope.render.warm import warm_renderers
+
+    agent = LinearAgent(CHEETAH, seed=8)
+    pace = LivePace(12.0, smooth=False)
+    actor = _RecordingActor()
+    warmed = replace(_request(agent, horizon=30), size=40)  # a size no other test draws
+    made = warm_renderers().made
+    actor.warm(warmed, pace, agent)
+    assert warm_renderers().made == made + 1
+    episode = replace(warmed, preference=(0.9, 0.1), seed=11, horizon=20)
+    frames: list[LiveFrame] = []
+    recording = record_on_node(episode, [agent], frames.append, lambda: None, pace)
+    assert warm_renderers().made == made + 1
+    assert frames[0].index == 0 and recording.length == 20
 
 
 def test_an_actor_that_skips_ahead_still_streams_its_frames() -> None:

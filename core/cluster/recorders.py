@@ -146,6 +146,19 @@ class _RecordingActor:
         node: str = ray.get_runtime_context().get_node_id()
         return node
 
+    def warm(self, request: RecordingRequest, pace: LivePace | None, *agents: Agent) -> None:
+        """Draw `request`'s first frame and stop: its env, its renderer and the policy's first
+        step are made, and kept (`paretoscope.render.warm`), so that this actor's first
+        episode of that env costs its frames alone (a few tenths of a second of a core
+        otherwise, seconds on a busy node)."""
+
+        def first_only(_: LiveFrame) -> None:
+            raise _Cancelled()
+
+        one_policy_thread()
+        with contextlib.suppress(_Cancelled):
+            record_on_node(request, agents, first_only, lambda: None, pace)
+
     def stop(self, key: str) -> None:
         """Nobody follows `key` any more: its recording stops (if it is this actor's)."""
         with self._changed:
@@ -299,6 +312,7 @@ class _Started:
     def __init__(self, handle: Any) -> None:
         self.handle = handle
         self.answer = handle.node.remote()
+        self.warmed: set[tuple[str, int]] = set()  # the (env, size) it has drawn
 
     def node(self) -> str | None:
         """Its node, once it has answered (without waiting); None before, or when it died
@@ -359,6 +373,9 @@ class _Registry:
         self._changed = threading.Condition()
         self._to_start = 0
         self._to_kill: list[Any] = []
+        # The last episode a stream asked for (its request, pace and agents): what the waiting
+        # actors draw a first frame of, once up.
+        self._example: tuple[Any, ...] | None = None
         threading.Thread(target=self._starter, name="paretoscope-starter", daemon=True).start()
 
     def _start(self, avoid: str | None = None) -> _Started:
@@ -395,13 +412,22 @@ class _Registry:
             with self._changed:
                 self._idle += started
 
-    def join(self, key: str, stale: int | None, lost_node: str | None) -> tuple[int, Any, bool]:
+    def join(
+        self,
+        key: str,
+        stale: int | None,
+        lost_node: str | None,
+        example: tuple[Any, ...] | None = None,
+    ) -> tuple[int, Any, bool]:
         """The actor recording `key` (and its generation), followed once more; when none is, or
         when the one known is `stale` (lost on `lost_node`, if it had said where it ran: it is
         stopped), a waiting one that is up (elsewhere), else one that is starting (or a new
         one). The flag says whether the actor is up (its first frame comes without a process's
-        start)."""
+        start). `example` (the request, its pace and its agents) is what the waiting actors
+        warm themselves with (`_RecordingActor.warm`), each once per env and size."""
         with self._changed:
+            if example is not None:
+                self._example = example
             entry = self._entries.get(key)
             if entry is not None and entry.generation != stale:
                 entry.streams += 1
@@ -423,12 +449,25 @@ class _Registry:
                 self._idle.remove(actor)
             if not self._idle:
                 self._to_start += 1  # warm for the next episode
+            self._warm_idle()
             self._changed.notify_all()
         if actor is None:  # after a loss, never one that may have died with it
             actor = self._start(avoid=lost_node)
         self._generations += 1
         self._entries[key] = _Entry(self._generations, actor)
         return self._generations, actor.handle, actor in ready
+
+    def _warm_idle(self) -> None:
+        """Each waiting actor that is up draws a first frame of the last example's env and
+        size, once."""
+        if self._example is None:
+            return
+        request, pace, *agents = self._example
+        drawn = (request.env_id, int(getattr(request, "size", 0)))
+        for waiting in self._idle:
+            if drawn not in waiting.warmed and waiting.node() is not None:
+                waiting.warmed.add(drawn)
+                waiting.handle.warm.remote(request, pace, *agents)
 
     def leave(self, key: str, generation: int) -> None:
         """One stream of `key`'s actor of `generation` ended; after the last one the actor
@@ -508,13 +547,15 @@ class ClusterRecorders:
                 ).remote()
             return self._registry
 
-    def _join(self, key: str, stale: int | None, lost_node: str | None) -> tuple[int, Any, bool]:
+    def _join(self, key: str, *asked: Any) -> tuple[int, Any, bool]:
+        """The registry's `join` for `key` (and the rest of its arguments)."""
         try:
-            asked = self._registry_actor().join.remote(key, stale, lost_node)
-            joined: tuple[int, Any, bool] = self._ray.get(asked)
+            joined: tuple[int, Any, bool] = self._ray.get(
+                self._registry_actor().join.remote(key, *asked)
+            )
         except self._ray.exceptions.RayActorError:  # the registry was lost: a new one
             renewed = self._registry_actor(renew=True)
-            joined = self._ray.get(renewed.join.remote(key, stale, lost_node))
+            joined = self._ray.get(renewed.join.remote(key, *asked))
         return joined
 
     def record(
@@ -545,13 +586,14 @@ class ClusterRecorders:
         generation: int | None = None
         lost_node: str | None = None  # where the last actor lost ran, if it had said
         while True:
-            generation, actor, warm = self._join(key, generation, lost_node)
+            # Put again for each actor: a copy a lost node fetched is still listed where the
+            # object is, and a fetch that tries it first waits out Ray's timeouts.
+            agent_references = [self._ray.put(agent) for agent in agents]
+            example = (request, pace, *agent_references)  # for the waiting actors to warm with
+            generation, actor, warm = self._join(key, generation, lost_node, example)
             resumed = False
             stream = where = None
             try:
-                # Put again for each actor: a copy a lost node fetched is still listed where
-                # the object is, and a fetch that tries it first waits out Ray's timeouts.
-                agent_references = [self._ray.put(agent) for agent in agents]
                 where = actor.node.remote()  # answered at once by an actor that is up
                 if on_actor is not None:
                     on_actor(actor)
