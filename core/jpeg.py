@@ -1,5 +1,5 @@
 """A frame as the JPEG a page shows: what the dashboard's live feeds send, and what a cluster
-node sends instead of the frame's pixels (a twentieth of the bytes to move, and the server
+node sends instead of the frame's pixels (a twelfth of the bytes to move, and the server
 that relays it encodes nothing)."""
 
 from __future__ import annotations

@@ -577,7 +577,7 @@ class ClusterRecorders:
         the recording itself is raised as it was raised on the node. A live episode started
         here is drawn at `pace` (None: every frame, as fast as the node draws them; so is the
         rest of an episode whose actor was lost). With `jpeg_quality`, each frame's picture
-        comes as a JPEG of that quality, encoded on the node (what a page shows: a twentieth
+        comes as a JPEG of that quality, encoded on the node (what a page shows: a twelfth
         of the bytes to move, and nothing to encode here); the recording's video is made from
         the pixels either way."""
         key = request.key()
