@@ -6,10 +6,14 @@ One episode is recorded once at a time on a cluster, however many dashboard serv
 registry actor (named, on the head node) knows which actor records each request's key, and a
 second server asking for it follows that actor's stream. The registry also keeps the actors:
 one that finished (or whose viewers all left) waits, warm, for the next episode, since starting
-a process (its imports, its renderer) costs seconds of a core. Actors hold their node's cores
-while they wait: a cluster's capacity is the cores its nodes declare (`ray start --num-cpus`).
-Beyond it, a new episode is not refused nor queued: its actor shares a node's cores with the
-ones there, and every episode there is drawn more slowly.
+a process (its imports, its renderer) costs seconds of a core; a waiting actor draws one frame
+of the env and size the streams ask for, so its first episode there pays for no renderer.
+Actors hold their node's cores while they wait: a cluster's capacity is the cores its nodes
+declare (`ray start --num-cpus`). Beyond it, a new episode is not refused nor queued: its actor
+shares a node's cores with the ones there, and every episode there is drawn more slowly.
+
+A stream sends what a relaying server's pages show: each frame as a JPEG (when asked), and the
+simulated episode's frame steps once (its server puts them back on each later frame).
 
 A live episode (`LivePace`) is drawn on its node by the server's own pacing rules
 (`paretoscope.recordings.paced`): its first frame at once, then each about when its viewers'
@@ -19,7 +23,7 @@ skips to the frame due now (fewer frames, never a frozen picture).
 
 A request names everything that changes its episode (its key), so recording it again gives the
 same frames. An actor lost mid-stream (its node died, its process was killed) is therefore
-replaced by another, on any node, that records the same request again and sends only the
+replaced by another, on another node, that records the same request again and sends only the
 frames after the last one received: the stream resumes where it stopped, and the recording is
 the one a local worker would have made.
 """
