@@ -23,7 +23,7 @@ skips to the frame due now (fewer frames, never a frozen picture).
 
 A request names everything that changes its episode (its key), so recording it again gives the
 same frames. An actor lost mid-stream (its node died, its process was killed) is therefore
-replaced by another, on another node, that records the same request again and sends only the
+replaced by another, away from its node, that records the same request again and sends only the
 frames after the last one received: the stream resumes where it stopped, and the recording is
 the one a local worker would have made.
 """
