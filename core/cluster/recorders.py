@@ -82,6 +82,8 @@ PING_SECONDS = 2.0
 # A stream waits this many of its last gaps between frames (at least `stall` seconds) before
 # it counts its actor lost.
 STALL_FRAMES = 4
+# Seconds between the registry's looks for waiting actors that came up and may warm themselves.
+WARM_LOOK_SECONDS = 0.5
 # Where the registry lives: one per cluster, found by name.
 REGISTRY_NAME = "paretoscope-recordings"
 NAMESPACE = "paretoscope"
@@ -404,10 +406,15 @@ class _Registry:
         return _Started(self._class.options(num_cpus=0, scheduling_strategy=where).remote())
 
     def _starter(self) -> None:
-        """The registry's second thread: starts and kills actors when `join` asks."""
+        """The registry's second thread: starts and kills actors when `join` asks, and has
+        each waiting actor warm itself as soon as it is up (not at the next `join`: a room's
+        first moves would wait for every actor warming at once)."""
         while True:
             with self._changed:
-                self._changed.wait_for(lambda: self._to_start > 0 or bool(self._to_kill))
+                self._changed.wait_for(
+                    lambda: self._to_start > 0 or bool(self._to_kill), timeout=WARM_LOOK_SECONDS
+                )
+                self._warm_idle()
                 count, self._to_start = self._to_start, 0
                 doomed, self._to_kill = self._to_kill, []
             for handle in doomed:
