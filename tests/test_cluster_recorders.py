@@ -241,7 +241,7 @@ def test_a_live_stream_is_drawn_at_the_pace_its_server_asks(cluster: LocalCluste
 
 
 def test_a_node_killed_mid_stream_loses_no_frame(cluster: LocalCluster) -> None:
-    """Last in this file: it leaves one node alive."""
+    """It leaves one node alive (the next test starts it again)."""
     from paretoscope.cluster.recorders import ClusterRecorders
 
     cluster.wait_for(lambda nodes: cluster.alive_names(nodes) == set(NODES), "both nodes")
@@ -279,3 +279,44 @@ def test_a_node_killed_mid_stream_loses_no_frame(cluster: LocalCluster) -> None:
     print(f"longest wait between two frames, the node's death included: {gap:.2f} s")
     # The node killed is gone; the other recorded the rest.
     cluster.wait_for(lambda found: killed[0] not in cluster.alive_names(found), "its death")
+
+
+def test_a_live_stream_whose_node_is_killed_resumes_at_the_first_frame_not_received(
+    cluster: LocalCluster,
+) -> None:
+    """After the test above: its killed node started again. A paced stream (`LivePace`) whose
+    node is killed resumes with the first frame it had not received, drawn first on the other
+    node (not the frames before it, drawn again), and its recording has the episode's
+    returns."""
+    from paretoscope.cluster.recorders import ClusterRecorders, LivePace
+
+    for name in NODES:
+        if name not in cluster.alive_names():
+            cluster.start_worker(name)
+    agent = LinearAgent(CHEETAH, seed=12)
+    request = _request(agent, horizon=80)
+    plain = request.record([agent])
+
+    nodes: list[str] = []
+    streamed: list[LiveFrame] = []
+    killed: list[str] = []
+
+    def on_frame(frame: LiveFrame) -> None:
+        streamed.append(frame)
+        if len(streamed) == 10:
+            killed.append(cluster.name_of(nodes[-1]))
+            cluster.kill(killed[-1])
+
+    recording = ClusterRecorders(cluster.address).record(
+        request,
+        [agent],
+        on_frame,
+        on_actor=lambda actor: nodes.append(cluster.ray.get(actor.node.remote())),
+        pace=LivePace(12.0, smooth=False),
+    )
+    assert len(killed) == 1 and len(nodes) == 2 and nodes[0] != nodes[1]
+    indices = [frame.index for frame in streamed]
+    assert indices == sorted(set(indices)) and indices[-1] == plain.length - 1
+    assert indices[10] == indices[9] + 1  # the first frame the lost actor had not sent
+    np.testing.assert_array_equal(recording.frame_steps, plain.frame_steps)
+    np.testing.assert_allclose(recording.rewards, plain.rewards, rtol=1e-12, atol=1e-12)

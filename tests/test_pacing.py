@@ -58,6 +58,25 @@ def test_a_new_streams_first_frame_comes_before_other_streams_next_frames() -> N
     assert scheduler.next_grant() == Grant("a", 1, Kind.LIVE)
 
 
+def test_a_stream_opened_mid_episode_starts_there_and_plays_on_from_it() -> None:
+    """A resumed stream (`first`): nothing before its first frame is granted, not even while
+    those frames are the only ones it can render; its playback runs from there."""
+    clock = FakeClock()
+    scheduler = FrameScheduler(workers=1, clock=clock, lead=0.0, thin=False)
+    scheduler.open("resumed", 20.0, first=120)
+    scheduler.request("resumed", 119)  # simulated up to 119 only: nothing to draw yet
+    assert scheduler.next_grant() is None
+    scheduler.request("resumed", 200)
+    grant = scheduler.next_grant()
+    assert grant == Grant("resumed", 120, Kind.LIVE)
+    scheduler.finish(grant)
+    assert scheduler.playing("resumed") == 120
+    clock.advance(0.5)  # ten frames of playback later
+    assert scheduler.playing("resumed") == 130
+    with pytest.raises(ParetoscopeError, match="first"):
+        scheduler.open("before the start", 20.0, first=-1)
+
+
 def test_first_frames_are_served_oldest_request_first() -> None:
     clock = FakeClock()
     scheduler = FrameScheduler(workers=1, clock=clock)

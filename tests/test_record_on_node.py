@@ -25,6 +25,7 @@ from tests.agents_for_tests import LinearAgent
 
 CHEETAH = "MO-HalfCheetah-v2"
 FPS = 20.0  # HalfCheetah's video with every frame step drawn
+MOST_RATE = FPS  # a page showing every frame: every frame is drawn
 
 
 def _request(agent: LinearAgent, horizon: int) -> EpisodeRequest:
@@ -112,6 +113,29 @@ def test_the_pace_says_whether_frames_are_anti_aliased() -> None:
             np.testing.assert_array_equal(on_node[index], here[index])
         pictures[smooth] = on_node
     assert not np.array_equal(pictures[True][0], pictures[False][0])
+
+
+def test_a_live_episode_resumed_mid_way_draws_the_resumed_frame_first() -> None:
+    """A stream resumed at a frame past 30 (its actor was lost): the first frame drawn and shown
+    is that one, the picture the episode drawn from its start at the same pace shows there; the
+    frames before it are simulated, not drawn (the video holds its picture over them), and the
+    returns are the episode's."""
+    agent = LinearAgent(CHEETAH, seed=9)
+    request = _request(agent, horizon=60)
+    pace = LivePace(MOST_RATE, smooth=False)
+    plain = request.record([agent])
+    from_start: list[LiveFrame] = []
+    record_on_node(request, [agent], from_start.append, lambda: None, pace)
+    first = next(frame.index for frame in from_start if frame.index >= 30)  # one it drew
+    resumed: list[LiveFrame] = []
+    recording = record_on_node(request, [agent], resumed.append, lambda: None, pace, first)
+    assert resumed[0].index == first and resumed[-1].index == plain.length - 1
+    drawn_there = next(frame.image for frame in from_start if frame.index == first)
+    np.testing.assert_array_equal(resumed[0].image, drawn_there)
+    assert resumed[0].record.step == plain.frame_steps[0][first]
+    assert recording.meta["held_frames"] >= first
+    np.testing.assert_array_equal(recording.frame_steps, plain.frame_steps)
+    np.testing.assert_allclose(recording.rewards, plain.rewards, rtol=1e-12, atol=1e-12)
 
 
 def test_an_actor_warmed_with_a_request_draws_its_first_episode_on_a_kept_renderer() -> None:

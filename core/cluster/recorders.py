@@ -24,8 +24,10 @@ skips to the frame due now (fewer frames, never a frozen picture).
 A request names everything that changes its episode (its key), so recording it again gives the
 same frames. An actor lost mid-stream (its node died, its process was killed) is therefore
 replaced by another, away from its node, that records the same request again and sends only the
-frames after the last one received: the stream resumes where it stopped, and the recording is
-the one a local worker would have made.
+frames after the last one received: the stream resumes where it stopped, with the returns a
+local worker would have recorded. A live episode resumes drawing at once from the first frame
+not received (its video holds that picture over the frames before it, as over the frames a
+paced stream skips); one recorded without a pace draws every frame again.
 """
 
 from __future__ import annotations
@@ -186,9 +188,8 @@ class _RecordingActor:
         on (or the oldest kept), its picture a JPEG of `jpeg_quality` (None: the pixels), then
         ``("recording", Recording)``; a stream of another episode
         than the one recorded starts it, from frame `skip` on (the other one stops), paced by
-        `pace` from its first frame (None, or a stream resumed past its first frame: every
-        frame, as fast as the node draws them). The recording's error, if any, is raised
-        here."""
+        `pace` (`record_on_node`; None: every frame, as fast as the node draws them). The
+        recording's error, if any, is raised here."""
         with self._changed:
             episode = self._episode
             if episode is None or episode.key != key or episode.cancelled:
@@ -198,7 +199,7 @@ class _RecordingActor:
                 episode = self._episode = _Episode(key, skip)
                 threading.Thread(
                     target=self._record,
-                    args=(episode, request, agents, skip, pace if skip == 0 else None),
+                    args=(episode, request, agents, skip, pace),
                     name="paretoscope-cluster-recording",
                     daemon=True,
                 ).start()
@@ -262,7 +263,7 @@ class _RecordingActor:
 
         outcome: dict[str, Any]
         try:
-            outcome = {"recording": record_on_node(request, agents, keep, check, pace)}
+            outcome = {"recording": record_on_node(request, agents, keep, check, pace, skip)}
         except _Cancelled:
             return
         except BaseException as error:  # raised in each stream
@@ -291,16 +292,22 @@ def record_on_node(
     on_frame: Callable[[LiveFrame], None],
     check: Callable[[], None],
     pace: LivePace | None,
+    first: int = 0,
 ) -> Recording:
     """`request` recorded on this node: paced by `pace` where the request can be (a single
-    episode of an env MuJoCo draws, as a server paces its own), else every frame at once."""
+    episode of an env MuJoCo draws, as a server paces its own), from frame `first` (a stream
+    resumed there: the frames before it are simulated, not drawn, and the video holds the
+    resumed frame's picture over them, as a paced stream holds the frames it skips); else
+    every frame at once (`on_frame` sees them all)."""
     record_live = getattr(request, "record_live", None)
     if pace is None or record_live is None or get_spec(request.env_id).camera is None:
         return request.record(agents, on_frame)
     # This actor's one stream, its pages' rate the relaying server's (`shown_rate` of one
     # stream is the budget itself, within the display's bounds).
     gate = FrameGate(FrameScheduler(1, time.monotonic, budget=lambda: pace.shown_rate))
-    recording: Recording = record_live(agents, gate, on_frame, check, smooth=pace.smooth)
+    recording: Recording = record_live(
+        agents, gate, on_frame, check, smooth=pace.smooth, first=first
+    )
     return recording
 
 
@@ -586,11 +593,12 @@ class ClusterRecorders:
         while a frame is awaited. An exception from `on_frame` or `check` (a cancelled job)
         ends this stream (the recording stops if it was the last) and is raised; an error of
         the recording itself is raised as it was raised on the node. A live episode started
-        here is drawn at `pace` (None: every frame, as fast as the node draws them; so is the
-        rest of an episode whose actor was lost). With `jpeg_quality`, each frame's picture
-        comes as a JPEG of that quality, encoded on the node (what a page shows: a twelfth
-        of the bytes to move, and nothing to encode here); the recording's video is made from
-        the pixels either way."""
+        here is drawn at `pace` (None: every frame, as fast as the node draws them), and so is
+        the rest of an episode whose actor was lost, from the first frame not received (its
+        video holds that frame's picture over the frames before it). With `jpeg_quality`,
+        each frame's picture comes as a JPEG of that quality, encoded on the node (what a page
+        shows: a twelfth of the bytes to move, and nothing to encode here); the recording's
+        video is made from the pixels either way."""
         key = request.key()
         received = lost = 0
         whole: tuple[StepRecord, ...] | None = None  # the episode's frame steps, once sent

@@ -38,9 +38,16 @@ class FrameGate:
 
     # --- streams -------------------------------------------------------------------------------
 
-    def open(self, key: str, fps: float, kind: Kind = Kind.LIVE, skippable: bool = True) -> None:
+    def open(
+        self,
+        key: str,
+        fps: float,
+        kind: Kind = Kind.LIVE,
+        skippable: bool = True,
+        first: int = 0,
+    ) -> None:
         with self._condition:
-            self.scheduler.open(key, fps, kind, skippable)
+            self.scheduler.open(key, fps, kind, skippable, first)
 
     def close(self, key: str) -> None:
         """The stream ended or was cancelled: its worker (granted or running) is free again."""

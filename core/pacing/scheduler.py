@@ -115,14 +115,24 @@ class FrameScheduler:
     # --- streams -------------------------------------------------------------------------------
 
     def open(
-        self, key: str, fps: float = 1.0, kind: Kind = Kind.LIVE, skippable: bool = True
+        self,
+        key: str,
+        fps: float = 1.0,
+        kind: Kind = Kind.LIVE,
+        skippable: bool = True,
+        first: int = 0,
     ) -> None:
-        """A new stream of frames played at `fps` (a task: `kind=Kind.TASK`, fps unused)."""
+        """A new stream of frames played at `fps` (a task: `kind=Kind.TASK`, fps unused), its
+        first frame `first` (a stream resumed mid-episode: its playback starts there)."""
         if key in self._streams:
             raise ParetoscopeError(f"stream {key!r} is already open")
         if not (math.isfinite(fps) and fps > 0):
             raise ParetoscopeError(f"fps: expected a positive number, got {fps}")
-        self._streams[key] = _Stream(key, kind, float(fps), self.clock(), self._opened, skippable)
+        if first < 0:
+            raise ParetoscopeError(f"first: expected a frame number >= 0, got {first}")
+        self._streams[key] = _Stream(
+            key, kind, float(fps), self.clock(), self._opened, skippable, next_index=int(first)
+        )
         self._opened += 1
 
     def close(self, key: str) -> None:

@@ -97,16 +97,18 @@ class EpisodeRequest:
         kind: Kind = Kind.LIVE,
         share: CoreShare | None = None,
         smooth: bool | None = None,
+        first: int = 0,
     ) -> Recording:
         """The same episode paced to its viewer: each frame drawn when `gate` grants it
         (`paretoscope.recordings.paced`); `check` raises once nobody watches. `Kind.IDLE`: every
         frame, whenever nothing else wants a worker. `share`: the core share its simulation
         ahead runs within (None: the process's). `smooth`: anti-aliased frames or not (None:
-        `record_paced` chooses)."""
+        `record_paced` chooses). `first`: the first frame drawn (a stream resumed there; the
+        video holds its picture over the frames before it)."""
         from paretoscope.recordings.paced import record_paced
 
         (agent,) = expect_agents(agents, 1, "an episode")
-        return record_paced(self, agent, gate, on_frame, check, kind, share, smooth)
+        return record_paced(self, agent, gate, on_frame, check, kind, share, smooth, first)
 
 
 def record_one_lane(

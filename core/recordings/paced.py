@@ -150,6 +150,7 @@ def record_paced(
     kind: Kind = Kind.LIVE,
     share: CoreShare | None = None,
     smooth: bool | None = None,
+    first: int = 0,
 ) -> Recording:
     """`request`'s episode, each frame drawn when `gate` grants it, shown through `on_frame`.
     `check` raises once nobody watches (the stream stops there). A `Kind.IDLE` recording draws
@@ -157,7 +158,9 @@ def record_paced(
     the first step when nothing renders. A live stream's simulation beyond its next second of
     playback runs within `share` (the process's `simulation_share()` by default), with all
     others'. `smooth`: whether its frames are anti-aliased (None: idle work's are, and a live
-    stream's unless it starts in a crowd)."""
+    stream's unless it starts in a crowd). `first`: the first frame drawn and shown (a stream
+    resumed mid-episode: the frames before it are simulated, not drawn, and the video holds
+    its picture over them)."""
     env_id, every, size, key = request.env_id, request.every, request.size, request.key()
     preference = np.asarray(request.preference, dtype=np.float64)
     target = None if request.target is None else np.asarray(request.target, dtype=np.float64)
@@ -191,7 +194,7 @@ def record_paced(
             cleanup.callback(episode.source.close)
         stream = f"{key}#{next(_streams)}"
         skippable = kind is Kind.LIVE and episode.source is not None and episode.source.skippable
-        gate.open(stream, fps, kind, skippable)
+        gate.open(stream, fps, kind, skippable, first)
         cleanup.callback(gate.close, stream)
         ahead = (
             math.inf
