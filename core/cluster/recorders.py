@@ -438,11 +438,12 @@ class _Registry:
         example: tuple[Any, ...] | None = None,
     ) -> tuple[int, Any, bool]:
         """The actor recording `key` (and its generation), followed once more; when none is, or
-        when the one known is `stale` (lost on `lost_node`, if it had said where it ran: it is
-        stopped), a waiting one that is up (elsewhere), else one that is starting (or a new
-        one). The flag says whether the actor is up (its first frame comes without a process's
-        start). `example` (the request, its pace and its agents) is what the waiting actors
-        warm themselves with (`_RecordingActor.warm`), each once per env and size."""
+        when the one known is `stale` (lost on `lost_node`, or where it said it ran when it
+        started: it is stopped), a waiting one that is up (elsewhere), else one that is
+        starting (or a new one). The flag says whether the actor is up (its first frame comes
+        without a process's start). `example` (the request, its pace and its agents) is what
+        the waiting actors warm themselves with (`_RecordingActor.warm`), each once per env
+        and size."""
         with self._changed:
             if example is not None:
                 self._example = example
@@ -451,6 +452,8 @@ class _Registry:
                 entry.streams += 1
                 return entry.generation, entry.actor.handle, True
             doomed = [] if entry is None else [entry.actor]
+            if entry is not None and lost_node is None:  # where it said it ran when it started
+                lost_node = entry.actor.node()
             if lost_node is not None:  # the actors that waited there died with it
                 doomed += [waiting for waiting in self._idle if waiting.node() == lost_node]
             doomed += [waiting for waiting in self._idle if waiting.dead()]
