@@ -326,17 +326,29 @@ class _Started:
         self.handle = handle
         self.answer = handle.node.remote()
         self.warmed: set[tuple[str, int]] = set()  # the (env, size) it has drawn
+        # Its answer, once come (asked of Ray until then: the registry looks often).
+        self._node: str | None = None
+        self._died = False
 
     def node(self) -> str | None:
         """Its node, once it has answered (without waiting); None before, or when it died
         before answering."""
-        return _answered(self.answer)
+        self._look()
+        return self._node
 
     def dead(self) -> bool:
         """Whether it died before answering (without waiting)."""
+        self._look()
+        return self._died
+
+    def _look(self) -> None:
+        if self._node is not None or self._died:
+            return
         ray = import_ray()
         ready, _ = ray.wait([self.answer], timeout=0)
-        return bool(ready) and self.node() is None
+        if ready:
+            self._node = _answered(self.answer)
+            self._died = self._node is None
 
 
 def _answered(answer: Any) -> str | None:
