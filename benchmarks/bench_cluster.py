@@ -17,12 +17,13 @@ server with a fresh video cache and idle pre-rendering off:
 
 (--rooms runs some of them: the ratio to local needs both local and cluster.)
 
-Prints per room: slider -> first frame (p50 / p95 / max), moves served / made, frames the
-browsers showed, the server process group's CPU seconds per frame shown, the longest stall of
-a live stream; then the server's CPU per frame on the cluster over local's (the issue's
-<= 25%), and the killed room's longest stall (its streams resumed within it; the issue's
-<= 2 s). Figures are printed to read beside the issue's, not checked. Exits non-zero when a
-move or a video is lost or a page shows an error.
+Prints per room: slider -> first frame (p50 / p95 / max) and its parts (the browser to the
+page's run, the run to the first frame sent, the frame sent to shown), moves served / made,
+frames the browsers showed, the server process group's CPU seconds per frame shown, the
+longest stall of a live stream; then the server's CPU per frame on the cluster over local's
+(the issue's <= 25%), and the killed room's longest stall (its streams resumed within it; the
+issue's <= 2 s). Figures are printed to read beside the issue's, not checked. Exits non-zero
+when a move or a video is lost or a page shows an error.
 """
 
 from __future__ import annotations
@@ -39,10 +40,17 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from benchmarks.bench_load import Room, delays, describe, package_versions, run_room  # noqa: E402
+from benchmarks.bench_load import (  # noqa: E402
+    Room,
+    delays,
+    describe,
+    package_versions,
+    run_room,
+    split_delays,
+)
 from benchmarks.verdict import verdict  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from tests.e2e.room import lost, stalls  # noqa: E402
+from tests.e2e.room import lost, percentile, stalls  # noqa: E402
 from tests.ray_cluster import LocalCluster, local_cluster  # noqa: E402
 
 NODES = ["node_a", "node_b"]
@@ -95,6 +103,14 @@ def report(name: str, room: Room, nodes_cpu: float | None = None) -> float:
     print(f"{name}:")
     print(f"  slider change -> first frame: {describe(delays(room.sessions))}")
     print(f"  moves served / made: {len(delays(room.sessions))} / {moves}")
+    # Where the wait is: the browser to the page's run, the run to the first frame sent, the
+    # frame sent to shown (the server's trace, `bench_load.split_delays`).
+    for part, values in split_delays(room.sessions, room.trace).items():
+        if values:
+            print(
+                f"    {part:<14} n={len(values)}  p50 {percentile(values, 0.5):.2f} s  "
+                f"p95 {percentile(values, 0.95):.2f} s"
+            )
     print(f"  slowest moves (seconds into the moves: first frame after): {slowest(room)}")
     print(
         f"  frames shown {frames}; server CPU {server_cpu:.1f} s over {room.walked:.0f} s "
