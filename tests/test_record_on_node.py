@@ -139,23 +139,26 @@ def test_a_live_episode_resumed_mid_way_draws_the_resumed_frame_first() -> None:
 
 
 def test_an_actor_warmed_with_a_request_draws_its_first_episode_on_a_kept_renderer() -> None:
-    """`_RecordingActor.warm` draws one frame and stops; the renderer it made is kept, and the
-    actor's next episode of that env and size (another preference, another seed) makes none."""
+    """`_RecordingActor.warm` draws one frame and stops, anti-aliased and not (which one a live
+    episode asks for depends on the crowd it starts in); the renderers it made are kept, and
+    the actor's next episodes of that env and size (another preference, another seed, either
+    quality) make none."""
     from paretoscope.cluster.recorders import _RecordingActor
     from paretoscope.render.warm import warm_renderers
 
     agent = LinearAgent(CHEETAH, seed=8)
-    pace = LivePace(12.0, smooth=False)
     actor = _RecordingActor()
     warmed = replace(_request(agent, horizon=30), size=40)  # a size no other test draws
     made = warm_renderers().made
-    actor.warm(warmed, pace, agent)
-    assert warm_renderers().made == made + 1
+    actor.warm(warmed, LivePace(12.0, smooth=True), agent)
+    assert warm_renderers().made == made + 2
     episode = replace(warmed, preference=(0.9, 0.1), seed=11, horizon=20)
-    frames: list[LiveFrame] = []
-    recording = record_on_node(episode, [agent], frames.append, lambda: None, pace)
-    assert warm_renderers().made == made + 1
-    assert frames[0].index == 0 and recording.length == 20
+    for smooth in (False, True):
+        frames: list[LiveFrame] = []
+        pace = LivePace(12.0, smooth=smooth)
+        recording = record_on_node(episode, [agent], frames.append, lambda: None, pace)
+        assert frames[0].index == 0 and recording.length == 20
+    assert warm_renderers().made == made + 2
 
 
 def test_an_actor_that_skips_ahead_still_streams_its_frames() -> None:

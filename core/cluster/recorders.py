@@ -158,14 +158,20 @@ class _RecordingActor:
         """Draw `request`'s first frame and stop: its env, its renderer and the policy's first
         step are made, and kept (`paretoscope.render.warm`), so that this actor's first
         episode of that env costs its frames alone (a few tenths of a second of a core
-        otherwise, seconds on a busy node)."""
+        otherwise, seconds on a busy node). A live episode's first frame is drawn both
+        anti-aliased and not: which one an episode asks for depends on the crowd when it
+        starts (`LivePace.smooth`), and each has a renderer of its own."""
 
         def first_only(_: LiveFrame) -> None:
             raise _Cancelled()
 
         one_policy_thread()
-        with contextlib.suppress(_Cancelled):
-            record_on_node(request, agents, first_only, lambda: None, pace)
+        paces = (
+            [pace] if pace is None else [dataclasses.replace(pace, smooth=s) for s in (True, False)]
+        )
+        for each in paces:
+            with contextlib.suppress(_Cancelled):
+                record_on_node(request, agents, first_only, lambda: None, each)
 
     def stop(self, key: str) -> None:
         """Nobody follows `key` any more: its recording stops (if it is this actor's)."""
