@@ -715,7 +715,7 @@ class ClusterRecorders:
             if now > deadline:
                 if now - started > self._first_patience:
                     raise _Stalled()
-                if now - started > self._first_patience or not self._there(actor, where):
+                if not self._there(actor, where):
                     raise _Stalled()
                 deadline = time.monotonic() + patience
 
