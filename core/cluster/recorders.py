@@ -62,10 +62,10 @@ if TYPE_CHECKING:  # mujoco comes with it: imported on the nodes, not here
 # Cores an actor holds on its node (the physics, the policy and the renderer): a node started
 # with `ray start --num-cpus=K` records K episodes at once.
 RECORDER_CPUS = 1.0
-# Actors started with the registry, waiting for the first episodes: one per free core of the
-# cluster then, at most this many (starting one costs seconds of a core: a room's first moves
-# would wait for them).
-MOST_WARM_AT_START = 16
+# Actors waiting for an episode, at most: the registry starts one per free core of the cluster
+# with itself (starting one costs seconds of a core: a room's first moves would wait for them),
+# and keeps some off each node for its episodes, should it be lost (`spares_short`).
+MOST_WAITING = 16
 # Actors a recording may lose before it fails: more means the cluster itself is failing.
 MOST_LOST_ACTORS = 3
 # Frames an actor may keep past the furthest one taken: the stream's memory stays bounded, and
@@ -329,9 +329,10 @@ class _Started:
     """An actor the registry started, and the node it runs on once it has answered (it is up
     then: a process's start is behind it)."""
 
-    def __init__(self, handle: Any) -> None:
+    def __init__(self, handle: Any, away_from: str | None = None) -> None:
         self.handle = handle
         self.answer = handle.node.remote()
+        self.away_from = away_from  # the node it was started away from, if any
         self.warmed: set[tuple[str, int]] = set()  # the (env, size) it has drawn
         # Its answer, once come (asked of Ray until then: the registry looks often).
         self._node: str | None = None
@@ -356,6 +357,25 @@ class _Started:
         if ready:
             self._node = _answered(self.answer)
             self._died = self._node is None
+
+
+def spares_short(
+    busy: Sequence[str], waiting: Sequence[tuple[str | None, str | None]], nodes: Sequence[str]
+) -> dict[str, int]:
+    """For each worker node with episodes (`busy`: each episode's node), how many more waiting
+    actors off it the registry needs so that, were it lost, each of its episodes would go on
+    at once with one of them rather than wait seconds for a new process. `waiting`: each
+    waiting actor's node (None while it starts) and the node it was started away from (None:
+    anywhere). Only where another of the live worker `nodes` could hold them."""
+    short = {}
+    for node, episodes in collections.Counter(busy).items():
+        if any(other != node for other in nodes):
+            covered = sum(
+                where != node if where is not None else away == node for where, away in waiting
+            )
+            if episodes > covered:
+                short[node] = episodes - covered
+    return short
 
 
 def _answered(answer: Any) -> str | None:
@@ -400,10 +420,11 @@ class _Registry:
         self._generations = 0
         self._turns = itertools.count()  # the nodes given an actor beyond the cluster's cores
         free = int(ray.available_resources().get("CPU", 0.0) // RECORDER_CPUS)
-        self._idle = [self._start() for _ in range(max(1, min(free, MOST_WARM_AT_START)))]
-        # What the starter thread does next: actors to start, actors to kill.
+        self._idle = [self._start() for _ in range(max(1, min(free, MOST_WAITING)))]
+        # What the starter thread does next: actors to start (each away from a node, or
+        # anywhere: None), actors to kill.
         self._changed = threading.Condition()
-        self._to_start = 0
+        self._to_start: list[str | None] = []
         self._to_kill: list[Any] = []
         # The last episode a stream asked for (its request, pace and agents): what the waiting
         # actors draw a first frame of, once up.
@@ -429,25 +450,47 @@ class _Registry:
             return _Started(self._class.remote())
         # Held to that node: a fallback could be the head, which declares no cores to draw on.
         where = NodeAffinitySchedulingStrategy(nodes[next(self._turns) % len(nodes)], soft=False)
-        return _Started(self._class.options(num_cpus=0, scheduling_strategy=where).remote())
+        handle = self._class.options(num_cpus=0, scheduling_strategy=where).remote()
+        return _Started(handle, away_from=avoid)
 
     def _starter(self) -> None:
-        """The registry's second thread: starts and kills actors when `join` asks, and has
-        each waiting actor warm itself as soon as it is up (not at the next `join`: a room's
-        first moves would wait for every actor warming at once)."""
+        """The registry's second thread: starts and kills actors when `join` asks, keeps
+        spare actors for a node's loss, and has each waiting actor warm itself as soon as it
+        is up (not at the next `join`: a room's first moves would wait for every actor warming
+        at once)."""
         while True:
             with self._changed:
                 self._changed.wait_for(
-                    lambda: self._to_start > 0 or bool(self._to_kill), timeout=WARM_LOOK_SECONDS
+                    lambda: bool(self._to_start or self._to_kill), timeout=WARM_LOOK_SECONDS
                 )
                 self._warm_idle()
-                count, self._to_start = self._to_start, 0
+                avoids, self._to_start = self._to_start + self._spares(), []
                 doomed, self._to_kill = self._to_kill, []
             for handle in doomed:
                 _kill(handle)
-            started = [self._start() for _ in range(count)]
+            started = [self._start(avoid) for avoid in avoids]
             with self._changed:
                 self._idle += started
+
+    def _spares(self) -> list[str | None]:
+        """The nodes to start a waiting actor away from, one for each spare missing for a
+        node's loss (`spares_short`), within `MOST_WAITING`."""
+        busy = [
+            node for entry in self._entries.values() if (node := entry.actor.node()) is not None
+        ]
+        room = MOST_WAITING - len(self._idle) - len(self._to_start)
+        if not busy or room <= 0:
+            return []
+        ray = import_ray()
+        nodes = [
+            node["NodeID"]
+            for node in ray.nodes()
+            if node["Alive"] and node["Resources"].get("CPU", 0.0) > 0
+        ]
+        waiting = [(actor.node(), actor.away_from) for actor in self._idle]
+        short = spares_short(busy, waiting, nodes)
+        avoids: list[str | None] = [node for node, count in short.items() for _ in range(count)]
+        return avoids[:room]
 
     def join(
         self,
@@ -479,22 +522,28 @@ class _Registry:
             self._idle = [waiting for waiting in self._idle if waiting not in doomed]
             self._to_kill += [actor.handle for actor in doomed]
             ready = [waiting for waiting in self._idle if waiting.node() is not None]
-            if ready:
-                actor = ready[0]
-            elif self._idle and entry is None:
-                actor = self._idle[0]  # starting: sooner up than a new one
-            else:
-                actor = None
+            actor: _Started | None
+            if ready:  # on the node with the fewest episodes: the load and the spares spread
+                load = collections.Counter(each.actor.node() for each in self._entries.values())
+                actor = min(ready, key=lambda waiting: load[waiting.node()])
+            else:  # one starting (after a loss, away from the node lost): sooner up than new
+                starting = [
+                    waiting
+                    for waiting in self._idle
+                    if entry is None or (lost_node is not None and waiting.away_from == lost_node)
+                ]
+                actor = starting[0] if starting else None
             if actor is not None:
                 self._idle.remove(actor)
             if not self._idle:
-                self._to_start += 1  # warm for the next episode
+                self._to_start.append(None)  # warm for the next episode
             self._warm_idle()
             self._changed.notify_all()
         if actor is None:  # after a loss, never one that may have died with it
             actor = self._start(avoid=lost_node)
-        self._generations += 1
-        self._entries[key] = _Entry(self._generations, actor)
+        with self._changed:  # the starter thread counts the episodes' nodes
+            self._generations += 1
+            self._entries[key] = _Entry(self._generations, actor)
         return self._generations, actor.handle, actor in ready
 
     def _warm_idle(self) -> None:
@@ -512,20 +561,25 @@ class _Registry:
     def leave(self, key: str, generation: int) -> None:
         """One stream of `key`'s actor of `generation` ended; after the last one the actor
         stops recording it and waits for another episode."""
-        entry = self._entries.get(key)
-        if entry is None or entry.generation != generation:
-            return  # an actor replaced since
-        entry.streams -= 1
-        if entry.streams:
-            return
-        del self._entries[key]
-        entry.actor.handle.stop.remote(key)
         with self._changed:
+            entry = self._entries.get(key)
+            if entry is None or entry.generation != generation:
+                return  # an actor replaced since
+            entry.streams -= 1
+            if entry.streams:
+                return
+            del self._entries[key]
+            entry.actor.handle.stop.remote(key)
             self._idle.append(entry.actor)
 
     def recording(self) -> dict[str, int]:
         """Each episode being recorded now, and its streams."""
         return {key: entry.streams for key, entry in self._entries.items()}
+
+    def waiting(self) -> list[str | None]:
+        """The node of each actor waiting for an episode (None: still starting)."""
+        with self._changed:
+            return [actor.node() for actor in self._idle]
 
 
 class _Stalled(Exception):
@@ -572,6 +626,12 @@ class ClusterRecorders:
         streams follow each."""
         found: dict[str, int] = self._ray.get(self._registry_actor().recording.remote())
         return found
+
+    def waiting(self) -> list[str | None]:
+        """The node of each actor waiting for an episode on the cluster now (None: still
+        starting): the warm ones the next episodes take, and the spares for a node's loss."""
+        nodes: list[str | None] = self._ray.get(self._registry_actor().waiting.remote())
+        return nodes
 
     def _registry_actor(self, renew: bool = False) -> Any:
         """The cluster's registry, started by the first server that needs it (on the head
