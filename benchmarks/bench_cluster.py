@@ -121,9 +121,13 @@ def report(name: str, room: Room, nodes_cpu: float | None = None) -> float:
             f"  worker nodes' CPU {nodes_cpu:.1f} s from the first move on (the actors' start "
             f"before it not counted), {1000 * nodes_cpu / max(frames, 1):.1f} ms per frame shown"
         )
+    streams = [stream for session in room.sessions for stream in session.streams]
+    gap = max((stream["gap"] for stream in streams), default=float("nan")) / 1000.0
+    tail = max((stream["tail"] for stream in streams), default=float("nan")) / 1000.0
     print(
         f"  longest stall of a live stream: {max(stream_stalls, default=float('nan')):.2f} s "
-        f"(n={len(stream_stalls)} streams)"
+        f"(n={len(stream_stalls)} streams; between two frames {gap:.2f} s, from the last "
+        f"frame to the video {tail:.2f} s)"
     )
     return per_frame
 

@@ -392,6 +392,11 @@ def _answered(answer: Any) -> str | None:
     return node
 
 
+def _node_of(known: str | None, answer: Any) -> str | None:
+    """An actor's node: `known`, else its `answer` to ``node`` if it has come."""
+    return known if known is not None or answer is None else _answered(answer)
+
+
 class _Entry:
     """An episode being recorded: its actor (of a generation: the number of its start) and
     the streams following it."""
@@ -498,21 +503,21 @@ class _Registry:
         stale: int | None,
         lost_node: str | None,
         example: tuple[Any, ...] | None = None,
-    ) -> tuple[int, Any, bool]:
+    ) -> tuple[int, Any, bool, str | None]:
         """The actor recording `key` (and its generation), followed once more; when none is, or
         when the one known is `stale` (lost on `lost_node`, or where it said it ran when it
         started: it is stopped), a waiting one that is up (elsewhere), else one that is
         starting (or a new one). The flag says whether the actor is up (its first frame comes
-        without a process's start). `example` (the request, its pace and its agents) is what
-        the waiting actors warm themselves with (`_RecordingActor.warm`), each once per env
-        and size."""
+        without a process's start); last, its node, if it has said. `example` (the request,
+        its pace and its agents) is what the waiting actors warm themselves with
+        (`_RecordingActor.warm`), each once per env and size."""
         with self._changed:
             if example is not None:
                 self._example = example
             entry = self._entries.get(key)
             if entry is not None and entry.generation != stale:
                 entry.streams += 1
-                return entry.generation, entry.actor.handle, True
+                return entry.generation, entry.actor.handle, True, entry.actor.node()
             doomed = [] if entry is None else [entry.actor]
             if entry is not None and lost_node is None:  # where it said it ran when it started
                 lost_node = entry.actor.node()
@@ -544,7 +549,7 @@ class _Registry:
         with self._changed:  # the starter thread counts the episodes' nodes
             self._generations += 1
             self._entries[key] = _Entry(self._generations, actor)
-        return self._generations, actor.handle, actor in ready
+        return self._generations, actor.handle, actor in ready, actor.node()
 
     def _warm_idle(self) -> None:
         """Each waiting actor that is up draws a first frame of the last example's env and
@@ -647,10 +652,10 @@ class ClusterRecorders:
                 ).remote()
             return self._registry
 
-    def _join(self, key: str, *asked: Any) -> tuple[int, Any, bool]:
+    def _join(self, key: str, *asked: Any) -> tuple[int, Any, bool, str | None]:
         """The registry's `join` for `key` (and the rest of its arguments)."""
         try:
-            joined: tuple[int, Any, bool] = self._ray.get(
+            joined: tuple[int, Any, bool, str | None] = self._ray.get(
                 self._registry_actor().join.remote(key, *asked)
             )
         except self._ray.exceptions.RayActorError:  # the registry was lost: a new one
@@ -691,11 +696,15 @@ class ClusterRecorders:
             # object is, and a fetch that tries it first waits out Ray's timeouts.
             agent_references = [self._ray.put(agent) for agent in agents]
             example = (request, pace, *agent_references)  # for the waiting actors to warm with
-            generation, actor, warm = self._join(key, generation, lost_node, example)
+            generation, actor, warm, node = self._join(key, generation, lost_node, example)
             resumed = False
-            stream = where = None
+            stream = None
+            # Where it runs: known to the registry for an actor that is up, else its answer
+            # once it is up. (A dead node's actor never answers: its node, where known, is
+            # looked at instead, at once.)
+            answer = None if node is not None else actor.node.remote()
+            where = functools.partial(_node_of, node, answer)
             try:
-                where = actor.node.remote()  # answered at once by an actor that is up
                 if on_actor is not None:
                     on_actor(actor)
                 stream = actor.follow.options(
@@ -727,7 +736,7 @@ class ClusterRecorders:
                         f"{error or 'no frame came'}"
                     ) from None
                 resumed = True  # the next join replaces the actor
-                lost_node = None if where is None else _answered(where)
+                lost_node = where()
             except self._task_error as error:
                 raise error.cause from None  # the node's own exception, not Ray's report of it
             finally:
@@ -743,7 +752,7 @@ class ClusterRecorders:
         patience: float,
         check: Callable[[], None] | None,
         actor: Any,
-        where: Any,
+        where: Callable[[], str | None],
     ) -> tuple[str, Any]:
         """The stream's next item, waited for `patience` seconds, then for as long as `actor`
         is there (`_there`), at most `first_patience` seconds in all; `_Stalled` past it, its
@@ -775,20 +784,20 @@ class ClusterRecorders:
             if now > deadline:
                 if now - started > self._first_patience:
                     raise _Stalled()
-                if not self._there(actor, where):
+                if not self._there(actor, where()):
                     raise _Stalled()
                 deadline = time.monotonic() + patience
 
-    def _there(self, actor: Any, where: Any) -> bool:
+    def _there(self, actor: Any, node: str | None) -> bool:
         """Whether `actor`, which sent nothing within its stream's patience, is still there.
-        Where its node is known (`where`: its answer to ``node``), whether the node's raylet
-        takes a connection: the machine's kernel answers that however busy the node is (asking
-        the actor itself made actors too busy drawing to answer in time count lost, and their
-        episodes start again elsewhere, on the same busy cores), and a node that died refuses
-        it at once or, its machine gone, stays silent. An actor that died on a live node is
-        reported by Ray itself, in its stream. Where the node is not known (the actor never
-        answered), whether the actor answers a question within `PING_SECONDS`."""
-        address = self._node_address(where)
+        Where its `node` is known, whether the node's raylet takes a connection: the machine's
+        kernel answers that however busy the node is (asking the actor itself made actors too
+        busy drawing to answer in time count lost, and their episodes start again elsewhere,
+        on the same busy cores), and a node that died refuses it at once or, its machine gone,
+        stays silent. An actor that died on a live node is reported by Ray itself, in its
+        stream. Where the node is not known (the actor never answered), whether the actor
+        answers a question within `PING_SECONDS`."""
+        address = None if node is None else self._node_address(node)
         if address is not None:
             return _listens(address)
         try:
@@ -797,12 +806,8 @@ class ClusterRecorders:
             return False
         return True
 
-    def _node_address(self, where: Any) -> tuple[str, int] | None:
-        """The address of the raylet of the node named by `where` (an actor's answer to
-        ``node``), if it has answered and the cluster knows the node."""
-        node_id = _answered(where)
-        if node_id is None:
-            return None
+    def _node_address(self, node_id: str) -> tuple[str, int] | None:
+        """The address of the raylet of the node `node_id`, if the cluster knows the node."""
         for node in self._ray.nodes():
             if node.get("NodeID") == node_id:
                 host, port = node.get("NodeManagerAddress"), node.get("NodeManagerPort")
