@@ -85,6 +85,9 @@ PING_SECONDS = 2.0
 # A stream waits this many of its last gaps between frames (at least `stall` seconds) before
 # it counts its actor lost.
 STALL_FRAMES = 4
+# Agents a server keeps in the cluster's object store (the most recently used): a node fetches
+# an agent once, not again for each of its episodes.
+AGENTS_KEPT = 32
 # Seconds between the registry's looks for waiting actors that came up and may warm themselves.
 WARM_LOOK_SECONDS = 0.5
 # Where the registry lives: one per cluster, found by name.
@@ -615,6 +618,11 @@ class ClusterRecorders:
         self._stall = stall
         self._first_patience = first_patience
         self._lock = threading.Lock()
+        # Agents put in the object store, by identity and fingerprint (the agent kept with its
+        # reference: its id is not reused meanwhile), the most recently used last.
+        self._agents: collections.OrderedDict[tuple[int, str], tuple[Agent, Any]] = (
+            collections.OrderedDict()
+        )
         exceptions = self._ray.exceptions
         self._task_error = exceptions.RayTaskError
         # What a lost actor looks like from here (its node or process died, or it went silent).
@@ -692,9 +700,7 @@ class ClusterRecorders:
         generation: int | None = None
         lost_node: str | None = None  # where the last actor lost ran, if it had said
         while True:
-            # Put again for each actor: a copy a lost node fetched is still listed where the
-            # object is, and a fetch that tries it first waits out Ray's timeouts.
-            agent_references = [self._ray.put(agent) for agent in agents]
+            agent_references = self._references(request, agents)
             example = (request, pace, *agent_references)  # for the waiting actors to warm with
             generation, actor, warm, node = self._join(key, generation, lost_node, example)
             resumed = False
@@ -736,6 +742,9 @@ class ClusterRecorders:
                         f"{error or 'no frame came'}"
                     ) from None
                 resumed = True  # the next join replaces the actor
+                # Put again: a copy a lost node fetched is still listed where the object is,
+                # and a fetch that tries it first waits out Ray's timeouts.
+                self._forget_agents()
                 lost_node = where()
             except self._task_error as error:
                 raise error.cause from None  # the node's own exception, not Ray's report of it
@@ -745,6 +754,30 @@ class ClusterRecorders:
                         self._ray.cancel(stream)  # its thread on the actor ends
                     if not resumed:
                         self._registry_actor().leave.remote(key, generation)
+
+    def _references(self, request: RecordingRequest, agents: Sequence[Agent]) -> list[Any]:
+        """`agents` in the cluster's object store: put once each, while they are among the
+        `AGENTS_KEPT` used last and their fingerprint in `request` is the same (an agent
+        trained further in a notebook is put again)."""
+        fingerprints = getattr(request, "fingerprints", None) or (
+            getattr(request, "fingerprint", None),
+        )
+        if len(fingerprints) != len(agents) or not all(fingerprints):
+            return [self._ray.put(agent) for agent in agents]
+        references = []
+        with self._lock:
+            for agent, fingerprint in zip(agents, fingerprints, strict=True):
+                key = (id(agent), str(fingerprint))
+                kept = self._agents.pop(key, None) or (agent, self._ray.put(agent))
+                self._agents[key] = kept
+                references.append(kept[1])
+            while len(self._agents) > AGENTS_KEPT:
+                self._agents.popitem(last=False)
+        return references
+
+    def _forget_agents(self) -> None:
+        with self._lock:
+            self._agents.clear()
 
     def _next(
         self,
