@@ -6,6 +6,7 @@ import numpy as np
 
 from paretoscope.agents.base import AgentSpec, Conditioning
 from paretoscope.envs import get_spec
+from paretoscope.recordings import EpisodeRequest
 
 
 class LinearAgent:
@@ -54,3 +55,26 @@ class NaNAgent(LinearAgent):
         if self.calls >= 3:
             actions[preferences[:, 0] > 0.5] = np.nan
         return actions
+
+
+def episode_of(
+    agent: LinearAgent,
+    horizon: int,
+    *,
+    preference: tuple[float, float] = (0.3, 0.7),
+    seed: int = 5,
+    size: int = 64,
+) -> EpisodeRequest:
+    """The request for one recorded episode of `agent` in its own env (every frame step drawn,
+    no target)."""
+    return EpisodeRequest(
+        fingerprint=agent.fingerprint,
+        env_id=agent.spec.env_id,
+        preference=preference,
+        target=None,
+        seed=seed,
+        size=size,
+        horizon=horizon,
+        every=1,
+        label="linear",
+    )

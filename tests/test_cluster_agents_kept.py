@@ -12,9 +12,8 @@ from typing import Any
 
 from paretoscope.cluster import recorders
 from paretoscope.cluster.recorders import ClusterRecorders
-from paretoscope.recordings import EpisodeRequest
 from paretoscope.recordings.side_by_side import SideBySideRequest
-from tests.agents_for_tests import LinearAgent
+from tests.agents_for_tests import LinearAgent, episode_of
 
 CHEETAH = "MO-HalfCheetah-v2"
 
@@ -39,35 +38,22 @@ def _recorders() -> tuple[ClusterRecorders, _Store]:
     return made, store
 
 
-def _request(agent: LinearAgent, preference: float) -> EpisodeRequest:
-    return EpisodeRequest(
-        fingerprint=agent.fingerprint,
-        env_id=CHEETAH,
-        preference=(preference, 1.0 - preference),
-        target=None,
-        seed=1,
-        size=64,
-        horizon=10,
-        every=1,
-        label="linear",
-    )
-
-
 def test_an_agent_is_put_once_for_its_episodes_and_again_after_a_loss() -> None:
     made, store = _recorders()
     agent = LinearAgent(CHEETAH, seed=1)
-    first = made._references(_request(agent, 0.2), [agent])
-    assert made._references(_request(agent, 0.7), [agent]) == first  # another preference
+    first = made._references(episode_of(agent, 10), [agent])
+    another_preference = episode_of(agent, 10, preference=(0.7, 0.3))
+    assert made._references(another_preference, [agent]) == first
     assert store.puts == [agent]
     made._forget_agents()  # an actor was lost
-    again = made._references(_request(agent, 0.7), [agent])
+    again = made._references(another_preference, [agent])
     assert again != first and store.puts == [agent, agent]
 
 
 def test_a_changed_fingerprint_puts_the_agent_again() -> None:
     made, store = _recorders()
     agent = LinearAgent(CHEETAH, seed=1)
-    request = _request(agent, 0.2)
+    request = episode_of(agent, 10)
     first = made._references(request, [agent])
     trained = made._references(replace(request, fingerprint="trained further"), [agent])
     assert trained != first and len(store.puts) == 2
@@ -91,7 +77,7 @@ def test_side_by_side_agents_are_each_kept_and_the_kept_ones_are_bounded(monkeyp
     assert made._references(pair, agents[:2]) == both and len(set(both)) == 2
     assert store.puts == agents[:2]
     for agent in agents[2:]:  # two more: the oldest of the first two goes
-        made._references(_request(agent, 0.5), [agent])
+        made._references(episode_of(agent, 10), [agent])
     assert len(made._agents) == 3
     made._references(pair, agents[:2])
     assert len(store.puts) == 5  # agents[0] put again, agents[1] still kept

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from paretoscope.recordings import EpisodeRequest, LiveFrame, Recording
-from tests.agents_for_tests import LinearAgent
+from paretoscope.recordings import LiveFrame, Recording
+from tests.agents_for_tests import LinearAgent, episode_of
 from tests.ray_cluster import LocalCluster, local_cluster
 
 pytestmark = pytest.mark.slow
@@ -29,20 +29,6 @@ def cluster() -> Iterator[LocalCluster]:
     pytest.importorskip("ray")
     with local_cluster(NODES) as started:
         yield started
-
-
-def _request(agent: LinearAgent, horizon: int) -> EpisodeRequest:
-    return EpisodeRequest(
-        fingerprint=agent.fingerprint,
-        env_id=CHEETAH,
-        preference=(0.3, 0.7),
-        target=None,
-        seed=5,
-        size=64,
-        horizon=horizon,
-        every=1,
-        label="linear",
-    )
 
 
 def _same(frames: list[LiveFrame], truth: list[LiveFrame]) -> None:
@@ -68,7 +54,7 @@ def test_a_recording_streamed_through_the_cluster_equals_a_local_one(
     from paretoscope.cluster.recorders import ClusterRecorders
 
     agent = LinearAgent(CHEETAH, seed=3)
-    request = _request(agent, horizon=30)
+    request = episode_of(agent, horizon=30)
     local: list[LiveFrame] = []
     truth = request.record([agent], local.append)
 
@@ -93,7 +79,7 @@ def test_frames_asked_as_jpegs_are_the_local_pictures_encoded(cluster: LocalClus
     from paretoscope.jpeg import jpeg_bytes
 
     agent = LinearAgent(CHEETAH, seed=4)
-    request = _request(agent, horizon=12)
+    request = episode_of(agent, horizon=12)
     local: list[LiveFrame] = []
     truth = request.record([agent], local.append)
 
@@ -157,7 +143,7 @@ def test_an_error_on_the_node_is_raised_as_itself(cluster: LocalCluster) -> None
     from paretoscope.errors import ParetoscopeError
 
     agent = LinearAgent(CHEETAH, seed=3)
-    request = replace(_request(agent, horizon=5), env_id="no-such-env-v0")
+    request = replace(episode_of(agent, horizon=5), env_id="no-such-env-v0")
     with pytest.raises(ParetoscopeError) as here:
         request.record([agent])
     recorders = ClusterRecorders(cluster.address)
@@ -178,7 +164,7 @@ def test_a_full_cluster_shares_its_cores_rather_than_making_an_episode_wait(
 
     recorders = ClusterRecorders(cluster.address)
     agents = [LinearAgent(CHEETAH, seed=seed) for seed in (11, 12, 13)]
-    requests = [_request(agent, horizon=30) for agent in agents]
+    requests = [episode_of(agent, horizon=30) for agent in agents]
     all_started = threading.Barrier(3, timeout=180)
     recordings: dict[int, Recording] = {}
 
@@ -208,7 +194,7 @@ def test_a_live_stream_is_drawn_at_the_pace_its_server_asks(cluster: LocalCluste
     from paretoscope.cluster.recorders import ClusterRecorders, LivePace, record_on_node
 
     agent = LinearAgent(CHEETAH, seed=6)
-    request = _request(agent, horizon=40)
+    request = episode_of(agent, horizon=40)
     pace = LivePace(5.0, smooth=False)
     here: list[LiveFrame] = []
     record_on_node(request, [agent], here.append, lambda: None, pace)
@@ -246,7 +232,7 @@ def test_a_node_killed_mid_stream_loses_no_frame(cluster: LocalCluster) -> None:
 
     cluster.wait_for(lambda nodes: cluster.alive_names(nodes) == set(NODES), "both nodes")
     agent = LinearAgent(CHEETAH, seed=4)
-    request = _request(agent, horizon=200)
+    request = episode_of(agent, horizon=200)
     local: list[LiveFrame] = []
     truth = request.record([agent], local.append)
 
@@ -294,7 +280,7 @@ def test_a_live_stream_whose_node_is_killed_resumes_at_the_first_frame_not_recei
         if name not in cluster.alive_names():
             cluster.start_worker(name)
     agent = LinearAgent(CHEETAH, seed=12)
-    request = _request(agent, horizon=80)
+    request = episode_of(agent, horizon=80)
     plain = request.record([agent])
 
     nodes: list[str] = []

@@ -11,25 +11,11 @@ import numpy as np
 import pytest
 
 from paretoscope.cluster.recorders import spares_short
-from paretoscope.recordings import EpisodeRequest, Recording
-from tests.agents_for_tests import LinearAgent
+from paretoscope.recordings import Recording
+from tests.agents_for_tests import LinearAgent, episode_of
 from tests.ray_cluster import local_cluster
 
 CHEETAH = "MO-HalfCheetah-v2"
-
-
-def _request(agent: LinearAgent) -> EpisodeRequest:
-    return EpisodeRequest(
-        fingerprint=agent.fingerprint,
-        env_id=CHEETAH,
-        preference=(0.4, 0.6),
-        target=None,
-        seed=7,
-        size=64,
-        horizon=60,
-        every=1,
-        label="linear",
-    )
 
 
 def test_each_node_needs_waiting_actors_elsewhere_for_its_episodes() -> None:
@@ -73,7 +59,7 @@ def test_each_nodes_episode_has_a_spare_on_the_other_node_and_goes_on_with_it() 
     with local_cluster(["node_a", "node_b"]) as cluster:
         recorders = ClusterRecorders(cluster.address)
         agents = [LinearAgent(CHEETAH, seed=seed) for seed in (21, 22)]
-        requests = [_request(agent) for agent in agents]
+        requests = [episode_of(agent, 60, preference=(0.4, 0.6), seed=7) for agent in agents]
         go_on = threading.Event()  # the streams hold at their first frame until set
         nodes: dict[int, list[str]] = {0: [], 1: []}
         recordings: dict[int, Recording] = {}

@@ -21,7 +21,7 @@ from paretoscope.pacing.gate import FrameGate
 from paretoscope.pacing.scheduler import FrameScheduler
 from paretoscope.recordings import EpisodeRequest, LiveFrame
 from paretoscope.rollout import StepRecord
-from tests.agents_for_tests import LinearAgent
+from tests.agents_for_tests import LinearAgent, episode_of
 
 CHEETAH = "MO-HalfCheetah-v2"
 FPS = 20.0  # HalfCheetah's video with every frame step drawn
@@ -29,17 +29,7 @@ MOST_RATE = FPS  # a page showing every frame: every frame is drawn
 
 
 def _request(agent: LinearAgent, horizon: int) -> EpisodeRequest:
-    return EpisodeRequest(
-        fingerprint=agent.fingerprint,
-        env_id=CHEETAH,
-        preference=(0.4, 0.6),
-        target=None,
-        seed=2,
-        size=48,
-        horizon=horizon,
-        every=1,
-        label="linear",
-    )
+    return episode_of(agent, horizon, preference=(0.4, 0.6), seed=2, size=48)
 
 
 def test_without_a_pace_every_frame_is_the_plain_recordings() -> None:
