@@ -381,6 +381,16 @@ def spares_short(
     return short
 
 
+def _worker_nodes() -> list[str]:
+    """The cluster's live worker nodes (those that declare cores: not the head)."""
+    ray = import_ray()
+    return [
+        node["NodeID"]
+        for node in ray.nodes()
+        if node["Alive"] and node["Resources"].get("CPU", 0.0) > 0
+    ]
+
+
 def _answered(answer: Any) -> str | None:
     """An actor's answer to ``node`` if it has come (without waiting), else None (also when it
     died before answering)."""
@@ -449,11 +459,7 @@ class _Registry:
 
         if avoid is None and ray.available_resources().get("CPU", 0.0) >= RECORDER_CPUS:
             return _Started(self._class.remote())
-        nodes = sorted(
-            node["NodeID"]
-            for node in ray.nodes()
-            if node["Alive"] and node["Resources"].get("CPU", 0.0) > 0 and node["NodeID"] != avoid
-        )
+        nodes = sorted(node for node in _worker_nodes() if node != avoid)
         if not nodes:  # no worker node at all: the actor waits for one to join
             return _Started(self._class.remote())
         # Held to that node: a fallback could be the head, which declares no cores to draw on.
@@ -467,12 +473,14 @@ class _Registry:
         is up (not at the next `join`: a room's first moves would wait for every actor warming
         at once)."""
         while True:
+            # Asked of the cluster's control service outside the lock, which `join` waits for.
+            nodes = _worker_nodes() if self._entries else []
             with self._changed:
                 self._changed.wait_for(
                     lambda: bool(self._to_start or self._to_kill), timeout=WARM_LOOK_SECONDS
                 )
                 self._warm_idle()
-                avoids, self._to_start = self._to_start + self._spares(), []
+                avoids, self._to_start = self._to_start + self._spares(nodes), []
                 doomed, self._to_kill = self._to_kill, []
             for handle in doomed:
                 _kill(handle)
@@ -480,21 +488,15 @@ class _Registry:
             with self._changed:
                 self._idle += started
 
-    def _spares(self) -> list[str | None]:
+    def _spares(self, nodes: list[str]) -> list[str | None]:
         """The nodes to start a waiting actor away from, one for each spare missing for a
-        node's loss (`spares_short`), within `MOST_WAITING`."""
+        node's loss (`spares_short`) on the worker `nodes`, within `MOST_WAITING`."""
         busy = [
             node for entry in self._entries.values() if (node := entry.actor.node()) is not None
         ]
         room = MOST_WAITING - len(self._idle) - len(self._to_start)
         if not busy or room <= 0:
             return []
-        ray = import_ray()
-        nodes = [
-            node["NodeID"]
-            for node in ray.nodes()
-            if node["Alive"] and node["Resources"].get("CPU", 0.0) > 0
-        ]
         waiting = [(actor.node(), actor.away_from) for actor in self._idle]
         short = spares_short(busy, waiting, nodes)
         avoids: list[str | None] = [node for node, count in short.items() for _ in range(count)]
