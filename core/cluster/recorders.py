@@ -491,9 +491,7 @@ class _Registry:
     def _spares(self, nodes: list[str]) -> list[str | None]:
         """The nodes to start a waiting actor away from, one for each spare missing for a
         node's loss (`spares_short`) on the worker `nodes`, within `MOST_WAITING`."""
-        busy = [
-            node for entry in self._entries.values() if (node := entry.actor.node()) is not None
-        ]
+        busy = self._episode_nodes()
         room = MOST_WAITING - len(self._idle) - len(self._to_start)
         if not busy or room <= 0:
             return []
@@ -501,6 +499,12 @@ class _Registry:
         short = spares_short(busy, waiting, nodes)
         avoids: list[str | None] = [node for node, count in short.items() for _ in range(count)]
         return avoids[:room]
+
+    def _episode_nodes(self) -> list[str]:
+        """The node of each episode being recorded, where its actor has said."""
+        return [
+            node for entry in self._entries.values() if (node := entry.actor.node()) is not None
+        ]
 
     def join(
         self,
@@ -534,7 +538,7 @@ class _Registry:
             ready = [waiting for waiting in self._idle if waiting.node() is not None]
             actor: _Started | None
             if ready:  # on the node with the fewest episodes: the load and the spares spread
-                load = collections.Counter(each.actor.node() for each in self._entries.values())
+                load: collections.Counter[str | None] = collections.Counter(self._episode_nodes())
                 actor = min(ready, key=lambda waiting: load[waiting.node()])
             else:  # one starting (after a loss, away from the node lost): sooner up than new
                 starting = [
