@@ -48,6 +48,7 @@ import numpy as np
 
 from paretoscope.agents.base import Agent
 from paretoscope.cluster.connect import connect, import_ray
+from paretoscope.cluster.packed_steps import packed
 from paretoscope.envs import get_spec
 from paretoscope.errors import ParetoscopeError
 from paretoscope.jpeg import jpeg_bytes
@@ -284,15 +285,15 @@ class _RecordingActor:
 
 
 def _as_sent(frame: LiveFrame, quality: int | None, whole_sent: bool) -> LiveFrame:
-    """`frame` as a stream sends it: its picture a JPEG of `quality` (None: as it is), and
-    without the episode's frame steps once they were sent (`ClusterRecorders.record` puts them
-    back: sent with every frame, unpickling their thousands of arrays was most of a relaying
-    server's work)."""
+    """`frame` as a stream sends it: its picture a JPEG of `quality` (None: as it is), and the
+    episode's frame steps once, packed (`packed_steps`), not again once they were sent
+    (`ClusterRecorders.record` puts them back: sent with every frame, unpickling their
+    thousands of arrays was most of a relaying server's work)."""
     changes: dict[str, Any] = {}
     if quality is not None and isinstance(frame.image, np.ndarray):
         changes["image"] = jpeg_bytes(frame.image, quality)
-    if whole_sent and frame.episode is not None:
-        changes["episode"] = None
+    if frame.episode is not None:
+        changes["episode"] = None if whole_sent else packed(frame.episode)
     return dataclasses.replace(frame, **changes) if changes else frame
 
 
