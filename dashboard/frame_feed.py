@@ -307,7 +307,12 @@ async def feed_frames(
             last = done or (pending is not None and getattr(pending.record, "done", False))
             if pending is not None and (last or throttle.ready()):
                 frame, pending = pending, None
-                data = await asyncio.to_thread(frame_bytes, frame.image, frame.record.step, episode)
+                if isinstance(frame.image, bytes):  # a JPEG already (a cluster's): framed here
+                    data = frame_bytes(frame.image, frame.record.step, episode)
+                else:  # encoded off the event loop
+                    data = await asyncio.to_thread(
+                        frame_bytes, frame.image, frame.record.step, episode
+                    )
                 now = time.monotonic()
                 if first:
                     mark("frame", session=feed.session)
