@@ -47,10 +47,10 @@ def _packable(steps: Sequence[StepRecord]) -> bool:
         if type(step) is not type(first) or any(getattr(step, name) is not None for name in LIVE):
             return False
         for name in ARRAYS:
-            array, model = getattr(step, name), getattr(first, name)
+            array, expected = getattr(step, name), getattr(first, name)
             if not isinstance(array, np.ndarray) or (array.shape, array.dtype) != (
-                model.shape,
-                model.dtype,
+                expected.shape,
+                expected.dtype,
             ):
                 return False
     return True
