@@ -29,7 +29,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from benchmarks.bench_cluster import NODES, nodes_cpu_seconds  # noqa: E402
-from tests.agents_for_tests import LinearAgent  # noqa: E402
+from tests.agents_for_tests import LinearAgent, episode_of  # noqa: E402
 from tests.ray_cluster import local_cluster  # noqa: E402
 
 CHEETAH = "MO-HalfCheetah-v2"
@@ -70,23 +70,9 @@ def main() -> int:
 
     from paretoscope.cluster.recorders import ClusterRecorders, LivePace
     from paretoscope.jpeg import QUALITY as JPEG_QUALITY  # what the pages show
-    from paretoscope.recordings import EpisodeRequest
 
     agent = LinearAgent(CHEETAH, seed=3)
     pace = LivePace(SHOWN_RATE, smooth=False)
-
-    def request(seed: int) -> EpisodeRequest:
-        return EpisodeRequest(
-            fingerprint=agent.fingerprint,
-            env_id=CHEETAH,
-            preference=(0.3, 0.7),
-            target=None,
-            seed=seed,
-            size=320,
-            horizon=args.horizon,
-            every=1,
-            label="linear",
-        )
 
     def room(recorders: ClusterRecorders, first_seed: int) -> tuple[int, float]:
         """Frames relayed, and the streams' threads' own CPU seconds."""
@@ -100,7 +86,9 @@ def main() -> int:
                 watches.append(watch)
                 with contextlib.suppress(Moved):
                     recorders.record(
-                        request(first_seed + 1000 * number + move),
+                        episode_of(
+                            agent, args.horizon, seed=first_seed + 1000 * number + move, size=320
+                        ),
                         [agent],
                         watch.frame,
                         check=watch.check,
